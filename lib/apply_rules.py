@@ -1,0 +1,89 @@
+"""Applying one primitive's rules to concrete arguments: shared by every mode and the tests.
+
+`vjp_parts` gives the cotangent of each requested input of one recorded op; `jvp_output`
+gives the tangent of the op's output from the tangents of its inputs. Both handle the
+registry's three states (rules, NOT_DIFFERENTIABLE, no rule), broadcasting of elementwise
+ops, variadic ops and `RegisterGradient` overrides in one place.
+"""
+
+import numpy as np
+
+from . import numpy_api as dnp
+from . import rulekit
+from .registry import GRADIENT_OVERRIDES, LINEAR, NOT_DIFFERENTIABLE
+
+
+def no_gradient_error(op_name):
+    return LookupError(f"gradient registry has no entry for: {op_name}")
+
+
+def no_jvp_error(op_name):
+    return LookupError(f"[{op_name}] has no JVP rule, so forward mode cannot differentiate "
+                       f"through it. Declare jvp= in its defop, or use reverse mode.")
+
+
+class OpInfo:
+    """What a `RegisterGradient` function sees of the op: inputs, outputs and attributes."""
+
+    __slots__ = ("type", "name", "inputs", "outputs", "_attrs")
+
+    def __init__(self, op_name, inputs, output, static):
+        self.type = self.name = op_name
+        self.inputs = tuple(inputs)
+        self.outputs = (output,)
+        self._attrs = static
+
+    def get_attr(self, name):
+        return self._attrs[name]
+
+
+def vjp_parts(op, g, ans, values, static, wanted):
+    """The cotangent of each input index in `wanted` (None where no gradient flows)."""
+    override = GRADIENT_OVERRIDES.get(op.name)
+    if override is not None:
+        grads = override(OpInfo(op.name, values, ans, static), g)
+        if not isinstance(grads, (tuple, list)):
+            grads = (grads,)
+        return [grads[i] if i < len(grads) else None for i in wanted]
+    rules = op.vjp
+    if rules is None:
+        raise no_gradient_error(op.name)
+    if rules is NOT_DIFFERENTIABLE:
+        return [None] * len(wanted)
+    parts = []
+    for i in wanted:
+        rule = op.vjp_rule(i)
+        if rule is NOT_DIFFERENTIABLE:
+            parts.append(None)
+            continue
+        part = rule(g, ans, *values, argnum=i, **static) if op.variadic else rule(g, ans, *values, **static)
+        if op.elementwise and part is not None:
+            part = rulekit.unbroadcast(part, np.shape(values[i]))
+        parts.append(part)
+    return parts
+
+
+def jvp_output(op, tangents, ans, values, static):
+    """The output tangent, given one tangent (or None) per input; None if all are None."""
+    rules = op.jvp
+    if rules is None:
+        raise no_jvp_error(op.name)
+    if rules is NOT_DIFFERENTIABLE:
+        return None
+    if rules is LINEAR:
+        args = [values[i] if i in op.nondiff_argnums else
+                (t if t is not None else rulekit.zeros_like(values[i]))
+                for i, t in enumerate(tangents)]
+        return op(*args, **static)
+    total = None
+    for i, t in enumerate(tangents):
+        if t is None:
+            continue
+        rule = op.jvp_rule(i)
+        if rule is NOT_DIFFERENTIABLE:
+            continue
+        part = rule(t, ans, *values, argnum=i, **static) if op.variadic else rule(t, ans, *values, **static)
+        total = part if total is None else dnp.add(total, part)
+    if total is not None and op.elementwise and np.shape(total) != np.shape(ans):
+        total = dnp.broadcast_to(total, np.shape(ans))
+    return total

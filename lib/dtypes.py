@@ -1,0 +1,134 @@
+"""TF-style dtypes (`dualtape.float32`, ...) and TF's conversion rules for Python values."""
+
+import numpy as np
+
+
+class DType:
+    """A dtype that prints as TF does (`tf.float32`) and compares equal to NumPy's."""
+
+    __slots__ = ("_np",)
+
+    def __init__(self, np_dtype):
+        self._np = np.dtype(np_dtype)
+
+    @property
+    def name(self):
+        return "bool" if self._np == np.bool_ else self._np.name
+
+    @property
+    def as_numpy_dtype(self):
+        return self._np.type
+
+    @property
+    def is_floating(self):
+        return self._np.kind == "f"
+
+    @property
+    def is_complex(self):
+        return self._np.kind == "c"
+
+    @property
+    def is_integer(self):
+        return self._np.kind in "iu"
+
+    @property
+    def is_bool(self):
+        return self._np.kind == "b"
+
+    def __eq__(self, other):
+        try:
+            return self._np == as_numpy_dtype(other)
+        except TypeError:
+            return NotImplemented
+
+    def __hash__(self):
+        return hash(self._np)
+
+    def __repr__(self):
+        return f"tf.{self.name}"
+
+    __str__ = __repr__
+
+
+float16 = DType(np.float16)
+float32 = DType(np.float32)
+float64 = DType(np.float64)
+double = float64
+int8 = DType(np.int8)
+int16 = DType(np.int16)
+int32 = DType(np.int32)
+int64 = DType(np.int64)
+uint8 = DType(np.uint8)
+bool = DType(np.bool_)  # noqa: A001 - TF spells it tf.bool
+complex64 = DType(np.complex64)
+complex128 = DType(np.complex128)
+string = DType(np.str_)
+
+_BY_NUMPY = {d._np: d for d in (float16, float32, float64, int8, int16, int32, int64, uint8,
+                                bool, complex64, complex128)}
+
+
+def as_dtype(d):
+    """The DType for a DType, NumPy dtype, type or name."""
+    if isinstance(d, DType):
+        return d
+    npd = np.dtype(d)
+    return _BY_NUMPY.get(npd) or DType(npd)
+
+
+def as_numpy_dtype(d):
+    """The NumPy dtype for a DType, NumPy dtype, type or name (TypeError if none)."""
+    if isinstance(d, DType):
+        return d._np
+    if d is None:
+        raise TypeError("None is not a dtype")
+    return np.dtype(d)
+
+
+def is_differentiable_dtype(np_dtype):
+    """Floating and complex dtypes carry gradients; integers, bools and strings do not."""
+    return np_dtype.kind in "fc"
+
+
+def _python_dtype(x):
+    """TF's default dtype for a Python value: float -> float32, int -> int32."""
+    if isinstance(x, np.generic):
+        return x.dtype
+    if isinstance(x, builtins_bool):
+        return np.dtype(np.bool_)
+    if isinstance(x, int):
+        return np.dtype(np.int32) if -2**31 <= x < 2**31 else np.dtype(np.int64)
+    if isinstance(x, float):
+        return np.dtype(np.float32)
+    if isinstance(x, complex):
+        return np.dtype(np.complex128)
+    return None
+
+
+builtins_bool = type(True)
+
+
+def to_array(value, dtype=None):
+    """Convert Python data to an ndarray with TF's rules (new memory, never a view).
+
+    Python floats become float32 and ints int32; nested lists take the widest kind among
+    their leaves; NumPy arrays keep their dtype. A float that cannot be held exactly by an
+    integer `dtype` raises TypeError, as TF's convert_to_tensor does.
+    """
+    if isinstance(value, np.ndarray):
+        arr = np.array(value, dtype=None if dtype is None else as_numpy_dtype(dtype), copy=True)
+        return arr
+    if dtype is not None:
+        npd = as_numpy_dtype(dtype)
+        arr = np.array(value)
+        if npd.kind in "iub" and arr.dtype.kind in "fc":
+            if not np.all(np.equal(arr, np.round(arr.real))):
+                raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {as_dtype(npd).name}")
+        return np.array(arr, dtype=npd)
+    arr = np.array(value)
+    if arr.dtype == np.float64 and not isinstance(value, np.floating):
+        return arr.astype(np.float32)
+    if arr.dtype == np.int64 and not isinstance(value, np.integer):
+        if arr.size == 0 or (arr.min() >= -2**31 and arr.max() < 2**31):
+            return arr.astype(np.int32)
+    return arr

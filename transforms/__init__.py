@@ -1,0 +1,1 @@
+"""dualtape.transforms: source transformation of Python/NumPy functions (see issue #5)."""
