@@ -39,6 +39,10 @@ class OpInfo:
 
 def vjp_parts(op, g, ans, values, static, wanted):
     """The cotangent of each input index in `wanted` (None where no gradient flows)."""
+    custom = op.custom_vjp
+    if custom is not None:
+        grads = custom(g, values)
+        return [grads[i] for i in wanted]
     override = GRADIENT_OVERRIDES.get(op.name)
     if override is not None:
         grads = override(OpInfo(op.name, values, ans, static), g)

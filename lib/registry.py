@@ -52,7 +52,7 @@ class Primitive:
     """
 
     __slots__ = ("name", "impl", "vjp", "jvp", "elementwise", "variadic", "domain",
-                 "samples", "nondiff_argnums", "batch_jvp", "__weakref__")
+                 "samples", "nondiff_argnums", "batch_jvp", "custom_vjp", "__weakref__")
 
     def __init__(self, name, impl, vjp, jvp, elementwise, variadic, domain, samples,
                  nondiff_argnums, batch_jvp):
@@ -66,6 +66,7 @@ class Primitive:
         self.samples = samples
         self.nondiff_argnums = nondiff_argnums
         self.batch_jvp = batch_jvp
+        self.custom_vjp = None  # custom_gradient: fn(g, values) -> one cotangent per input
 
     def __call__(self, *args, **static):
         for a in args:
