@@ -30,3 +30,6 @@ from .variables import Variable
 keras = _types.SimpleNamespace(layers=layers, backend=_types.SimpleNamespace(clear_session=layers.clear_session))
 
 __version__ = "0.1.0"
+from . import dual as _dual  # noqa: E402,F401  (forward mode: installs the dual-number binder)
+from . import autodiff  # noqa: E402
+from .functional import grad, value_and_grad, jvp, vjp, jacfwd, jacrev, hessian, hvp, linearize  # noqa: E402

@@ -37,8 +37,20 @@ class OpInfo:
         return self._attrs[name]
 
 
-def vjp_parts(op, g, ans, values, static, wanted):
-    """The cotangent of each input index in `wanted` (None where no gradient flows)."""
+def vjp_parts(op, g, ans, values, static, wanted, batch=0):
+    """The cotangent of each input index in `wanted` (None where no gradient flows).
+
+    batch: 0, or k when `g` carries a leading axis of k cotangents (vectorized jacobians);
+    the parts then carry it too. Ops whose rules are not batch-aware are looped per row.
+    """
+    if batch:
+        if not op.batch_vjp or op.custom_vjp is not None or op.name in GRADIENT_OVERRIDES:
+            return _looped_vjp_parts(op, g, ans, values, static, wanted, batch)
+        saved, rulekit.BATCH_NDIM[0] = rulekit.BATCH_NDIM[0], 1
+        try:
+            return vjp_parts(op, g, ans, values, static, wanted)
+        finally:
+            rulekit.BATCH_NDIM[0] = saved
     custom = op.custom_vjp
     if custom is not None:
         grads = custom(g, values)
@@ -67,27 +79,55 @@ def vjp_parts(op, g, ans, values, static, wanted):
     return parts
 
 
-def jvp_output(op, tangents, ans, values, static):
-    """The output tangent, given one tangent (or None) per input; None if all are None."""
+def _looped_vjp_parts(op, g, ans, values, static, wanted, batch):
+    rows = [vjp_parts(op, g[k], ans, values, static, wanted) for k in range(batch)]
+    return [None if rows[0][j] is None else dnp.stack([row[j] for row in rows])
+            for j in range(len(wanted))]
+
+
+def jvp_output(op, tangents, ans, values, static, batch=None):
+    """The output tangent, given one tangent (or None) per input; None if all are None.
+
+    batch: None, or k when every tangent carries a leading axis of k directions. Callers
+    only pass it for elementwise ops and ops declared `batch_jvp=True` (see batching.py).
+    """
     rules = op.jvp
     if rules is None:
         raise no_jvp_error(op.name)
     if rules is NOT_DIFFERENTIABLE:
         return None
+    if all(t is None for t in tangents):
+        return None
+    if batch is not None and op.elementwise:
+        # (k, *x.shape) -> (k, 1, ..., *x.shape): broadcasting against `ans` then lines
+        # the directions up with axis 0 instead of with x's leading axes.
+        out_ndim = np.ndim(ans)
+        tangents = [t if t is None else _align_batch(t, batch, np.shape(values[i]), out_ndim)
+                    for i, t in enumerate(tangents)]
     if rules is LINEAR:
         args = [values[i] if i in op.nondiff_argnums else
                 (t if t is not None else rulekit.zeros_like(values[i]))
                 for i, t in enumerate(tangents)]
-        return op(*args, **static)
-    total = None
-    for i, t in enumerate(tangents):
-        if t is None:
-            continue
-        rule = op.jvp_rule(i)
-        if rule is NOT_DIFFERENTIABLE:
-            continue
-        part = rule(t, ans, *values, argnum=i, **static) if op.variadic else rule(t, ans, *values, **static)
-        total = part if total is None else dnp.add(total, part)
-    if total is not None and op.elementwise and np.shape(total) != np.shape(ans):
-        total = dnp.broadcast_to(total, np.shape(ans))
+        total = op(*args, **static)
+    else:
+        total = None
+        for i, t in enumerate(tangents):
+            if t is None:
+                continue
+            rule = op.jvp_rule(i)
+            if rule is NOT_DIFFERENTIABLE:
+                continue
+            part = rule(t, ans, *values, argnum=i, **static) if op.variadic else rule(t, ans, *values, **static)
+            total = part if total is None else dnp.add(total, part)
+    if total is not None and op.elementwise:
+        shape = np.shape(ans) if batch is None else (batch,) + np.shape(ans)
+        if np.shape(total) != shape:
+            total = dnp.broadcast_to(total, shape)
     return total
+
+
+def _align_batch(t, batch, shape, out_ndim):
+    shape = tuple(shape)
+    if len(shape) >= out_ndim:
+        return t
+    return dnp.reshape(t, (batch,) + (1,) * (out_ndim - len(shape)) + shape)

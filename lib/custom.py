@@ -61,7 +61,14 @@ def _call_custom(f, args, kwargs):
     out = wrap(_value(result))  # a new identity: the output is never one of the inputs
     if not saved_tapes:
         return out
-    variables = list({v._id: v for v in accessed}.values())
+    arg_ids = {a._id for a in nest.flatten(list(args)) if isinstance(a, Tensor)}
+    variables = list({v._id: v for v in accessed if v._id not in arg_ids}.values())
+    read = variables + [a for a in nest.flatten(list(args)) if getattr(a, "_is_variable", False)]
+    for tape in saved_tapes:  # f read them while recording was paused: watch them now
+        if tape._watch_accessed:
+            for v in read:
+                if v.trainable:
+                    tape._watch_variable(v)
     inputs = nest.flatten(list(args)) + variables
     op = Primitive(f"CustomGradient{next(_custom_ids)}:{f.__name__}", None, None, None,
                    False, True, {}, (), (), False)

@@ -50,7 +50,15 @@ def _value_of(a, state):
 def bind_tensors(op, args, static):
     state = STATE
     values = [_value_of(a, state) for a in args]
-    ans = op.impl(*values, **static)
+    for v in values:
+        if isinstance(v, registry.Traced):  # a tensor holding a dual: re-dispatch (dual.py)
+            ans = op(*values, **static)
+            break
+    else:
+        try:
+            ans = op.impl(*values, **static)
+        except (ValueError, TypeError, IndexError) as e:
+            raise _op_error(op, values, static, e) from e
     if type(ans) is tuple:  # multi-output ops (split, slogdet) return tuples of tensors
         raise TypeError(f"[{op.name}] returned a tuple; multi-output ops must be built from "
                         "single-output primitives.")
@@ -63,14 +71,31 @@ def bind_tensors(op, args, static):
     return out
 
 
+def _op_error(op, values, static, error):
+    """NumPy's complaint, re-raised with the op's name and its inputs' shapes and dtypes."""
+    from .errors import InvalidArgumentError
+    shapes = " and ".join(f"{np.shape(v)} {_dtype(v)}" for v in values)
+    extra = f" with {static}" if static else ""
+    kind = InvalidArgumentError if isinstance(error, ValueError) else type(error)
+    return kind(f"[{op.name}] cannot compute {op.name} on inputs of shapes/dtypes {shapes}{extra}: "
+                f"{error}. Check the operands' shapes (reshape or index one of them) and dtypes "
+                "(dualtape.cast) so that they match.")
+
+
 def _record(tapes, op, args, values, out, ans, static):
     if not is_differentiable_dtype(_dtype(ans)):
         return
     saved = None
+    # Every tensor input keeps its id, watched or not: when this tape's backward pass runs
+    # under an outer tape, the rules then see an outer-watched input (a closed-over x in
+    # d/dy of x * y) as that tensor, so the outer tape records the dependence on it.
+    in_ids = tuple(a._id if isinstance(a, Tensor) else None for a in args)
     for tape in tapes:
         watched = tape._watched
-        in_ids = tuple(a._id if isinstance(a, Tensor) and a._id in watched else None for a in args)
-        if in_ids.count(None) == len(in_ids):
+        for tid in in_ids:
+            if tid is not None and tid in watched:
+                break
+        else:
             continue
         if saved is None:
             # A plain ndarray argument belongs to the user, who may write into it later:

@@ -30,5 +30,4 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
 def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
     """Stable max(x, 0) - x * z + log(1 + exp(-|x|)), as TF."""
     logits = _t(logits)
-    labels = _t(labels, logits.dtype)
-    return _out(dnp.relu(logits) - logits * labels + dnp.log1p(dnp.exp(-dnp.abs(logits))))
+    return _out(dnp.sigmoid_cross_entropy_with_logits(_t(labels, logits.dtype), logits))

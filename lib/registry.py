@@ -52,7 +52,8 @@ class Primitive:
     """
 
     __slots__ = ("name", "impl", "vjp", "jvp", "elementwise", "variadic", "domain",
-                 "samples", "nondiff_argnums", "batch_jvp", "custom_vjp", "__weakref__")
+                 "samples", "nondiff_argnums", "batch_jvp", "batch_vjp", "custom_vjp",
+                 "__weakref__")
 
     def __init__(self, name, impl, vjp, jvp, elementwise, variadic, domain, samples,
                  nondiff_argnums, batch_jvp):
@@ -66,6 +67,7 @@ class Primitive:
         self.samples = samples
         self.nondiff_argnums = nondiff_argnums
         self.batch_jvp = batch_jvp
+        self.batch_vjp = elementwise  # VJP rules accept cotangents with a leading batch axis
         self.custom_vjp = None  # custom_gradient: fn(g, values) -> one cotangent per input
 
     def __call__(self, *args, **static):
@@ -151,7 +153,7 @@ def _check_rules(name, rules, kind):
 
 
 def defop(name, impl, vjp=None, jvp=None, *, elementwise=False, variadic=False, domain=None,
-          samples=(), nondiff_argnums=(), batch_jvp=None):
+          samples=(), nondiff_argnums=(), batch_jvp=None, batch_vjp=None):
     """Declare a primitive and register it under its TF op name.
 
     vjp / jvp: a tuple with one rule per input (None for an input with no gradient), a
@@ -160,6 +162,8 @@ def defop(name, impl, vjp=None, jvp=None, *, elementwise=False, variadic=False, 
     elementwise: the engine unbroadcasts VJP results and broadcasts JVP results.
     samples: functions `rng -> (args, static)` the generated tests draw inputs from.
     batch_jvp: True when the JVP rules accept tangents with one leading batch axis.
+    batch_vjp: True when the VJP rules accept cotangents with one leading batch axis (with
+    rulekit.BATCH_NDIM set); elementwise ops always do. Other ops are looped per row.
     """
     if name in REGISTRY:
         raise RuleError(f"[{name}] is declared twice; op names are unique TF op names.")
@@ -175,6 +179,8 @@ def defop(name, impl, vjp=None, jvp=None, *, elementwise=False, variadic=False, 
         batch_jvp = elementwise
     op = Primitive(name, impl, vjp_rules, jvp_rules, elementwise, variadic, domain or {},
                    tuple(samples), tuple(nondiff_argnums), batch_jvp)
+    if batch_vjp is not None:
+        op.batch_vjp = batch_vjp
     REGISTRY[name] = op
     return op
 

@@ -9,21 +9,28 @@ import numpy as np
 from . import numpy_api as dnp
 
 
+BATCH_NDIM = [0]  # leading cotangent axes that are a batch (jacobians): set by apply_rules
+
+
 def unbroadcast(g, shape):
     """Sum `g` down to `shape`, undoing NumPy broadcasting.
 
     Elementwise VJPs need this: an input of shape (3,) broadcast against (2, 3) received
-    each element twice, so its gradient is the sum over the broadcast axes.
+    each element twice, so its gradient is the sum over the broadcast axes. Leading batch
+    axes of a batched cotangent (BATCH_NDIM, set while a jacobian runs) are kept.
     """
     gshape = np.shape(g)
-    if gshape == tuple(shape):
+    batch = BATCH_NDIM[0]
+    shape = tuple(shape)
+    if gshape[batch:] == shape:
         return g
-    lead = len(gshape) - len(shape)
-    axes = tuple(range(lead)) + tuple(
-        lead + i for i, n in enumerate(shape) if n == 1 and gshape[lead + i] != 1)
+    lead = len(gshape) - batch - len(shape)
+    axes = tuple(range(batch, batch + lead)) + tuple(
+        batch + lead + i for i, n in enumerate(shape) if n == 1 and gshape[batch + lead + i] != 1)
     if axes:
         g = dnp.sum(g, axis=axes, keepdims=False)
-    return dnp.reshape(g, shape) if np.shape(g) != tuple(shape) else g
+    target = gshape[:batch] + shape
+    return dnp.reshape(g, target) if np.shape(g) != target else g
 
 
 def unreduce(g, shape, axis=None, keepdims=False):
@@ -32,14 +39,15 @@ def unreduce(g, shape, axis=None, keepdims=False):
     Sum-like VJPs need this: the cotangent lost the reduced axes, and each input element
     contributed once.
     """
-    return dnp.broadcast_to(keepdims_shape(g, shape, axis, keepdims), shape)
+    return dnp.broadcast_to(keepdims_shape(g, shape, axis, keepdims),
+                            np.shape(g)[:BATCH_NDIM[0]] + tuple(shape))
 
 
 def keepdims_shape(g, shape, axis=None, keepdims=False):
     """Reshape a reduction result so it broadcasts against the input of `shape`."""
-    if keepdims or axis is None and np.ndim(g) == 0 and len(shape) == 0:
+    if keepdims or axis is None and np.ndim(g) == BATCH_NDIM[0] and len(shape) == 0:
         return g
-    return dnp.reshape(g, reduced_shape(shape, axis))
+    return dnp.reshape(g, np.shape(g)[:BATCH_NDIM[0]] + reduced_shape(shape, axis))
 
 
 def reduced_shape(shape, axis):
@@ -95,7 +103,7 @@ def matmul_vjp_left(g, x, y):
     """Cotangent of x in x @ y, for vectors, matrices and broadcast stacks of matrices."""
     if np.ndim(y) == 1:
         if np.ndim(x) == 1:
-            return g * y
+            return dnp.expand_dims(g, -1) * y  # also right for a batch of cotangents
         return unbroadcast(dnp.expand_dims(g, -1) * y, np.shape(x))
     if np.ndim(x) == 1:
         return unbroadcast(dnp.matmul(y, dnp.expand_dims(g, -1))[..., 0], np.shape(x))
@@ -106,7 +114,7 @@ def matmul_vjp_right(g, x, y):
     """Cotangent of y in x @ y, for vectors, matrices and broadcast stacks of matrices."""
     if np.ndim(x) == 1:
         if np.ndim(y) == 1:
-            return g * x
+            return dnp.expand_dims(g, -1) * x
         return unbroadcast(dnp.expand_dims(x, -1) * dnp.expand_dims(g, -2), np.shape(y))
     if np.ndim(y) == 1:
         return unbroadcast(dnp.matmul(swap_last(x), dnp.expand_dims(g, -1))[..., 0], np.shape(y))
@@ -116,3 +124,152 @@ def matmul_vjp_right(g, x, y):
 def inverse_permutation(axes):
     """The axes that undo `transpose(x, axes)` (None stays None: a full reversal)."""
     return None if axes is None else tuple(int(i) for i in np.argsort(axes))
+
+
+def div_no_nan(x, y):
+    """x / y, and 0 where y == 0 (TF's div_no_nan): NaN-free gradients of norms at zero."""
+    y_is_zero = dnp.equal(y, 0)
+    quotient = x / dnp.where(y_is_zero, ones_like(y), y)
+    return dnp.where(y_is_zero, zeros_like(quotient), quotient)
+
+
+def tie_share(x, ans, axis=None, keepdims=False):
+    """1 / (number of ties) where `x` equals its max/min `ans`, else 0; shaped like `x`.
+
+    Max and Min VJPs need this: as TF's reduce_max, tied extremes split the gradient evenly.
+    """
+    hit = dnp.equal(x, keepdims_shape(ans, np.shape(x), axis, keepdims))
+    mask = dnp.where(hit, ones_like(x), zeros_like(x))
+    return mask / dnp.sum(mask, axis=axis, keepdims=True)
+
+
+def prod_others(x, axis=None):
+    """The product of the other elements of each reduced group, shaped like `x`: Prod's gradient.
+
+    `ans / x` fails at zeros (TF builds it from exclusive cumprods). Here zeros are counted
+    per group: with none, it is p / x; with one zero, that slot gets the product p of the
+    nonzeros and every other slot gets p / x times the zero (0, but its derivative is right);
+    with two zeros, each zero slot gets p times the other zero; with more, 0. So first and
+    second derivatives are exact everywhere, and every piece is a dnp call (higher orders).
+    """
+    is_zero = dnp.equal(x, 0)
+    count = dnp.sum(is_zero, axis=axis, keepdims=True)
+    ones, zeros = ones_like(x), zeros_like(x)
+    nonzero_prod = dnp.prod(dnp.where(is_zero, ones, x), axis=axis, keepdims=True)
+    zero_prod = dnp.prod(dnp.where(is_zero, x, ones), axis=axis, keepdims=True)
+    other_zero = dnp.sum(dnp.where(is_zero, x, zeros), axis=axis, keepdims=True) - x
+    at_zero = dnp.where(dnp.equal(count, 1), nonzero_prod * ones,
+                        dnp.where(dnp.equal(count, 2), nonzero_prod * other_zero, zeros))
+    return dnp.where(is_zero, at_zero, nonzero_prod / dnp.where(is_zero, ones, x) * zero_prod)
+
+
+# -- linalg, shape and indexing helpers ------------------------------------------------------
+
+def replace_at(values, argnum, value):
+    """`values` with entry `argnum` replaced: a multilinear op's JVP for one input."""
+    return tuple(value if i == argnum else v for i, v in enumerate(values))
+
+
+def einsum_sizes(inputs, operands):
+    """The size of each einsum label, broadcast over every operand that carries it."""
+    sizes = {}
+    for term, operand in zip(inputs, operands):
+        for label, n in zip(term, np.shape(operand)):
+            sizes[label] = max(sizes.get(label, 1), n)
+    return sizes
+
+
+def einsum_vjp(g, operands, argnum, subscripts):
+    """Cotangent of operand `argnum` of einsum(subscripts, *operands).
+
+    It is an einsum of `g` with the other operands, the output and the operand's
+    subscripts swapped (`subscripts` is explicit, without ellipsis). Labels found only in
+    the operand were summed away, so the cotangent is broadcast along them; a repeated
+    label (a diagonal) puts the cotangent on that diagonal; size-1 axes einsum broadcast
+    are summed back.
+    """
+    lhs, output = subscripts.split("->")
+    inputs = lhs.split(",")
+    own = inputs[argnum]
+    others = [s for i, s in enumerate(inputs) if i != argnum]
+    sizes = einsum_sizes(inputs, operands)
+    unique = "".join(dict.fromkeys(own))
+    reachable = "".join(c for c in unique if c in output or any(c in s for s in others))
+    result = dnp.einsum(",".join([output] + others) + "->" + reachable, g,
+                        *[o for i, o in enumerate(operands) if i != argnum])
+    if reachable != unique:
+        result = dnp.broadcast_to(
+            dnp.reshape(result, tuple(sizes[c] if c in reachable else 1 for c in unique)),
+            tuple(sizes[c] for c in unique))
+    if unique != own:
+        result = diagonal_embed(result, own, sizes)
+    return unbroadcast(result, np.shape(operands[argnum]))
+
+
+def diagonal_embed(x, labels, sizes):
+    """Place `x` (axes: the unique `labels` in first-seen order) on the diagonals that the
+    repeated labels describe (zeros elsewhere): the adjoint of einsum's 'ii->i'."""
+    shape = tuple(sizes[c] for c in labels)
+    first = [labels.index(c) for c in labels]
+    mask = np.ones(shape, dtype=bool)
+    for i, j in enumerate(first):
+        if i != j:
+            at_i = [1] * len(labels)
+            at_j = [1] * len(labels)
+            at_i[i] = at_j[j] = shape[i]
+            mask = mask & (np.arange(shape[i]).reshape(at_i) == np.arange(shape[i]).reshape(at_j))
+    spread = dnp.reshape(x, tuple(shape[i] if i == j else 1 for i, j in enumerate(first)))
+    return spread * mask.astype(dnp.result_dtype(x))
+
+
+def symmetrize(x):
+    """(x + x^T) / 2 over the last two axes: the symmetric part of a stack of matrices."""
+    return 0.5 * (x + swap_last(x))
+
+
+def lower_half_diagonal(x):
+    """The lower triangle of x with its diagonal halved (Phi in Murray's Cholesky derivative)."""
+    n = np.shape(x)[-1]
+    return x * (np.tril(np.ones((n, n)), -1) + 0.5 * np.eye(n)).astype(dnp.result_dtype(x))
+
+
+def matrix_scalar(x):
+    """x[..., None, None]: a stack of scalars that broadcasts against a stack of matrices."""
+    return dnp.expand_dims(x, (-2, -1))
+
+
+def axis_index(ndim, axis, key):
+    """The index that applies `key` (an int, slice or int array) along `axis` alone."""
+    axis = axis % ndim if ndim else 0
+    return (slice(None),) * axis + (key,)
+
+
+def concat_piece(g, arrays, argnum, axis):
+    """The part of a concatenation's cotangent that input `argnum` produced."""
+    start = sum(np.shape(a)[axis] for a in arrays[:argnum])
+    stop = start + np.shape(arrays[argnum])[axis]
+    return dnp.getitem(g, axis_index(np.ndim(g), axis, slice(start, stop)))
+
+
+def untile(g, reps):
+    """Sum the `reps` tiled copies in `g` back onto one (Tile's VJP; len(reps) == ndim)."""
+    shape = np.shape(g)
+    split = tuple(v for r, n in zip(reps, shape) for v in (r, n // r))
+    return dnp.sum(dnp.reshape(g, split), axis=tuple(range(0, 2 * len(reps), 2)))
+
+
+def unpad(g, pad_width):
+    """The inner block of a padded array's cotangent (Pad's VJP)."""
+    return dnp.getitem(g, tuple(slice(before, n - after)
+                                for (before, after), n in zip(pad_width, np.shape(g))))
+
+
+def cast_back(g, x):
+    """`g` cast to x's dtype; None when x is not floating (no gradient into integers, as TF)."""
+    dtype = dnp.result_dtype(x)
+    return dnp.cast(g, dtype) if dtype.kind in "fc" else None
+
+
+def cast_tangent(dx, dtype):
+    """A Cast's output tangent: `dx` cast to `dtype`, or None for a non-floating result."""
+    return dnp.cast(dx, dtype) if np.dtype(dtype).kind in "fc" else None

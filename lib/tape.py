@@ -146,8 +146,12 @@ class GradientTape:
                           "if you actually want to trace the gradient in order to compute higher "
                           "order derivatives.", stacklevel=3)
 
-    def _backward(self, targets, seeds, keep, consume=True):
-        """Replay the records backwards from `targets`; return {tensor id: cotangent}."""
+    def _backward(self, targets, seeds, keep, consume=True, batch=0):
+        """Replay the records backwards from `targets`; return {tensor id: cotangent}.
+
+        batch: 0, or k when each seed carries a leading axis of k cotangents (shape
+        (k,) + target.shape): one sweep then computes k vector-Jacobian products.
+        """
         grads = {}
         for t, seed in zip(targets, seeds):
             if not isinstance(t, Tensor):
@@ -156,9 +160,9 @@ class GradientTape:
                 warnings.warn(f"The dtype of the target tensor must be floating (e.g. tf.float32) "
                               f"when calling GradientTape.gradient, got {t.dtype!r}", stacklevel=3)
                 continue
-            if t._id not in self._watched:
-                continue
-            g = _seed(t, seed)
+            if t._id not in self._watched and t._id not in keep:
+                continue  # a source that is itself the target gets its seed, as in TF
+            g = seed if batch else _seed(t, seed)
             grads[t._id] = g if t._id not in grads else grads[t._id] + g
         entries = self._entries
         if consume and not self._persistent:
@@ -182,7 +186,7 @@ class GradientTape:
             if traced:
                 values = tuple(alias(v, tid) if tid is not None else v for v, tid in zip(values, in_ids))
                 ans = alias(ans, out_id)
-            parts = vjp_parts(op, g, ans, values, static, wanted)
+            parts = vjp_parts(op, g, ans, values, static, wanted, batch)
             for i, part in zip(wanted, parts):
                 if part is None:
                     continue

@@ -162,10 +162,7 @@ reduce_std = _reduction(lambda x, **kw: dnp.std(x, **kw))
 
 
 def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
-    if exclusive or reverse:
-        raise NotImplementedError("[cumsum] exclusive= and reverse= are not supported yet; "
-                                  "use dualtape.reverse / slicing around cumsum.")
-    return _out(dnp.cumsum(_t(x), axis=int(axis)))
+    return _out(dnp.cumsum(_t(x), axis=int(axis), exclusive=bool(exclusive), reverse=bool(reverse)))
 
 
 def argmax(input, axis=None, output_type=dtypes.int64, name=None):  # noqa: A002
@@ -179,11 +176,13 @@ def argmin(input, axis=None, output_type=dtypes.int64, name=None):  # noqa: A002
 
 
 def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
-    """The Euclidean (Frobenius) norm over `axis` (all elements by default), as tf.norm."""
+    """The Euclidean (Frobenius) norm over `axis` (all elements by default), as tf.norm.
+
+    Its gradient at an all-zero input is 0 (TF gives NaN there).
+    """
     if ord not in ("euclidean", "fro", 2, None):
         raise NotImplementedError(f"[norm] ord={ord!r} is not supported; use the euclidean norm.")
-    t = _t(tensor)
-    return _out(dnp.sqrt(dnp.sum(dnp.square(t), axis=_axis(axis), keepdims=bool(keepdims))))
+    return _out(dnp.norm(_t(tensor), axis=_axis(axis), keepdims=bool(keepdims)))
 
 
 # -- shapes --------------------------------------------------------------------------------------

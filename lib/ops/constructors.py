@@ -1,3 +1,92 @@
-"""(placeholder: being written)"""
+"""Constructors (eye, zeros, ones, full, linspace, arange) and the `Cast` primitive.
 
-__all__ = []
+Constructors are not differentiable: they return plain ndarrays, accepting tensors for
+their sizes and bounds. `cast` is a primitive: its VJP casts the cotangent back to the
+input's dtype, and no gradient flows into integer inputs (as in TF).
+"""
+
+import numpy as np
+
+from .. import numpy_api as dnp
+from ..registry import defop
+from ..rulekit import cast_back, cast_tangent
+
+__all__ = ["cast", "eye", "zeros", "ones", "full", "linspace", "arange"]
+
+
+def _cast(x, *, dtype):
+    return np.asarray(x).astype(dtype)
+
+
+def cast_vjp(g, ans, x, *, dtype):
+    return cast_back(g, x)
+
+
+def cast_jvp(dx, ans, x, *, dtype):
+    return cast_tangent(dx, dtype)
+
+
+def _sample_cast_down(rng):
+    return (rng.standard_normal((2, 3)),), {"dtype": np.dtype(np.float32)}
+
+
+def _sample_cast_same(rng):
+    return (rng.standard_normal(4),), {"dtype": np.dtype(np.float64)}
+
+
+CAST = defop("Cast", _cast, vjp=cast_vjp, jvp=cast_jvp, samples=(_sample_cast_down, _sample_cast_same))
+
+
+def _np_dtype(dtype):
+    """A NumPy dtype from a NumPy, Python or dualtape dtype (tf.float32 has as_numpy_dtype)."""
+    return None if dtype is None else np.dtype(getattr(dtype, "as_numpy_dtype", dtype))
+
+
+def cast(x, dtype, name=None):
+    """x converted to `dtype`; differentiable between floating dtypes.
+
+    >>> dnp.cast(np.array([1.5, 2.0]), np.int32)
+    array([1, 2], dtype=int32)
+    """
+    return CAST(x, dtype=_np_dtype(dtype))
+
+
+def _plain(value):
+    return np.asarray(value) if not isinstance(value, (int, float, complex, tuple, list)) else value
+
+
+def _size(value):
+    return int(np.asarray(value).reshape(()))
+
+
+def _shape(shape):
+    if np.ndim(shape) == 0:
+        return (_size(shape),)
+    return tuple(_size(n) for n in shape)
+
+
+def eye(N, M=None, k=0, dtype=float, order="C", *, like=None):  # noqa: N803  (NumPy's names)
+    return np.eye(_size(N), None if M is None else _size(M), _size(k), dtype=_np_dtype(dtype))
+
+
+def zeros(shape, dtype=float, order="C", *, like=None):
+    return np.zeros(_shape(shape), dtype=_np_dtype(dtype), order=order)
+
+
+def ones(shape, dtype=None, order="C", *, like=None):
+    return np.ones(_shape(shape), dtype=_np_dtype(dtype), order=order)
+
+
+def full(shape, fill_value, dtype=None, order="C", *, like=None):
+    return np.full(_shape(shape), _plain(fill_value), dtype=_np_dtype(dtype), order=order)
+
+
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+    return np.linspace(_plain(start), _plain(stop), _size(num), endpoint=endpoint, retstep=retstep,
+                       dtype=_np_dtype(dtype), axis=axis)
+
+
+def arange(*args, dtype=None, like=None, **kwargs):
+    args = [_plain(a) for a in args]
+    kwargs = {k: _plain(v) for k, v in kwargs.items()}
+    return np.arange(*args, dtype=_np_dtype(dtype), **kwargs)

@@ -1,13 +1,29 @@
-"""Linear algebra primitives: matmul and friends."""
+"""Linear algebra: matmul, einsum (and the products built on it), and np.linalg's solve,
+inv, det, slogdet and cholesky.
+
+`einsum` is the one general product primitive: tensordot, dot, outer, inner, trace and
+diagonal are public functions that write their subscripts and call it, so they share its
+rules. Its subscripts are normalized to an explicit form without ellipsis ("ij,jk->ik"),
+which the VJP rule reads to swap the output's and the operand's subscripts.
+np.linalg functions are public here with a `linalg_` prefix; `NUMPY_LINALG` maps NumPy's
+own functions to them. Matrix ops work on stacks of matrices (..., M, M).
+"""
+
+import string
+from collections import Counter
 
 import numpy as np
 
 from .. import numpy_api as dnp
-from ..registry import defop
-from ..rulekit import matmul_vjp_left, matmul_vjp_right
+from ..registry import NOT_DIFFERENTIABLE, defop
+from ..rulekit import (einsum_vjp, lower_half_diagonal, matmul_vjp_left, matmul_vjp_right,
+                       matrix_scalar, replace_at, swap_last, symmetrize, unbroadcast)
 
-__all__ = ["matmul"]
+__all__ = ["matmul", "einsum", "tensordot", "dot", "outer", "inner", "trace", "diagonal",
+           "linalg_solve", "linalg_inv", "linalg_det", "linalg_slogdet", "linalg_cholesky"]
 
+
+# -- matmul ----------------------------------------------------------------------------------
 
 def matmul_vjp_x(g, ans, x, y):
     return matmul_vjp_left(g, x, y)
@@ -41,8 +57,346 @@ def _sample_batched(rng):
     return (rng.standard_normal((2, 3, 4)), rng.standard_normal((4, 5))), {}
 
 
+def _sample_broadcast_stacks(rng):
+    return (rng.standard_normal((2, 1, 3, 4)), rng.standard_normal((3, 4, 2))), {}
+
+
+def _sample_vv(rng):
+    return (rng.standard_normal(4), rng.standard_normal(4)), {}
+
+
 MATMUL = defop("MatMul", np.matmul, vjp=(matmul_vjp_x, matmul_vjp_y),
                jvp=(matmul_jvp_x, matmul_jvp_y),
-               samples=(_sample_mm, _sample_mv, _sample_vm, _sample_batched))
+               samples=(_sample_mm, _sample_mv, _sample_vm, _sample_batched,
+                        _sample_broadcast_stacks, _sample_vv))
 
 matmul = MATMUL
+
+
+# -- einsum ----------------------------------------------------------------------------------
+
+def _einsum(*operands, subscripts):
+    return np.einsum(subscripts, *operands, optimize=len(operands) > 2)
+
+
+def einsum_vjp_rule(g, ans, *operands, argnum, subscripts):
+    return einsum_vjp(g, operands, argnum, subscripts)
+
+
+def einsum_jvp_rule(dx, ans, *operands, argnum, subscripts):
+    return dnp.einsum(subscripts, *replace_at(operands, argnum, dx))  # linear in each operand
+
+
+def _sample_einsum_matmul(rng):
+    return (rng.standard_normal((3, 4)), rng.standard_normal((4, 2))), {"subscripts": "ij,jk->ik"}
+
+
+def _sample_einsum_batch_diagonal(rng):  # the advanced-autodiff guide's 'bxby->bxy'
+    return (rng.standard_normal((3, 2, 3, 4)),), {"subscripts": "bxby->bxy"}
+
+
+def _sample_einsum_trace(rng):
+    return (rng.standard_normal((3, 3)),), {"subscripts": "ii->"}
+
+
+def _sample_einsum_three(rng):
+    return (rng.standard_normal((2, 3)), rng.standard_normal((3, 4)),
+            rng.standard_normal(4)), {"subscripts": "ij,jk,k->i"}
+
+
+def _sample_einsum_broadcast(rng):  # '...ij,...jk' with a size-1 batch axis
+    return (rng.standard_normal((2, 1, 3, 4)), rng.standard_normal((5, 4, 2))), {
+        "subscripts": _explicit_subscripts("...ij,...jk", [(2, 1, 3, 4), (5, 4, 2)])}
+
+
+def _sample_einsum_summed_away(rng):
+    return (rng.standard_normal((3, 4)), rng.standard_normal(2)), {"subscripts": "ij,k->ki"}
+
+
+EINSUM = defop("Einsum", _einsum, vjp=einsum_vjp_rule, jvp=einsum_jvp_rule, variadic=True,
+               samples=(_sample_einsum_matmul, _sample_einsum_batch_diagonal, _sample_einsum_trace,
+                        _sample_einsum_three, _sample_einsum_broadcast, _sample_einsum_summed_away))
+
+
+def _explicit_subscripts(subscripts, shapes):
+    """'...ij,jk' -> 'aij,jk->aik': ellipses become letters, the implicit output explicit."""
+    spec = subscripts.replace(" ", "")
+    lhs, arrow, output = spec.partition("->")
+    inputs = lhs.split(",")
+    if len(inputs) != len(shapes):
+        raise ValueError(f"[Einsum] subscripts {subscripts!r} name {len(inputs)} operands but "
+                         f"{len(shapes)} were given. Give one term per operand.")
+    letters = [c for c in string.ascii_letters if c not in spec]
+    width = max([len(s) - len(t.replace("...", "")) for t, s in zip(inputs, shapes) if "..." in t],
+                default=0)
+    ellipsis = "".join(letters[:width])
+    terms = []
+    for term, shape in zip(inputs, shapes):
+        if "..." in term:
+            term = term.replace("...", ellipsis[width - (len(shape) - len(term) + 3):])
+        if len(term) != len(shape) or not term.isalpha() and term:
+            raise ValueError(f"[Einsum] term {term!r} of {subscripts!r} does not fit an operand "
+                             f"of shape {tuple(shape)}: give one letter per axis, or use '...'.")
+        terms.append(term)
+    if arrow:
+        output = output.replace("...", ellipsis)
+    else:  # NumPy's implicit output: the broadcast axes, then the letters used once, sorted
+        counts = Counter(c for t in inputs for c in t if c.isalpha())
+        output = ellipsis + "".join(sorted(c for c, n in counts.items() if n == 1))
+    return ",".join(terms) + "->" + output
+
+
+def einsum(subscripts, *operands, out=None, optimize=False, **kwargs):
+    """NumPy's einsum: any subscripts, including '...' and an implicit output.
+
+    >>> dnp.einsum('ij,j->i', np.eye(2), np.array([1.0, 2.0]))
+    array([1., 2.])
+    """
+    if out is not None or not isinstance(subscripts, str):
+        raise TypeError("[Einsum] only the string form einsum('ij,jk->ik', a, b) without out= "
+                        "is supported on differentiable values.")
+    shapes = [np.shape(o) for o in operands]
+    return EINSUM(*operands, subscripts=_explicit_subscripts(subscripts, shapes))
+
+
+def tensordot(a, b, axes=2):
+    if np.ndim(axes) == 0:
+        n = int(axes)
+        axes_a, axes_b = list(range(np.ndim(a) - n, np.ndim(a))), list(range(n))
+    else:
+        axes_a, axes_b = ([int(i)] if np.ndim(i) == 0 else [int(j) for j in i] for i in axes)
+    if len(axes_a) != len(axes_b):
+        raise ValueError(f"[tensordot] axes {axes!r} pair {len(axes_a)} axes of a with "
+                         f"{len(axes_b)} of b. Give the same number of axes for each.")
+    shape_a, shape_b = np.shape(a), np.shape(b)
+    if [shape_a[i] for i in axes_a] != [shape_b[j] for j in axes_b]:
+        raise ValueError(f"[tensordot] shape-mismatch for sum: axes {axes_a} of a {shape_a} "
+                         f"and {axes_b} of b {shape_b} differ in size. Pair axes of equal size.")
+    letters = iter(string.ascii_letters)
+    term_a = [next(letters) for _ in range(np.ndim(a))]
+    term_b = [next(letters) for _ in range(np.ndim(b))]
+    for i, j in zip(axes_a, axes_b):
+        term_b[j % np.ndim(b)] = term_a[i % np.ndim(a)]
+    contracted = {term_a[i % np.ndim(a)] for i in axes_a}
+    output = [c for c in term_a + term_b if c not in contracted]
+    return EINSUM(a, b, subscripts=f"{''.join(term_a)},{''.join(term_b)}->{''.join(output)}")
+
+
+def dot(a, b, out=None):
+    if out is not None:
+        raise TypeError("[dot] out= is not supported on differentiable values; use the result.")
+    if np.ndim(a) == 0 or np.ndim(b) == 0:
+        return dnp.multiply(a, b)
+    if np.ndim(a) <= 2 and np.ndim(b) <= 2:
+        return MATMUL(a, b)
+    return tensordot(a, b, axes=([-1], [max(np.ndim(b) - 2, 0)]))
+
+
+def outer(a, b, out=None):
+    if out is not None:
+        raise TypeError("[outer] out= is not supported on differentiable values; use the result.")
+    return EINSUM(dnp.ravel(a), dnp.ravel(b), subscripts="i,j->ij")
+
+
+def inner(a, b):
+    if np.ndim(a) == 0 or np.ndim(b) == 0:
+        return dnp.multiply(a, b)
+    return tensordot(a, b, axes=([-1], [-1]))
+
+
+def _diagonal_block(a, offset, axis1, axis2):
+    """`a` with axis1, axis2 moved last and cut to the square block holding the diagonal."""
+    x = dnp.moveaxis(a, (axis1, axis2), (-2, -1))
+    rows, cols = np.shape(x)[-2:]
+    row0, col0 = max(-offset, 0), max(offset, 0)
+    size = max(0, min(rows - row0, cols - col0))
+    if (row0, col0, size, size) == (0, 0, rows, cols):
+        return x
+    return dnp.getitem(x, (Ellipsis, slice(row0, row0 + size), slice(col0, col0 + size)))
+
+
+def diagonal(a, offset=0, axis1=0, axis2=1):
+    return EINSUM(_diagonal_block(a, offset, axis1, axis2),
+                  subscripts=_explicit_subscripts("...ii->...i", [np.shape(a)]))
+
+
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    if dtype is not None or out is not None:
+        raise TypeError("[trace] dtype= and out= are not supported on differentiable values.")
+    return EINSUM(_diagonal_block(a, offset, axis1, axis2),
+                  subscripts=_explicit_subscripts("...ii->...", [np.shape(a)]))
+
+
+# -- np.linalg -------------------------------------------------------------------------------
+
+def solve_vjp_a(g, ans, a, b):
+    return unbroadcast(-dnp.matmul(dnp.linalg_solve(swap_last(a), g), swap_last(ans)), np.shape(a))
+
+
+def solve_vjp_b(g, ans, a, b):
+    return unbroadcast(dnp.linalg_solve(swap_last(a), g), np.shape(b))
+
+
+def solve_jvp_a(da, ans, a, b):
+    return -dnp.linalg_solve(a, dnp.matmul(da, ans))  # d(a^-1 b) = -a^-1 da a^-1 b
+
+
+def solve_jvp_b(db, ans, a, b):
+    return dnp.linalg_solve(a, db)
+
+
+def _well_conditioned(rng, shape):
+    n = shape[-1]
+    return 0.3 * rng.standard_normal(shape) + n * np.eye(n)
+
+
+def _sample_solve(rng):
+    return (_well_conditioned(rng, (3, 3)), rng.standard_normal((3, 2))), {}
+
+
+def _sample_solve_batched(rng):
+    return (_well_conditioned(rng, (2, 3, 3)), rng.standard_normal((2, 3, 1))), {}
+
+
+def _sample_solve_broadcast(rng):
+    return (_well_conditioned(rng, (3, 3)), rng.standard_normal((2, 3, 2))), {}
+
+
+MATRIX_SOLVE = defop("MatrixSolve", np.linalg.solve, vjp=(solve_vjp_a, solve_vjp_b),
+                     jvp=(solve_jvp_a, solve_jvp_b),
+                     samples=(_sample_solve, _sample_solve_batched, _sample_solve_broadcast))
+
+
+def inv_vjp(g, ans, a):
+    return -dnp.matmul(swap_last(ans), dnp.matmul(g, swap_last(ans)))
+
+
+def inv_jvp(da, ans, a):
+    return -dnp.matmul(ans, dnp.matmul(da, ans))
+
+
+def _sample_square(rng):
+    return (_well_conditioned(rng, (3, 3)),), {}
+
+
+def _sample_square_stack(rng):
+    return (_well_conditioned(rng, (2, 2, 2)),), {}
+
+
+def _sample_general_square(rng):
+    return (rng.standard_normal((4, 4)),), {}
+
+
+MATRIX_INVERSE = defop("MatrixInverse", np.linalg.inv, vjp=inv_vjp, jvp=inv_jvp,
+                       samples=(_sample_square, _sample_square_stack, _sample_general_square))
+
+
+def det_vjp(g, ans, a):
+    return matrix_scalar(g * ans) * swap_last(dnp.linalg_inv(a))  # d det = det tr(a^-1 da)
+
+
+def det_jvp(da, ans, a):
+    return ans * dnp.sum(swap_last(dnp.linalg_inv(a)) * da, axis=(-2, -1))
+
+
+MATRIX_DETERMINANT = defop("MatrixDeterminant", np.linalg.det, vjp=det_vjp, jvp=det_jvp,
+                           samples=(_sample_square, _sample_square_stack, _sample_general_square))
+
+
+def _logabsdet(a):
+    return np.linalg.slogdet(a)[1]
+
+
+def _signdet(a):
+    return np.linalg.slogdet(a)[0]
+
+
+def logabsdet_vjp(g, ans, a):
+    return matrix_scalar(g) * swap_last(dnp.linalg_inv(a))
+
+
+def logabsdet_jvp(da, ans, a):
+    return dnp.sum(swap_last(dnp.linalg_inv(a)) * da, axis=(-2, -1))
+
+
+LOG_ABS_DETERMINANT = defop("LogMatrixDeterminant", _logabsdet, vjp=logabsdet_vjp,
+                            jvp=logabsdet_jvp,
+                            samples=(_sample_square, _sample_square_stack, _sample_general_square))
+SIGN_DETERMINANT = defop("LogMatrixDeterminantSign", _signdet, vjp=NOT_DIFFERENTIABLE,
+                         jvp=NOT_DIFFERENTIABLE)
+
+
+def _cholesky(a):
+    return np.linalg.cholesky(0.5 * (a + np.swapaxes(a, -1, -2)))  # reads the symmetric part
+
+
+def cholesky_vjp(g, ans, a):
+    # Murray (2016): sym(L^-T Phi(L^T g) L^-1), Phi = lower triangle with the diagonal halved
+    return symmetrize(dnp.matmul(swap_last(dnp.linalg_inv(ans)),
+                                 dnp.matmul(lower_half_diagonal(dnp.matmul(swap_last(ans), g)),
+                                            dnp.linalg_inv(ans))))
+
+
+def cholesky_jvp(da, ans, a):
+    # dL = L Phi(L^-1 sym(da) L^-T)
+    return dnp.matmul(ans, lower_half_diagonal(
+        dnp.matmul(dnp.linalg_inv(ans), dnp.matmul(symmetrize(da), swap_last(dnp.linalg_inv(ans))))))
+
+
+def _positive_definite(rng, shape):
+    b = rng.standard_normal(shape)
+    return b @ np.swapaxes(b, -1, -2) + shape[-1] * np.eye(shape[-1])
+
+
+def _sample_cholesky(rng):
+    return (_positive_definite(rng, (3, 3)),), {}
+
+
+def _sample_cholesky_stack(rng):
+    return (_positive_definite(rng, (2, 4, 4)),), {}
+
+
+CHOLESKY = defop("Cholesky", _cholesky, vjp=cholesky_vjp, jvp=cholesky_jvp,
+                 samples=(_sample_cholesky, _sample_cholesky_stack))
+
+
+def _check_square(api, a):
+    shape = tuple(np.shape(a))
+    if len(shape) < 2 or shape[-1] != shape[-2]:
+        raise np.linalg.LinAlgError(f"[{api}] expects a square matrix or a stack of them "
+                                    f"(..., M, M), got shape {shape}.")
+
+
+def linalg_solve(a, b):
+    """np.linalg.solve: x with a @ x = b; b is a vector only when it is 1-D (NumPy 2)."""
+    _check_square("MatrixSolve", a)
+    if np.ndim(b) == 1:
+        return dnp.getitem(MATRIX_SOLVE(a, dnp.expand_dims(b, -1)), (Ellipsis, 0))
+    return MATRIX_SOLVE(a, b)
+
+
+def linalg_inv(a):
+    _check_square("MatrixInverse", a)
+    return MATRIX_INVERSE(a)
+
+
+def linalg_det(a):
+    _check_square("MatrixDeterminant", a)
+    return MATRIX_DETERMINANT(a)
+
+
+def linalg_slogdet(a):
+    """np.linalg.slogdet as a pair (sign, logabsdet); only logabsdet is differentiable."""
+    _check_square("LogMatrixDeterminant", a)
+    return SIGN_DETERMINANT(a), LOG_ABS_DETERMINANT(a)
+
+
+def linalg_cholesky(a, upper=False):
+    """np.linalg.cholesky of the symmetric part of `a` (its gradient is symmetric, as TF's)."""
+    _check_square("Cholesky", a)
+    lower = CHOLESKY(a)
+    return swap_last(lower) if upper else lower
+
+
+NUMPY_LINALG = {np.linalg.solve: linalg_solve, np.linalg.inv: linalg_inv, np.linalg.det: linalg_det,
+                np.linalg.slogdet: linalg_slogdet, np.linalg.cholesky: linalg_cholesky}

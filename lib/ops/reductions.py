@@ -1,25 +1,56 @@
-"""Reductions: sum, mean and friends. Static `axis` / `keepdims` are keyword-only metadata.
+"""Reductions: sum, mean, prod, max/min, var/std, logsumexp, norm, cumsum, and the
+non-differentiable any/all/argmax/argmin/count_nonzero.
 
-VJPs broadcast the reduced cotangent back with `unreduce`; `axis` is normalized to a
-tuple of ints by the dnp functions, so rules and records see one spelling.
+Static `axis` (None, an int or a tuple of ints, negatives allowed) and `keepdims` are
+keyword-only metadata; the dnp functions take NumPy's signatures and normalize them.
+VJPs broadcast the reduced cotangent back with `unreduce`; JVPs reduce `dx * (local
+derivative)` the same way the op reduces `x`. Conventions at kinks follow TF: tied maxima
+split the gradient evenly; prod is exact at zeros. Where TF gives NaN (the norm and std of
+an all-zero group), we give the subgradient 0 instead (`div_no_nan`).
 """
 
 import numpy as np
 
 from .. import numpy_api as dnp
-from ..registry import LINEAR, defop
-from ..rulekit import reduced_size, unreduce
+from ..registry import LINEAR, NOT_DIFFERENTIABLE, defop
+from ..rulekit import (div_no_nan, keepdims_shape, normalize_axis, prod_others, reduced_size,
+                       tie_share, unreduce)
 
-__all__ = ["sum", "mean"]
+__all__ = ["sum", "mean", "prod", "max", "min", "amax", "amin", "var", "std", "cumsum",
+           "logsumexp", "norm", "any", "all", "argmax", "argmin", "count_nonzero"]
 
 
-def _axis(axis):
-    if axis is None or isinstance(axis, int):
-        return axis
-    if isinstance(axis, (tuple, list)):
-        return tuple(int(a) for a in axis)
-    return int(axis)
+# -- samples: every reduction sees the same axis / keepdims spellings --------------------------
 
+def _sample(shape, scale=1.0, offset=0.0, **static):
+    """A sample `rng -> (args, static)`: a standard normal array of `shape`, scaled."""
+    def sample(rng):
+        return (rng.standard_normal(shape) * scale + offset,), dict(static)
+    sample.__name__ = "sample_" + "x".join(map(str, shape)) + "".join(
+        f"_{k}{v}" for k, v in static.items()).replace(" ", "")
+    return sample
+
+
+REDUCE_SAMPLES = (
+    _sample((3, 2)),                                   # axis=None
+    _sample((3, 4), axis=1),
+    _sample((2, 3, 4), axis=-1, keepdims=True),
+    _sample((2, 3, 4), axis=(0, 2), keepdims=True),
+    _sample((2, 3, 4), axis=(0, -1)),
+    _sample((3, 4), axis=None, keepdims=True),
+    _sample((5,), axis=0, keepdims=True),
+    _sample(()),                                       # 0-d
+    _sample((2, 3), axis=()),                          # reduce over nothing: the identity
+)
+# Groups of more than one element: std is not differentiable where a group is constant.
+GROUP_SAMPLES = REDUCE_SAMPLES[:7]
+
+
+def _reduction(name, impl, vjp, jvp, samples=REDUCE_SAMPLES, **kw):
+    return defop(name, impl, vjp=vjp, jvp=jvp, samples=samples, **kw)
+
+
+# -- sum and mean: linear ------------------------------------------------------------------------
 
 def _sum(x, *, axis=None, keepdims=False):
     return np.sum(x, axis=axis, keepdims=keepdims)
@@ -29,21 +60,7 @@ def sum_vjp(g, ans, x, *, axis=None, keepdims=False):
     return unreduce(g, np.shape(x), axis, keepdims)
 
 
-def _sample_reduce(rng):
-    return (rng.standard_normal((3, 4)),), {"axis": 1, "keepdims": False}
-
-
-def _sample_reduce_keep(rng):
-    return (rng.standard_normal((2, 3, 4)),), {"axis": (0, 2), "keepdims": True}
-
-
-def _sample_reduce_all(rng):
-    return (rng.standard_normal((3, 2)),), {}
-
-
-REDUCE_SAMPLES = (_sample_reduce, _sample_reduce_keep, _sample_reduce_all)
-
-SUM = defop("Sum", _sum, vjp=sum_vjp, jvp=LINEAR, samples=REDUCE_SAMPLES)
+SUM = _reduction("Sum", _sum, sum_vjp, LINEAR)
 
 
 def _mean(x, *, axis=None, keepdims=False):
@@ -54,23 +71,319 @@ def mean_vjp(g, ans, x, *, axis=None, keepdims=False):
     return unreduce(g, np.shape(x), axis, keepdims) / reduced_size(np.shape(x), axis)
 
 
-MEAN = defop("Mean", _mean, vjp=mean_vjp, jvp=LINEAR, samples=REDUCE_SAMPLES)
+MEAN = _reduction("Mean", _mean, mean_vjp, LINEAR)
 
 
-def sum(x, axis=None, dtype=None, out=None, keepdims=False):  # noqa: A001
-    _no_out("sum", out, dtype)
-    return SUM(x, axis=_axis(axis), keepdims=bool(keepdims))
+# -- prod: exact at zeros -------------------------------------------------------------------------
+
+def _prod(x, *, axis=None, keepdims=False):
+    return np.prod(x, axis=axis, keepdims=keepdims)
 
 
-def mean(x, axis=None, dtype=None, out=None, keepdims=False):
-    _no_out("mean", out, dtype)
-    return MEAN(x, axis=_axis(axis), keepdims=bool(keepdims))
+def prod_vjp(g, ans, x, *, axis=None, keepdims=False):
+    return unreduce(g, np.shape(x), axis, keepdims) * prod_others(x, axis)  # not ans / x: zeros
 
 
-def _no_out(name, out, dtype=None):
+def prod_jvp(dx, ans, x, *, axis=None, keepdims=False):
+    return dnp.sum(dx * prod_others(x, axis), axis=axis, keepdims=keepdims)
+
+
+def _sample_prod_zeros(rng):
+    x = rng.standard_normal((3, 4))
+    x[0, 1] = x[1, 0] = x[1, 2] = 0.0  # row 0: one zero, row 1: two zeros, row 2: none
+    return (x,), {"axis": 1}
+
+
+PROD = _reduction("Prod", _prod, prod_vjp, prod_jvp, samples=REDUCE_SAMPLES + (_sample_prod_zeros,))
+
+
+# -- max and min: ties split the gradient evenly, as TF's reduce_max ----------------------------
+
+def _max(x, *, axis=None, keepdims=False):
+    return np.max(x, axis=axis, keepdims=keepdims)
+
+
+def _min(x, *, axis=None, keepdims=False):
+    return np.min(x, axis=axis, keepdims=keepdims)
+
+
+def extremum_vjp(g, ans, x, *, axis=None, keepdims=False):
+    return unreduce(g, np.shape(x), axis, keepdims) * tie_share(x, ans, axis, keepdims)
+
+
+def extremum_jvp(dx, ans, x, *, axis=None, keepdims=False):
+    return dnp.sum(dx * tie_share(x, ans, axis, keepdims), axis=axis, keepdims=keepdims)
+
+
+# Samples have no ties (finite differences cannot see a kink); tests check ties explicitly.
+MAX = _reduction("Max", _max, extremum_vjp, extremum_jvp, domain={"x": "no_ties"})
+MIN = _reduction("Min", _min, extremum_vjp, extremum_jvp, domain={"x": "no_ties"})
+
+
+# -- var and std (ddof is static) ---------------------------------------------------------------
+
+def _var(x, *, axis=None, keepdims=False, ddof=0):
+    return np.var(x, axis=axis, keepdims=keepdims, ddof=ddof)
+
+
+def var_vjp(g, ans, x, *, axis=None, keepdims=False, ddof=0):
+    return (unreduce(g, np.shape(x), axis, keepdims) * (x - dnp.mean(x, axis=axis, keepdims=True))
+            * (2 / (reduced_size(np.shape(x), axis) - ddof)))
+
+
+def var_jvp(dx, ans, x, *, axis=None, keepdims=False, ddof=0):
+    return (dnp.sum(dx * (x - dnp.mean(x, axis=axis, keepdims=True)), axis=axis, keepdims=keepdims)
+            * (2 / (reduced_size(np.shape(x), axis) - ddof)))
+
+
+VAR_SAMPLES = REDUCE_SAMPLES[:8] + (_sample((3, 4), axis=-1, ddof=1),
+                                    _sample((2, 3, 4), axis=(0, 2), keepdims=True, ddof=1))
+VAR = _reduction("ReduceVariance", _var, var_vjp, var_jvp, samples=VAR_SAMPLES)
+
+
+def _std(x, *, axis=None, keepdims=False, ddof=0):
+    return np.std(x, axis=axis, keepdims=keepdims, ddof=ddof)
+
+
+def std_vjp(g, ans, x, *, axis=None, keepdims=False, ddof=0):
+    # d std = (x - mean) / ((n - ddof) std); a constant group (std == 0) gets 0, not NaN
+    return unreduce(g, np.shape(x), axis, keepdims) * div_no_nan(
+        x - dnp.mean(x, axis=axis, keepdims=True),
+        keepdims_shape(ans, np.shape(x), axis, keepdims) * (reduced_size(np.shape(x), axis) - ddof))
+
+
+def std_jvp(dx, ans, x, *, axis=None, keepdims=False, ddof=0):
+    return div_no_nan(dnp.sum(dx * (x - dnp.mean(x, axis=axis, keepdims=True)), axis=axis, keepdims=keepdims),
+                      ans * (reduced_size(np.shape(x), axis) - ddof))
+
+
+STD = _reduction("ReduceStd", _std, std_vjp, std_jvp, samples=GROUP_SAMPLES + VAR_SAMPLES[-2:])
+
+
+# -- logsumexp: shifted by the max, finite at +-1000 ------------------------------------------
+
+def _logsumexp(x, *, axis=None, keepdims=False):
+    x = np.asarray(x)
+    shift = np.max(x, axis=axis, keepdims=True)
+    shift = np.where(np.isfinite(shift), shift, np.zeros_like(shift))  # all -inf: log 0 = -inf
+    with np.errstate(divide="ignore"):
+        out = np.log(np.sum(np.exp(x - shift), axis=axis, keepdims=True)) + shift
+    return out if keepdims else np.squeeze(out, axis=normalize_axis(axis, x.ndim))
+
+
+def logsumexp_vjp(g, ans, x, *, axis=None, keepdims=False):
+    # d logsumexp = softmax(x) = exp(x - ans) <= 1: never overflows
+    return unreduce(g, np.shape(x), axis, keepdims) * dnp.exp(x - keepdims_shape(ans, np.shape(x), axis, keepdims))
+
+
+def logsumexp_jvp(dx, ans, x, *, axis=None, keepdims=False):
+    return dnp.sum(dx * dnp.exp(x - keepdims_shape(ans, np.shape(x), axis, keepdims)), axis=axis, keepdims=keepdims)
+
+
+def _sample_huge(rng):
+    x = rng.choice([-1000.0, 1000.0], (3, 4)) + rng.standard_normal((3, 4))
+    return (x,), {"axis": -1}
+
+
+LOGSUMEXP = _reduction("ReduceLogSumExp", _logsumexp, logsumexp_vjp, logsumexp_jvp,
+                       samples=REDUCE_SAMPLES + (_sample_huge,))
+
+
+# -- norm: Euclidean / Frobenius over axis -----------------------------------------------------
+
+def _norm(x, *, axis=None, keepdims=False):
+    return np.sqrt(np.sum(np.square(x), axis=axis, keepdims=keepdims))
+
+
+def norm_vjp(g, ans, x, *, axis=None, keepdims=False):
+    # d |x| = x / |x|; at |x| == 0 we give the subgradient 0 where TF gives NaN
+    return unreduce(g, np.shape(x), axis, keepdims) * div_no_nan(x, keepdims_shape(ans, np.shape(x), axis, keepdims))
+
+
+def norm_jvp(dx, ans, x, *, axis=None, keepdims=False):
+    return div_no_nan(dnp.sum(dx * x, axis=axis, keepdims=keepdims), ans)
+
+
+NORM = _reduction("EuclideanNorm", _norm, norm_vjp, norm_jvp, samples=REDUCE_SAMPLES[:8])
+
+
+# -- cumsum: TF's Cumsum with exclusive / reverse; the VJP is the cumsum the other way -------
+
+def _cumsum(x, *, axis=None, exclusive=False, reverse=False):
+    x = np.asarray(x)
+    if axis is None:
+        x, axis = x.reshape(-1), 0
+    if reverse:
+        x = np.flip(x, axis)
+    out = np.cumsum(x, axis=axis)
+    if exclusive:  # shift by one: out[i] = sum of x[:i]
+        pad_shape = list(np.shape(out))
+        pad_shape[axis] = 1
+        out = np.delete(np.concatenate([np.zeros(pad_shape, out.dtype), out], axis=axis), -1, axis=axis)
+    return np.flip(out, axis) if reverse else out
+
+
+def cumsum_vjp(g, ans, x, *, axis=None, exclusive=False, reverse=False):
+    return dnp.reshape(dnp.cumsum(g, axis=0 if axis is None else axis, exclusive=exclusive,
+                                  reverse=not reverse), np.shape(x))
+
+
+CUMSUM = defop("Cumsum", _cumsum, vjp=cumsum_vjp, jvp=LINEAR, samples=(
+    _sample((3, 4), axis=1), _sample((2, 3, 4), axis=-1, reverse=True), _sample((2, 3)),
+    _sample((5,), axis=0, exclusive=True), _sample((2, 3, 4), axis=0, exclusive=True, reverse=True),
+    _sample(()), _sample((1,), axis=-1, exclusive=True)))
+
+
+# -- not differentiable: boolean and index results --------------------------------------------
+
+def _any(x, *, axis=None, keepdims=False):
+    return np.any(x, axis=axis, keepdims=keepdims)
+
+
+def _all(x, *, axis=None, keepdims=False):
+    return np.all(x, axis=axis, keepdims=keepdims)
+
+
+def _argmax(x, *, axis=None, keepdims=False):
+    return np.argmax(x, axis=axis, keepdims=keepdims)
+
+
+def _argmin(x, *, axis=None, keepdims=False):
+    return np.argmin(x, axis=axis, keepdims=keepdims)
+
+
+def _count_nonzero(x, *, axis=None, keepdims=False):
+    return np.count_nonzero(x, axis=axis, keepdims=keepdims)
+
+
+ARG_SAMPLES = (_sample((3, 4)), _sample((3, 4), axis=-1, keepdims=True), _sample((5,), axis=0))
+ANY = _reduction("Any", _any, NOT_DIFFERENTIABLE, NOT_DIFFERENTIABLE)
+ALL = _reduction("All", _all, NOT_DIFFERENTIABLE, NOT_DIFFERENTIABLE)
+ARGMAX = _reduction("ArgMax", _argmax, NOT_DIFFERENTIABLE, NOT_DIFFERENTIABLE, samples=ARG_SAMPLES)
+ARGMIN = _reduction("ArgMin", _argmin, NOT_DIFFERENTIABLE, NOT_DIFFERENTIABLE, samples=ARG_SAMPLES)
+COUNT_NONZERO = _reduction("CountNonzero", _count_nonzero, NOT_DIFFERENTIABLE, NOT_DIFFERENTIABLE)
+
+
+# -- the dnp functions: NumPy's names and signatures ------------------------------------------
+
+def _axis(axis):
+    """None, an int, or a tuple of ints: one spelling for records and rules."""
+    if axis is None:
+        return None
+    if isinstance(axis, (tuple, list)):
+        return tuple(int(a) for a in axis)
+    return int(axis)
+
+
+def _reduce(op, name, x, axis, keepdims, dtype=None, out=None, **unsupported):
+    _no_out(name, out, dtype, **unsupported)
+    return op(x, axis=_axis(axis), keepdims=bool(keepdims))
+
+
+def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
+    """np.sum: `dnp.sum(x, axis=(0, 2), keepdims=True)`; its gradient broadcasts g back."""
+    return _reduce(SUM, "sum", a, axis, keepdims, dtype, out, initial=initial, where=where)
+
+
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=None):
+    return _reduce(MEAN, "mean", a, axis, keepdims, dtype, out, where=where)
+
+
+def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):
+    """np.prod, with a gradient that is exact where elements are zero (unlike ans / x)."""
+    return _reduce(PROD, "prod", a, axis, keepdims, dtype, out, initial=initial, where=where)
+
+
+def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
+    """np.max; tied maxima share the gradient evenly, as TF's reduce_max."""
+    return _reduce(MAX, "max", a, axis, keepdims, None, out, initial=initial, where=where)
+
+
+def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
+    """np.min; tied minima share the gradient evenly, as TF's reduce_min."""
+    return _reduce(MIN, "min", a, axis, keepdims, None, out, initial=initial, where=where)
+
+
+amax, amin = max, min
+
+
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
+        correction=None):
+    _no_out("var", out, dtype, where=where, mean=mean)
+    ddof = ddof if correction is None else correction
+    return VAR(a, axis=_axis(axis), keepdims=bool(keepdims), ddof=int(ddof))
+
+
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
+        correction=None):
+    """np.std; a constant group (std 0) gets gradient 0 where TF gives NaN."""
+    _no_out("std", out, dtype, where=where, mean=mean)
+    ddof = ddof if correction is None else correction
+    return STD(a, axis=_axis(axis), keepdims=bool(keepdims), ddof=int(ddof))
+
+
+def cumsum(a, axis=None, dtype=None, out=None, *, exclusive=False, reverse=False):
+    """np.cumsum (axis=None flattens), plus TF's `exclusive` and `reverse` options."""
+    _no_out("cumsum", out, dtype)
+    return CUMSUM(a, axis=None if axis is None else int(axis), exclusive=bool(exclusive),
+                  reverse=bool(reverse))
+
+
+def logsumexp(a, axis=None, keepdims=False):
+    """log(sum(exp(a))) over `axis`, computed stably (scipy.special.logsumexp without `b`).
+
+    >>> float(logsumexp(np.array([1000.0, 1000.0])))  # doctest: +ELLIPSIS
+    1000.693...
+    """
+    return LOGSUMEXP(a, axis=_axis(axis), keepdims=bool(keepdims))
+
+
+def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002
+    """np.linalg.norm for the Euclidean / Frobenius norm (ord None, 2 on vectors, 'fro').
+
+    Unlike np.linalg.norm, any `axis` tuple is accepted (the norm of the flattened group).
+    The gradient at an all-zero group is 0 (a subgradient); TF's tf.norm gives NaN there.
+    """
+    two_axes = axis is not None and not isinstance(axis, (int, np.integer)) and len(axis) == 2
+    if not (ord is None or ord == "fro" and (two_axes or axis is None and np.ndim(x) == 2)
+            or ord == 2 and (not two_axes and (axis is not None or np.ndim(x) == 1))):
+        raise NotImplementedError(f"[norm] ord={ord!r} for axis={axis!r} on a tensor of shape "
+                                  f"{tuple(np.shape(x))} is not supported: only the Euclidean "
+                                  "(ord=None, ord=2 on vectors) and Frobenius norms are. "
+                                  "Compose other norms from dnp.abs, dnp.max and dnp.sum.")
+    return NORM(x, axis=_axis(axis), keepdims=bool(keepdims))
+
+
+def any(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001
+    return _reduce(ANY, "any", a, axis, keepdims, None, out, where=where)
+
+
+def all(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001
+    return _reduce(ALL, "all", a, axis, keepdims, None, out, where=where)
+
+
+def argmax(a, axis=None, out=None, *, keepdims=False):
+    _no_out("argmax", out)
+    return ARGMAX(a, axis=None if axis is None else int(axis), keepdims=bool(keepdims))
+
+
+def argmin(a, axis=None, out=None, *, keepdims=False):
+    _no_out("argmin", out)
+    return ARGMIN(a, axis=None if axis is None else int(axis), keepdims=bool(keepdims))
+
+
+def count_nonzero(a, axis=None, *, keepdims=False):
+    return COUNT_NONZERO(a, axis=_axis(axis), keepdims=bool(keepdims))
+
+
+def _no_out(name, out, dtype=None, **unsupported):
     if out is not None:
         raise TypeError(f"[{name}] out= is not supported on differentiable values: results are "
                         "immutable. Assign the returned value instead.")
     if dtype is not None:
         raise TypeError(f"[{name}] dtype= is not supported on differentiable values. "
                         "Cast the input with dnp.cast / dualtape.cast first.")
+    for key, value in unsupported.items():
+        if value is not None:
+            raise TypeError(f"[{name}] {key}= is not supported on differentiable values. "
+                            f"Select the elements first (e.g. with dnp.where) and reduce those.")

@@ -1,12 +1,21 @@
-"""Shape primitives: reshape, transpose, broadcasting, axes. All linear: JVP = the op itself."""
+"""Shape primitives: reshape, transpose, broadcasting, axes, joining and padding.
+
+All are linear, so their JVP is the op itself applied to the tangent (`LINEAR`); their
+VJPs reshape, slice or sum the cotangent back. Static arguments (`shape`, `axis`, `reps`,
+`pad_width`) are normalized to tuples of non-negative ints by the public functions, so
+records and rules see one spelling. Ops NumPy has no primitive for (split, ravel, flip,
+repeat, moveaxis) are public functions built from these and `getitem`.
+"""
 
 import numpy as np
 
 from .. import numpy_api as dnp
-from ..registry import LINEAR, defop
-from ..rulekit import inverse_permutation, unbroadcast
+from ..registry import LINEAR, Traced, defop
+from ..rulekit import axis_index, concat_piece, inverse_permutation, unbroadcast, unpad, untile
 
-__all__ = ["reshape", "broadcast_to", "swapaxes", "transpose"]
+__all__ = ["reshape", "broadcast_to", "swapaxes", "transpose", "expand_dims", "squeeze",
+           "concatenate", "stack", "split", "array_split", "pad", "tile", "repeat", "ravel",
+           "flip", "moveaxis"]
 
 
 def _reshape(x, *, shape):
@@ -75,6 +84,136 @@ def _sample_swapaxes(rng):
 SWAPAXES = defop("Swapaxes", _swapaxes, vjp=swapaxes_vjp, jvp=LINEAR, samples=(_sample_swapaxes,))
 
 
+def _expand_dims(x, *, axis):
+    return np.expand_dims(x, axis)
+
+
+def reshape_back_vjp(g, ans, x, *, axis):
+    return dnp.reshape(g, np.shape(x))
+
+
+def _sample_expand_dims(rng):
+    return (rng.standard_normal((2, 3)),), {"axis": (0, 3)}
+
+
+def _sample_expand_dims_scalar(rng):
+    return (rng.standard_normal(()),), {"axis": (0,)}
+
+
+EXPAND_DIMS = defop("ExpandDims", _expand_dims, vjp=reshape_back_vjp, jvp=LINEAR,
+                    samples=(_sample_expand_dims, _sample_expand_dims_scalar))
+
+
+def _squeeze(x, *, axis):
+    return np.squeeze(x, axis)
+
+
+def _sample_squeeze(rng):
+    return (rng.standard_normal((1, 3, 1, 2)),), {"axis": (0, 2)}
+
+
+def _sample_squeeze_to_scalar(rng):
+    return (rng.standard_normal((1, 1)),), {"axis": (0, 1)}
+
+
+SQUEEZE = defop("Squeeze", _squeeze, vjp=reshape_back_vjp, jvp=LINEAR,
+                samples=(_sample_squeeze, _sample_squeeze_to_scalar))
+
+
+def _concatenate(*arrays, axis):
+    return np.concatenate(arrays, axis=axis)
+
+
+def concat_vjp(g, ans, *arrays, argnum, axis):
+    return concat_piece(g, arrays, argnum, axis)
+
+
+def _sample_concat(rng):
+    return (rng.standard_normal((2, 3)), rng.standard_normal((2, 1)),
+            rng.standard_normal((2, 2))), {"axis": 1}
+
+
+def _sample_concat_rows(rng):
+    return (rng.standard_normal((1, 3, 2)), rng.standard_normal((2, 3, 2))), {"axis": 0}
+
+
+def _sample_concat_vectors(rng):
+    return (rng.standard_normal(3), rng.standard_normal(4)), {"axis": 0}
+
+
+CONCAT = defop("ConcatV2", _concatenate, vjp=concat_vjp, jvp=LINEAR, variadic=True,
+               samples=(_sample_concat, _sample_concat_rows, _sample_concat_vectors))
+
+
+def _stack(*arrays, axis):
+    return np.stack(arrays, axis=axis)
+
+
+def stack_vjp(g, ans, *arrays, argnum, axis):
+    return dnp.getitem(g, axis_index(np.ndim(g), axis, argnum))
+
+
+def _sample_stack(rng):
+    return (rng.standard_normal((2, 3)), rng.standard_normal((2, 3))), {"axis": 2}
+
+
+def _sample_stack_scalars(rng):
+    return (rng.standard_normal(()), rng.standard_normal(()), rng.standard_normal(())), {"axis": 0}
+
+
+def _sample_stack_middle(rng):
+    return (rng.standard_normal((2, 4)), rng.standard_normal((2, 4))), {"axis": 1}
+
+
+PACK = defop("Pack", _stack, vjp=stack_vjp, jvp=LINEAR, variadic=True,
+             samples=(_sample_stack, _sample_stack_scalars, _sample_stack_middle))
+
+
+def _pad(x, *, pad_width, constant_values=0):
+    return np.pad(x, pad_width, mode="constant", constant_values=constant_values)
+
+
+def pad_vjp(g, ans, x, *, pad_width, constant_values=0):
+    return unpad(g, pad_width)
+
+
+def pad_jvp(dx, ans, x, *, pad_width, constant_values=0):
+    return dnp.pad(dx, pad_width)  # the padding is a constant: its tangent is zero
+
+
+def _sample_pad(rng):
+    return (rng.standard_normal((2, 3)),), {"pad_width": ((1, 0), (2, 1)), "constant_values": 1.5}
+
+
+def _sample_pad_4d(rng):
+    return (rng.standard_normal((2, 1, 2, 1)),), {"pad_width": ((0, 0), (1, 1), (0, 0), (1, 1))}
+
+
+PAD = defop("PadV2", _pad, vjp=pad_vjp, jvp=pad_jvp, samples=(_sample_pad, _sample_pad_4d))
+
+
+def _tile(x, *, reps):
+    return np.tile(x, reps)
+
+
+def tile_vjp(g, ans, x, *, reps):
+    return untile(g, reps)
+
+
+def _sample_tile(rng):
+    return (rng.standard_normal((2, 3)),), {"reps": (2, 3)}
+
+
+def _sample_tile_3d(rng):
+    return (rng.standard_normal((1, 2, 2)),), {"reps": (3, 1, 2)}
+
+
+TILE = defop("Tile", _tile, vjp=tile_vjp, jvp=LINEAR, samples=(_sample_tile, _sample_tile_3d))
+
+
+# -- public functions, with NumPy's signatures ---------------------------------------------
+
+
 def _shape_arg(shape):
     if isinstance(shape, (int, np.integer)) or hasattr(shape, "__index__") and not hasattr(shape, "__len__"):
         return (int(shape),)
@@ -105,3 +244,147 @@ def transpose(x, axes=None):
 
 def swapaxes(x, axis1, axis2):
     return SWAPAXES(x, axis1=int(axis1), axis2=int(axis2))
+
+
+def _axes(axis, ndim, api):
+    """`axis` (an int or a sequence of ints) as a tuple of non-negative ints, checked."""
+    axes = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
+    result = []
+    for a in axes:
+        a = int(a)
+        if not -ndim <= a < ndim:
+            raise np.exceptions.AxisError(f"[{api}] axis {a} is out of bounds for an array of "
+                                          f"dimension {ndim}. Use an axis in [-{ndim}, {ndim}).")
+        result.append(a % ndim)
+    if len(set(result)) != len(result):
+        raise ValueError(f"[{api}] repeated axis in {axis!r}. Give each axis once.")
+    return tuple(result)
+
+
+def expand_dims(a, axis):
+    count = len(axis) if isinstance(axis, (tuple, list)) else 1
+    return EXPAND_DIMS(a, axis=_axes(axis, np.ndim(a) + count, "expand_dims"))
+
+
+def squeeze(a, axis=None):
+    shape = np.shape(a)
+    if axis is None:
+        return SQUEEZE(a, axis=tuple(i for i, n in enumerate(shape) if n == 1))
+    axes = _axes(axis, len(shape), "squeeze")
+    if any(shape[i] != 1 for i in axes):
+        raise ValueError(f"[Squeeze] cannot select an axis to squeeze out which has size not "
+                         f"equal to one: axes {axes} of shape {tuple(shape)}. Squeeze only size-1 axes.")
+    return SQUEEZE(a, axis=axes)
+
+
+def _no_out(api, out=None, dtype=None):
+    if out is not None or dtype is not None:
+        raise TypeError(f"[{api}] out= and dtype= are not supported on differentiable values. "
+                        "Use the returned value, and dnp.cast for another dtype.")
+
+
+def concatenate(arrays, axis=0, out=None, dtype=None, casting=None):
+    _no_out("concatenate", out, dtype)
+    arrays = tuple(arrays)
+    if not arrays:
+        raise ValueError("[ConcatV2] need at least one array to concatenate.")
+    if axis is None:
+        return CONCAT(*[ravel(a) for a in arrays], axis=0)
+    ndim = np.ndim(arrays[0])
+    if ndim == 0:
+        raise ValueError("[ConcatV2] zero-dimensional arrays cannot be concatenated. Use stack.")
+    return CONCAT(*arrays, axis=_axes(axis, ndim, "ConcatV2")[0])
+
+
+def stack(arrays, axis=0, out=None, dtype=None, casting=None):
+    _no_out("stack", out, dtype)
+    arrays = tuple(arrays)
+    if not arrays:
+        raise ValueError("[Pack] need at least one array to stack.")
+    shapes = {tuple(np.shape(a)) for a in arrays}
+    if len(shapes) != 1:
+        raise ValueError(f"[Pack] all input arrays must have the same shape, got {sorted(shapes)}.")
+    return PACK(*arrays, axis=_axes(axis, np.ndim(arrays[0]) + 1, "Pack")[0])
+
+
+def array_split(ary, indices_or_sections, axis=0):
+    """Split along `axis` into pieces, each a slice of `ary` (one `getitem` per piece)."""
+    ndim = np.ndim(ary)
+    axis = _axes(axis, ndim, "split")[0]
+    n = np.shape(ary)[axis]
+    if np.ndim(indices_or_sections) == 0:
+        sections = int(indices_or_sections)
+        if sections <= 0:
+            raise ValueError("[split] number sections must be larger than 0.")
+        each, extra = divmod(n, sections)
+        sizes = [each + 1] * extra + [each] * (sections - extra)
+        bounds = [0] + np.cumsum(sizes).tolist()
+    else:
+        bounds = [0] + [int(i) for i in indices_or_sections] + [n]
+    return [dnp.getitem(ary, axis_index(ndim, axis, slice(start, stop)))
+            for start, stop in zip(bounds[:-1], bounds[1:])]
+
+
+def split(ary, indices_or_sections, axis=0):
+    if np.ndim(indices_or_sections) == 0:
+        n = np.shape(ary)[_axes(axis, np.ndim(ary), "split")[0]]
+        if n % int(indices_or_sections):
+            raise ValueError(f"[split] array split does not result in an equal division: "
+                             f"{n} elements into {int(indices_or_sections)} sections. "
+                             "Use array_split for unequal pieces.")
+    return array_split(ary, indices_or_sections, axis)
+
+
+def pad(array, pad_width, mode="constant", **kwargs):
+    ndim = np.ndim(array)
+    widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (ndim, 2))
+    widths = tuple((int(before), int(after)) for before, after in widths)
+    constant = kwargs.pop("constant_values", 0)
+    if mode != "constant" or kwargs or np.size(constant) != 1:
+        if any(isinstance(v, Traced) for v in (array, constant)):
+            raise TypeError(f"[PadV2] only mode='constant' with a scalar constant_values is "
+                            f"differentiable, got mode={mode!r}. Pad with concatenate instead.")
+        if mode == "constant":
+            kwargs["constant_values"] = constant
+        return np.pad(array, widths, mode=mode, **kwargs)
+    return PAD(array, pad_width=widths, constant_values=np.asarray(constant).reshape(()).item())
+
+
+def tile(A, reps):  # noqa: N803  (NumPy's name)
+    reps = (int(reps),) if np.ndim(reps) == 0 else tuple(int(r) for r in reps)
+    shape = tuple(np.shape(A))
+    ndim = max(len(shape), len(reps))
+    if len(shape) < ndim:
+        A = reshape(A, (1,) * (ndim - len(shape)) + shape)
+    return TILE(A, reps=(1,) * (ndim - len(reps)) + reps)
+
+
+def repeat(a, repeats, axis=None):
+    if axis is None:
+        a, axis = ravel(a), 0
+    axis = _axes(axis, np.ndim(a), "repeat")[0]
+    index = np.repeat(np.arange(np.shape(a)[axis]), np.asarray(repeats))
+    return dnp.getitem(a, axis_index(np.ndim(a), axis, index))
+
+
+def ravel(a, order="C"):
+    return reshape(a, (-1,), order)
+
+
+def flip(m, axis=None):
+    ndim = np.ndim(m)
+    axes = range(ndim) if axis is None else _axes(axis, ndim, "flip")
+    return dnp.getitem(m, tuple(slice(None, None, -1) if i in axes else slice(None) for i in range(ndim)))
+
+
+def moveaxis(a, source, destination):
+    ndim = np.ndim(a)
+    source = _axes(source, ndim, "moveaxis")
+    destination = _axes(destination, ndim, "moveaxis")
+    if len(source) != len(destination):
+        raise ValueError("[moveaxis] `source` and `destination` arguments must have the same "
+                         "number of elements.")
+    order = [i for i in range(ndim) if i not in source]
+    for dest, src in sorted(zip(destination, source)):
+        order.insert(dest, src)
+    return transpose(a, order)

@@ -1,0 +1,227 @@
+"""Forward mode: dual numbers carrying a primal, a tangent and the tag of their level.
+
+`jvp(f, primals, tangents)` wraps each input in a `Dual` with a fresh tag; every registry
+op on a dual runs on the primals (re-dispatched, so lower levels and tapes still see it)
+and gets its tangent from the op's JVP rules. Nested levels never mix: an op works on the
+highest tag among its arguments only, and a dual of a lower tag is a constant to it, so
+`jvp(lambda x: x * jvp(lambda y: x + y, (1.0,), (1.0,))[1], (1.0,), (1.0,))` is 1, not 2.
+
+A tangent may carry a leading batch axis of k directions (`Dual.batch == k`): k JVPs for
+the price of one pass, as in ForwardDiff.jl's chunk mode (see `batching.py`).
+"""
+
+import itertools
+
+import numpy as np
+
+from . import dispatch
+from . import numpy_api as dnp
+from .apply_rules import jvp_output
+from .batching import batched_jvp
+from .registry import Traced
+from .tensor import Tensor
+
+_next_tag = itertools.count(1).__next__
+
+
+def new_tag():
+    """A fresh forward level: larger than every tag handed out before it."""
+    return _next_tag()
+
+
+class Dual(Traced):
+    """A primal value and its tangent (or a batch of k tangents) at forward level `tag`.
+
+    Comparisons, `bool()` and shape queries look at the primal only, so a branch takes the
+    same path whatever the tangent (or the chunk size) is.
+    """
+
+    __slots__ = ("primal", "tangent", "tag", "batch")
+    __array_priority__ = 200
+
+    def __init__(self, primal, tangent, tag, batch=None):
+        self.primal = primal
+        self.tangent = tangent
+        self.tag = tag
+        self.batch = batch
+
+    @property
+    def shape(self):
+        return tuple(dnp.shape(self.primal))
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def size(self):
+        return int(np.prod(self.shape))
+
+    @property
+    def dtype(self):
+        return dnp.result_dtype(self.primal)
+
+    @property
+    def T(self):
+        return dnp.transpose(self)
+
+    def __len__(self):
+        if not self.shape:
+            raise TypeError("len() of unsized object: a scalar dual number has no length")
+        return self.shape[0]
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+    def __getitem__(self, index):
+        return dnp.getitem(self, index)
+
+    def __bool__(self):
+        return bool(self.primal)
+
+    def __float__(self):
+        return float(self.primal)
+
+    def __int__(self):
+        return int(self.primal)
+
+    def __index__(self):
+        return self.primal.__index__()
+
+    def __array__(self, dtype=None, copy=None):
+        raise TypeError("[Dual] a dual number inside jvp/jacfwd cannot become a plain NumPy "
+                        "array: that would drop its tangent. Use dnp (or NumPy functions that "
+                        "dualtape supports) on it, or stop_gradient first.")
+
+    def __repr__(self):
+        batch = "" if self.batch is None else f", batch={self.batch}"
+        return f"Dual(primal={self.primal!r}, tangent={self.tangent!r}, tag={self.tag}{batch})"
+
+    __hash__ = None
+
+
+def _coerce(other):
+    if isinstance(other, (Traced, float, int, complex, np.ndarray, np.generic)):
+        return other
+    if isinstance(other, (list, tuple)):
+        return np.asarray(other)
+    return NotImplemented
+
+
+def _binary(fn):
+    def forward(self, other):
+        other = _coerce(other)
+        return NotImplemented if other is NotImplemented else fn(self, other)
+
+    def reverse(self, other):
+        other = _coerce(other)
+        return NotImplemented if other is NotImplemented else fn(other, self)
+
+    return forward, reverse
+
+
+for _name, _fn in (("add", dnp.add), ("sub", dnp.subtract), ("mul", dnp.multiply),
+                   ("truediv", dnp.divide), ("floordiv", dnp.floor_divide), ("mod", dnp.mod),
+                   ("pow", dnp.power), ("matmul", dnp.matmul)):
+    _fwd, _rev = _binary(_fn)
+    setattr(Dual, f"__{_name}__", _fwd)
+    setattr(Dual, f"__r{_name}__", _rev)
+
+for _name, _fn in (("lt", dnp.less), ("le", dnp.less_equal), ("gt", dnp.greater),
+                   ("ge", dnp.greater_equal), ("eq", dnp.equal), ("ne", dnp.not_equal)):
+    setattr(Dual, f"__{_name}__", _binary(_fn)[0])
+
+Dual.__neg__ = lambda self: dnp.negative(self)
+Dual.__pos__ = lambda self: self
+Dual.__abs__ = lambda self: dnp.abs(self)
+
+
+def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
+    fn = dnp.NUMPY_DISPATCH.get(ufunc)
+    if method == "__call__" and fn is not None and not kwargs:
+        return fn(*inputs)
+    name = ufunc.__name__ + ("" if method == "__call__" else "." + method)
+    raise TypeError(f"[np.{name}] has no differentiable dualtape version, and one of its "
+                    "arguments is a dual number (inside jvp/jacfwd/hessian). Use a dnp op, or "
+                    "apply dnp.stop_gradient first.")
+
+
+def _array_function(self, func, types, args, kwargs):
+    fn = dnp.NUMPY_DISPATCH.get(func)
+    if fn is not None:
+        return fn(*args, **kwargs)
+    raise TypeError(f"[np.{func.__name__}] has no differentiable dualtape version, and one of "
+                    "its arguments is a dual number (inside jvp/jacfwd/hessian). Use a dnp op, "
+                    "or apply dnp.stop_gradient first.")
+
+
+Dual.__array_ufunc__ = _array_ufunc
+Dual.__array_function__ = _array_function
+
+
+def bind_dual(op, args, static):
+    """Run `op` on the primals of the highest level; its JVP rules give the tangent.
+
+    Arguments of lower levels (and tensors) pass through unchanged as constants of this
+    level: `op(*primals)` re-dispatches, so their own levels handle them.
+    """
+    tag = 0
+    batch = None
+    for a in args:
+        if type(a) is Dual and a.tag > tag:
+            tag, batch = a.tag, a.batch
+    primals = []
+    tangents = []
+    for a in args:
+        if type(a) is Dual and a.tag == tag:
+            primals.append(a.primal)
+            tangents.append(a.tangent)
+        else:
+            primals.append(a)
+            tangents.append(None)
+    ans = op(*primals, **static)
+    if batch is None:
+        tangent = jvp_output(op, tangents, ans, primals, static)
+    else:
+        tangent = batched_jvp(op, tangents, ans, primals, static, batch)
+    if tangent is None:
+        return ans
+    return Dual(ans, tangent, tag, batch)
+
+
+def level_of(x):
+    """The highest forward level inside `x` (0 for plain values)."""
+    level = 0
+    while isinstance(x, Traced):
+        if type(x) is Dual:
+            return max(level, x.tag)
+        level = max(level, _tape_level(x))
+        x = x._value
+    return level
+
+
+def _tape_level(tensor):
+    """The level of the newest functional `grad` whose tape watches `tensor`, else 0."""
+    level = 0
+    for tape in dispatch.STATE.tapes:
+        tape_level = getattr(tape, "_dual_level", 0)
+        if tape_level > level and tensor._id in tape._watched:
+            level = tape_level
+    return level
+
+
+def bind(op, args, static):
+    """Dual numbers or tensors first, whichever belongs to the newer level."""
+    top = 0
+    for a in args:
+        if type(a) is Dual and a.tag > top:
+            top = a.tag
+    for a in args:
+        if isinstance(a, Tensor) and level_of(a) >= top:
+            return dispatch.bind_tensors(op, args, static)
+    return bind_dual(op, args, static)
+
+
+dispatch._dual_bind[0] = bind
+dispatch._Dual[0] = Dual

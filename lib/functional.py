@@ -1,0 +1,344 @@
+"""The functional API: `jvp`, `grad`, `vjp`, `jacfwd`, `jacrev`, `hessian`, `hvp`, `linearize`.
+
+Functions take and return plain NumPy arrays (float64 stays float64; Python floats become
+float64 arrays, NumPy's rule rather than TF's float32) and nested tuples, lists and dicts
+of them. `jvp` runs `f` on dual numbers with a fresh tag; `grad` and `vjp` run it on
+tensors under a private GradientTape. They nest in any order: inside another transform,
+inputs and outputs are that transform's dual numbers or tensors, and every level keeps
+its own perturbations (see dual.py).
+"""
+
+import numpy as np
+
+from . import nest
+from . import numpy_api as dnp
+from .dispatch import STATE
+from .batching import stack
+from .dual import Dual, new_tag
+from .registry import Traced
+from .tape import GradientTape
+from .tensor import Tensor, wrap
+
+
+# -- inputs and outputs -----------------------------------------------------------------------
+
+def _as_input(x, api, what):
+    """A differentiable input: traced values pass through, the rest become float arrays."""
+    if isinstance(x, Traced):
+        dtype = dnp.result_dtype(x)
+    else:
+        x = np.asarray(x)
+        dtype = x.dtype
+    if dtype.kind not in "fc":
+        raise TypeError(f"[{api}] {what} has dtype {dtype}, but only floating inputs can be "
+                        f"differentiated. Cast it first, e.g. np.asarray(x, dtype=float).")
+    return x
+
+
+def _as_output(x):
+    return x if isinstance(x, Traced) else np.asarray(x)
+
+
+def _zeros(x):
+    return np.zeros(tuple(dnp.shape(x)), dtype=dnp.result_dtype(x))
+
+
+def _check_tangent(t, p, api, batch=None):
+    if not isinstance(t, Traced):
+        t = np.asarray(t, dtype=dnp.result_dtype(p))
+    expected = tuple(dnp.shape(p)) if batch is None else (batch,) + tuple(dnp.shape(p))
+    if tuple(dnp.shape(t)) != expected:
+        raise ValueError(f"[{api}] tangent of shape {tuple(dnp.shape(t))} does not match its "
+                         f"primal's shape {tuple(dnp.shape(p))}. Give one tangent per primal, "
+                         "with the same structure and shapes.")
+    return t
+
+
+def _argnums(argnums, nargs, api):
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    for i in nums:
+        if not -nargs <= i < nargs:
+            raise ValueError(f"[{api}] argnums={argnums!r} but the function got {nargs} "
+                             "positional arguments.")
+    return tuple(i % nargs for i in nums)
+
+
+# -- forward mode ------------------------------------------------------------------------------
+
+def _forward(f, primals, tangents, api, batch=None):
+    """Run f on duals of a fresh tag: (out, out tangents) with zeros for unconnected outputs."""
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError(f"[{api}] primals and tangents must be tuples (one entry per argument "
+                        f"of f), got {type(primals).__name__} and {type(tangents).__name__}.")
+    if len(primals) != len(tangents):
+        raise ValueError(f"[{api}] got {len(primals)} primals but {len(tangents)} tangents.")
+    tag = new_tag()
+    flat_p = [_as_input(p, api, "a primal") for p in nest.flatten(primals)]
+    flat_t = nest.flatten(tangents)
+    if len(flat_p) != len(flat_t):
+        raise ValueError(f"[{api}] primals and tangents have different structures.")
+    duals = [Dual(p, _check_tangent(t, p, api, batch), tag, batch) for p, t in zip(flat_p, flat_t)]
+    out = f(*nest.pack_sequence_as(tuple(primals), duals))
+    outs, out_tangents = [], []
+    for leaf in nest.flatten(out):
+        if type(leaf) is Dual and leaf.tag == tag:
+            outs.append(_as_output(leaf.primal))
+            out_tangents.append(leaf.tangent)
+        else:
+            outs.append(_as_output(leaf))
+            zero = _zeros(leaf)
+            out_tangents.append(zero if batch is None else np.broadcast_to(zero, (batch,) + zero.shape))
+    return (nest.pack_sequence_as(out, outs), nest.pack_sequence_as(out, out_tangents))
+
+
+def jvp(f, primals, tangents):
+    """(f(*primals), J_f(primals) @ tangents) in one forward pass.
+
+    >>> jvp(np.sin, (0.5,), (1.0,))   # (sin 0.5, cos 0.5)
+    """
+    return _forward(f, primals, tangents, "jvp")
+
+
+def linearize(f, *primals):
+    """(f(*primals), f_jvp) where f_jvp(*tangents) is the JVP at `primals`."""
+    out = _forward(f, primals, tuple(nest.map_structure(_zeros, list(primals))), "linearize")[0]
+
+    def f_jvp(*tangents):
+        return _forward(f, primals, tangents, "linearize")[1]
+
+    return out, f_jvp
+
+
+def jacfwd(f, argnums=0, chunk_size=None):
+    """The Jacobian by forward mode: chunks of `chunk_size` directions per pass (all at once
+    by default). Shaped `out.shape + in.shape`; nested outputs and inputs give nested results
+    (output structure outside, input structure inside).
+    """
+    def jacobian(*args):
+        nums = _argnums(argnums, len(args), "jacfwd")
+        wrt = [args[i] for i in nums]
+        flat_in = [_as_input(x, "jacfwd", "the differentiated argument") for x in nest.flatten(wrt)]
+        sizes = [int(np.prod(dnp.shape(x))) for x in flat_in]
+        n = sum(sizes)
+        chunk = n if chunk_size is None else max(1, min(int(chunk_size), n))
+        offsets = np.cumsum([0] + sizes)
+
+        def run(start, stop):
+            k = stop - start
+            tangents = []
+            for x, size, off in zip(flat_in, sizes, offsets):
+                basis = np.zeros((k, size), dtype=dnp.result_dtype(x))
+                rows = np.arange(k)
+                cols = np.arange(start, stop) - off
+                keep = (cols >= 0) & (cols < size)
+                basis[rows[keep], cols[keep]] = 1
+                tangents.append(basis.reshape((k,) + tuple(dnp.shape(x))))
+            packed_p = nest.pack_sequence_as(wrt, flat_in)
+            packed_t = nest.pack_sequence_as(wrt, tangents)
+
+            def g(*selected):
+                full = list(args)
+                for slot, i in enumerate(nums):
+                    full[i] = selected[slot]
+                return f(*full)
+
+            return _forward(g, tuple(packed_p), tuple(packed_t), "jacfwd", batch=k)
+
+        out, first = run(0, min(chunk, n)) if n else (None, None)
+        if n == 0:
+            out = f(*args)
+            first = nest.map_structure(lambda o: np.zeros((0,) + tuple(dnp.shape(o))), out)
+        pieces = [nest.flatten(first)]
+        for start in range(chunk, n, chunk):
+            pieces.append(nest.flatten(run(start, min(start + chunk, n))[1]))
+        flat_out = nest.flatten(out)
+        results = []
+        for j, o in enumerate(flat_out):
+            full = _concat([p[j] for p in pieces])  # (n, *o.shape)
+            oshape = tuple(dnp.shape(o))
+            per_input = []
+            for x, size, off in zip(flat_in, sizes, offsets):
+                block = _rows(full, off, size, n)
+                block = dnp.reshape(block, (size, int(np.prod(oshape))))
+                block = dnp.transpose(block)
+                per_input.append(_as_output(dnp.reshape(block, oshape + tuple(dnp.shape(x)))))
+            packed = nest.pack_sequence_as(wrt, per_input)
+            results.append(packed[0] if isinstance(argnums, int) else tuple(packed))
+        return nest.pack_sequence_as(out, results)
+
+    return jacobian
+
+
+def _concat(parts):
+    if len(parts) == 1:
+        return parts[0]
+    if all(not isinstance(p, Traced) for p in parts):
+        return np.concatenate(parts)
+    concatenate = getattr(dnp, "concatenate", None)
+    if concatenate is None:
+        raise NotImplementedError("[jacfwd] chunking traced values needs dnp.concatenate; "
+                                  "use chunk_size=None.")
+    return concatenate(parts)
+
+
+def _rows(full, off, size, n):
+    if off == 0 and size == n:
+        return full
+    if not isinstance(full, Traced):
+        return full[off:off + size]
+    return dnp.getitem(full, slice(off, off + size))
+
+
+# -- reverse mode ------------------------------------------------------------------------------
+
+def _watched_inputs(tape, leaves, api):
+    """Fresh tensors for `leaves`, watched by `tape` only (a fresh id per grad level)."""
+    out = []
+    for leaf in leaves:
+        leaf = _as_input(leaf, api, "the differentiated argument")
+        if isinstance(leaf, Tensor):
+            t = dnp.identity(leaf)  # new id, connected to the outer tape by Identity
+        else:
+            t = wrap(leaf)
+        tape._watched.add(t._id)
+        out.append(t)
+    return out
+
+
+def _unwrap(x):
+    """A gradient or output as the caller sees it: arrays at top level, traced inside."""
+    if isinstance(x, Tensor) and not (STATE.tapes or STATE.accumulators):
+        x = x._value
+    return _as_output(x)
+
+
+def _record(f, args, nums, api):
+    """Run f under a private persistent tape; return (tape, inputs, output)."""
+    tape = GradientTape(persistent=True, watch_accessed_variables=False)
+    tape._dual_level = new_tag()  # duals of older levels are constants to this tape
+    wrt = [args[i] for i in nums]
+    flat = nest.flatten(wrt)
+    with tape:
+        inputs = _watched_inputs(tape, flat, api)
+        packed = nest.pack_sequence_as(wrt, inputs)
+        full = list(args)
+        for slot, i in enumerate(nums):
+            full[i] = packed[slot]
+        out = f(*full)
+    return tape, inputs, out
+
+
+def _pullback(tape, inputs, targets, seeds):
+    grads = tape._backward(targets, seeds, {t._id for t in inputs}, consume=False)
+    return [_unwrap(grads[t._id]) if t._id in grads else _zeros(t) for t in inputs]
+
+
+def value_and_grad(f, argnums=0, has_aux=False):
+    """A function returning (f(*args), gradient of f w.r.t. args[argnums]).
+
+    f must return a scalar (or (scalar, aux) with has_aux=True).
+    """
+    def wrapper(*args):
+        nums = _argnums(argnums, len(args), "grad")
+        tape, inputs, out = _record(f, args, nums, "grad")
+        if has_aux:
+            if not (isinstance(out, (tuple, list)) and len(out) == 2):
+                raise TypeError("[grad] has_aux=True needs f to return a pair (output, aux).")
+            out, aux = out
+        if int(np.prod(dnp.shape(out))) != 1:
+            raise TypeError(f"[grad] f must return a scalar, got shape {tuple(dnp.shape(out))}. "
+                            "Use jacrev / jacfwd for vector outputs, or vjp.")
+        seed = np.ones(tuple(dnp.shape(out)), dtype=dnp.result_dtype(out))
+        grads = _pullback(tape, inputs, [out], [seed]) if isinstance(out, Tensor) else \
+            [_zeros(t) for t in inputs]
+        wrt = [args[i] for i in nums]
+        packed = nest.pack_sequence_as(wrt, grads)
+        result = packed[0] if isinstance(argnums, int) else tuple(packed)
+        value = _unwrap(out)
+        return ((value, nest.map_structure(_unwrap, aux)), result) if has_aux else (value, result)
+
+    return wrapper
+
+
+def grad(f, argnums=0, has_aux=False):
+    """A function returning the gradient of scalar f w.r.t. args[argnums] (reverse mode).
+
+    >>> grad(lambda x: np.sum(x ** 2))(np.array([1.0, 2.0]))
+    array([2., 4.])
+    """
+    vg = value_and_grad(f, argnums, has_aux)
+
+    def gradient(*args):
+        value, g = vg(*args)
+        if has_aux:
+            return g, value[1]
+        return g
+
+    return gradient
+
+
+def vjp(f, *primals):
+    """(f(*primals), vjp_fn) where vjp_fn(cotangent) gives one cotangent per primal."""
+    tape, inputs, out = _record(f, primals, tuple(range(len(primals))), "vjp")
+    flat_out = nest.flatten(out)
+    value = nest.map_structure(_unwrap, out)
+
+    def vjp_fn(cotangent):
+        seeds = nest.flatten(cotangent)
+        if len(seeds) != len(flat_out):
+            raise ValueError(f"[vjp] cotangent has {len(seeds)} leaves but the output has "
+                             f"{len(flat_out)}; give one per output, in the same structure.")
+        targets, used = [], []
+        for o, s in zip(flat_out, seeds):
+            if isinstance(o, Tensor):
+                targets.append(o)
+                used.append(s if isinstance(s, Traced) else np.asarray(s, dtype=dnp.result_dtype(o)))
+        grads = _pullback(tape, inputs, targets, used) if targets else [_zeros(t) for t in inputs]
+        return tuple(nest.pack_sequence_as(list(primals), grads))
+
+    return value, vjp_fn
+
+
+def jacrev(f, argnums=0):
+    """The Jacobian by reverse mode: one backward pass per output element."""
+    def jacobian(*args):
+        nums = _argnums(argnums, len(args), "jacrev")
+        tape, inputs, out = _record(f, args, nums, "jacrev")
+        wrt = [args[i] for i in nums]
+        flat_out = nest.flatten(out)
+        results = []
+        for o in flat_out:
+            oshape = tuple(dnp.shape(o))
+            m = int(np.prod(oshape))
+            rows = []
+            for r in range(m):
+                seed = np.zeros(m, dtype=dnp.result_dtype(o))
+                seed[r] = 1
+                rows.append(_pullback(tape, inputs, [o], [seed.reshape(oshape)])
+                            if isinstance(o, Tensor) else [_zeros(t) for t in inputs])
+            per_input = []
+            for j, x in enumerate(inputs):
+                block = stack([row[j] for row in rows]) if m else np.zeros((0,) + tuple(x.shape))
+                per_input.append(_as_output(dnp.reshape(block, oshape + tuple(dnp.shape(x)))))
+            packed = nest.pack_sequence_as(wrt, per_input)
+            results.append(packed[0] if isinstance(argnums, int) else tuple(packed))
+        return nest.pack_sequence_as(out, results)
+
+    return jacobian
+
+
+# -- second order ------------------------------------------------------------------------------
+
+def hessian(f, argnums=0, chunk_size=None):
+    """The Hessian as jacfwd of the reverse-mode gradient (forward-over-reverse, chunked)."""
+    return jacfwd(grad(f, argnums), argnums, chunk_size=chunk_size)
+
+
+def hvp(f, primals, tangents):
+    """The Hessian-vector product H(primals) @ tangents by forward-over-reverse.
+
+    One forward pass of dual numbers through one backward pass: about the cost of two or
+    three gradients. Returns one array per primal (a single array for one primal).
+    """
+    argnums = 0 if len(primals) == 1 else tuple(range(len(primals)))
+    return _forward(grad(f, argnums), tuple(primals), tuple(tangents), "hvp")[1]

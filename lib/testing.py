@@ -1,0 +1,488 @@
+"""Gradient checks and hypothesis strategies: what the registry-generated tests are built from.
+
+`check_grads` compares reverse mode (and forward mode, where `dualtape.functional.jvp`
+exists) with central finite differences, and ties the modes together with the dot-product
+identity <v, J u> == <J^T v, u>. The strategies draw inputs for any registry primitive:
+elementwise ops from their rule signature and `domain`, every other op from its `samples`.
+
+>>> import numpy as np, dualtape
+>>> check_grads(lambda x: dualtape.dnp.sin(x) * x, [np.linspace(-1.0, 1.0, 5)], order=2)
+"""
+
+import functools
+import inspect
+
+import numpy as np
+
+from .apply_rules import jvp_output, vjp_parts
+from .registry import NOT_DIFFERENTIABLE
+from .tape import GradientTape, UnconnectedGradients
+from .tensor import Tensor, constant
+
+try:
+    from .functional import jvp as _functional_jvp
+except ImportError:  # forward mode not built yet: check_grads falls back to differences
+    _functional_jvp = None
+
+HAS_FORWARD_MODE = _functional_jvp is not None
+
+# dtype -> (eps, rtol, atol). Central differences lose about half the digits, so float64
+# keeps ~5 and float32 ~2; atol is scaled by max(1, max|expected|) in `assert_close`.
+_TOLERANCES = {
+    np.dtype(np.float64): (1e-6, 1e-5, 1e-6),
+    np.dtype(np.float32): (1e-3, 2e-2, 2e-3),
+    np.dtype(np.float16): (3e-2, 1e-1, 5e-2),
+}
+# The dot-product identity has no truncation error: only rounding, hence much tighter.
+_ADJOINT_RTOL = {np.dtype(np.float64): 1e-10, np.dtype(np.float32): 1e-4, np.dtype(np.float16): 1e-2}
+_MAX_COORDINATES = 200  # beyond this many elements, check random directions instead
+
+
+def tolerances(dtype):
+    """(eps, rtol, atol) for finite-difference checks at `dtype`."""
+    return _TOLERANCES.get(np.dtype(dtype), _TOLERANCES[np.dtype(np.float32)])
+
+
+def adjoint_rtol(dtype):
+    """Relative tolerance of the dot-product test <u, J^T v> == <J u, v> at `dtype`."""
+    return _ADJOINT_RTOL.get(np.dtype(dtype), _ADJOINT_RTOL[np.dtype(np.float32)])
+
+
+# -- comparing values -------------------------------------------------------------------------
+
+def _float64(x):
+    return np.asarray(x, dtype=np.float64)
+
+
+def assert_close(actual, expected, rtol, atol=0.0, what="value"):
+    """Raise AssertionError naming `what`, the worst element and the max abs/rel errors.
+
+    Passes where |actual - expected| <= atol * max(1, max|expected|) + rtol * |expected|.
+    """
+    actual, expected = _float64(actual), _float64(expected)
+    if actual.shape != expected.shape:
+        raise AssertionError(f"{what}: got shape {actual.shape}, expected {expected.shape}.")
+    err = np.abs(actual - expected)
+    both_nan = np.isnan(actual) & np.isnan(expected)
+    err = np.where(both_nan, 0.0, np.where(np.isnan(err), np.inf, err))
+    scale = max(1.0, float(np.max(np.abs(np.nan_to_num(expected)), initial=0.0)))
+    bound = atol * scale + rtol * np.abs(expected)
+    if np.all(err <= bound):
+        return
+    rel = err / np.maximum(np.abs(expected), np.finfo(np.float64).tiny)
+    worst = np.unravel_index(int(np.argmax(err - bound)), err.shape) if err.ndim else ()
+    raise AssertionError(
+        f"{what}: max abs error {np.max(err):.3g}, max rel error {np.max(rel):.3g} "
+        f"(rtol={rtol:g}, atol={atol:g} x {scale:.3g}); worst at index {worst}: "
+        f"got {actual[worst]!r}, expected {expected[worst]!r}.")
+
+
+def inner(xs, ys):
+    """Sum of <x_i, y_i> over paired arrays (None counts as zero), in float64."""
+    if not isinstance(xs, (list, tuple)):
+        xs, ys = [xs], [ys]
+    total = 0.0
+    for x, y in zip(xs, ys, strict=True):
+        if x is None or y is None:
+            continue
+        x, y = _float64(x), _float64(y)
+        if x.shape != y.shape:
+            raise AssertionError(f"[testing.inner] shapes differ: {x.shape} and {y.shape}.")
+        total += float(np.vdot(x.ravel(), y.ravel()))
+    return total
+
+
+def _norm_product(xs, ys):
+    return sum(float(np.linalg.norm(_float64(x))) * float(np.linalg.norm(_float64(y)))
+               for x, y in zip(xs, ys) if x is not None and y is not None)
+
+
+def assert_adjoint(us, vjps, jvps, vs, rtol, what="dot-product test"):
+    """<u, J^T v> == <J u, v> up to rounding, relative to the sizes of the vectors involved."""
+    lhs, rhs = inner(us, vjps), inner(jvps, vs)
+    scale = _norm_product(us, vjps) + _norm_product(jvps, vs)
+    if not abs(lhs - rhs) <= rtol * max(scale, 1e-300):
+        raise AssertionError(f"{what}: <u, J^T v> = {lhs!r} but <J u, v> = {rhs!r}; abs error "
+                             f"{abs(lhs - rhs):.3g} exceeds rtol={rtol:g} x scale {scale:.3g}.")
+
+
+# -- finite differences ------------------------------------------------------------------------
+
+def _shift(a, t, step):
+    a = np.asarray(a)
+    return np.asarray(a + step * np.asarray(t, dtype=a.dtype), dtype=a.dtype)
+
+
+def central_difference(f, args, tangents, eps):
+    """(f(args + eps t) - f(args - eps t)) / 2 eps: f's derivative along `tangents`.
+
+    tangents: one array (or None: keep fixed) per argument. If f returns a list or tuple,
+    so does this, one float64 array per output.
+    """
+    plus = [a if t is None else _shift(a, t, eps) for a, t in zip(args, tangents, strict=True)]
+    minus = [a if t is None else _shift(a, t, -eps) for a, t in zip(args, tangents, strict=True)]
+    hi, lo = f(*plus), f(*minus)
+    if isinstance(hi, (list, tuple)):
+        return [(_float64(h) - _float64(l)) / (2 * eps) for h, l in zip(hi, lo)]
+    return (_float64(hi) - _float64(lo)) / (2 * eps)
+
+
+def numeric_jacobian(f, args, argnum=0, eps=1e-6):
+    """d f / d args[argnum] by central differences, shaped f's output shape + the arg's shape."""
+    x = np.asarray(args[argnum])
+    columns = []
+    for k in range(x.size):
+        basis = np.zeros(x.size, dtype=x.dtype)
+        basis[k] = 1
+        tangents = [None] * len(args)
+        tangents[argnum] = basis.reshape(x.shape)
+        columns.append(central_difference(f, args, tangents, eps))
+    out_shape = columns[0].shape if columns else np.shape(f(*args))
+    if not columns:
+        return np.zeros(out_shape + x.shape)
+    return np.stack(columns, axis=-1).reshape(out_shape + x.shape)
+
+
+# -- applying one primitive's rules (plain arrays) ----------------------------------------------
+
+def differentiable_argnums(op, args):
+    """Indices of the floating-point array arguments the op has a VJP rule for."""
+    return [i for i, a in enumerate(args)
+            if isinstance(a, np.ndarray) and a.dtype.kind == "f"
+            and op.vjp_rule(i) not in (None, NOT_DIFFERENTIABLE)]
+
+
+def jvp_of(op, args, static, tangents):
+    """The op's output tangent from its JVP rules (zeros where no tangent flows)."""
+    ans = op.impl(*args, **static)
+    out = jvp_output(op, tangents, ans, args, static)
+    return np.zeros(np.shape(ans), dtype=np.asarray(ans).dtype) if out is None else out
+
+
+def vjp_of(op, args, static, cotangent, argnums):
+    """The cotangent of each input in `argnums` from the op's VJP rules."""
+    ans = op.impl(*args, **static)
+    return vjp_parts(op, cotangent, ans, args, static, list(argnums))
+
+
+# -- check_grads -------------------------------------------------------------------------------
+
+def _as_array(a):
+    return np.asarray(a) if isinstance(a, (Tensor, np.ndarray, np.generic, float, int, bool, list)) else a
+
+
+def _value(f, args):
+    """f on constant tensors, as an array: the same code path the tape sees, unrecorded."""
+    return np.asarray(f(*[constant(a) if isinstance(a, np.ndarray) else a for a in args]))
+
+
+def _reverse(f, args, argnums, cotangent):
+    tensors = [constant(a) if isinstance(a, np.ndarray) else a for a in args]
+    sources = [tensors[i] for i in argnums]
+    with GradientTape() as tape:
+        tape.watch(sources)
+        y = f(*tensors)
+    grads = tape.gradient(y, sources, output_gradients=cotangent,
+                          unconnected_gradients=UnconnectedGradients.ZERO)
+    return [np.asarray(g) for g in grads]
+
+
+def _reverse_hvp(f, args, argnums, cotangent, tangents):
+    """H u for s(x) = <v, f(x)>, by a tape recording another tape's backward pass."""
+    tensors = [constant(a) if isinstance(a, np.ndarray) else a for a in args]
+    sources = [tensors[i] for i in argnums]
+    with GradientTape() as outer:
+        outer.watch(sources)
+        with GradientTape() as inner_tape:
+            inner_tape.watch(sources)
+            y = f(*tensors)
+        grads = inner_tape.gradient(y, sources, output_gradients=cotangent,
+                                    unconnected_gradients=UnconnectedGradients.ZERO)
+    hvp = outer.gradient(list(grads), sources, output_gradients=list(tangents),
+                         unconnected_gradients=UnconnectedGradients.ZERO)
+    return [np.asarray(h) for h in hvp]
+
+
+def _numeric_gradients(f, args, argnums, cotangent, eps, rng):
+    """Per argument: (directions, <v, d f along each direction>) by central differences."""
+    scalar = lambda *xs: inner(cotangent, _value(f, xs))  # noqa: E731
+    out = []
+    for i in argnums:
+        x = args[i]
+        if x.size <= _MAX_COORDINATES:
+            directions = [np.eye(x.size, dtype=x.dtype)[k].reshape(x.shape) for k in range(x.size)]
+        else:
+            directions = [rng.standard_normal(x.shape).astype(x.dtype) for _ in range(4)]
+        values = []
+        for d in directions:
+            tangents = [None] * len(args)
+            tangents[i] = d
+            values.append(float(central_difference(scalar, args, tangents, eps)))
+        out.append((directions, np.array(values)))
+    return out
+
+
+def check_grads(f, args, order=1, modes=("rev", "fwd"), eps=None, rtol=None, atol=None, seed=0):
+    """Check f's derivatives against central finite differences; raise AssertionError if off.
+
+    f maps arrays or tensors to one array or tensor. "rev": the GradientTape gradient of
+    <v, f> w.r.t. each floating-point argument (random v) equals the numeric one. "fwd":
+    `dualtape.functional.jvp` equals the numeric JVP, and <v, J u> == <J^T v, u> (skipped when
+    forward mode is not available). order=2 also checks nested tapes' Hessian-vector products
+    against differences of the first-order gradient. Tolerances default by dtype.
+
+    >>> check_grads(lambda x, y: x * dualtape.dnp.exp(y), [np.ones(3), np.zeros((2, 1))])
+    """
+    if order not in (1, 2):
+        raise ValueError(f"[check_grads] order={order} is not supported; use 1 or 2.")
+    args = tuple(_as_array(a) for a in args)
+    name = getattr(f, "__qualname__", None) or repr(f)
+    argnums = [i for i, a in enumerate(args) if isinstance(a, np.ndarray) and a.dtype.kind == "f"]
+    if not argnums:
+        raise ValueError(f"[check_grads] {name} has no floating-point argument to differentiate; "
+                         "pass float arrays (ints and bools are held fixed).")
+    dtype = np.result_type(*[args[i] for i in argnums])
+    default_eps, default_rtol, default_atol = tolerances(dtype)
+    eps = default_eps if eps is None else eps
+    rtol = default_rtol if rtol is None else rtol
+    atol = default_atol if atol is None else atol
+    rng = np.random.default_rng(seed)
+    y = _value(f, args)
+    v = rng.standard_normal(y.shape).astype(y.dtype if y.dtype.kind == "f" else dtype)
+    u = [rng.standard_normal(args[i].shape).astype(args[i].dtype) for i in argnums]
+    all_u = [None] * len(args)
+    for i, t in zip(argnums, u):
+        all_u[i] = t
+
+    grads = _reverse(f, args, argnums, v)
+    for i, g, (directions, numeric) in zip(argnums, grads,
+                                           _numeric_gradients(f, args, argnums, v, eps, rng)):
+        if g.shape != args[i].shape:
+            raise AssertionError(f"[check_grads] reverse-mode gradient of {name} w.r.t. argument "
+                                 f"{i} has shape {g.shape}, but the argument has {args[i].shape}.")
+        assert_close([inner(g, d) for d in directions], numeric, rtol, atol,
+                     what=f"[check_grads] reverse-mode gradient of {name} w.r.t. argument {i} "
+                          f"vs central differences (eps={eps:g})")
+
+    numeric_jvp = central_difference(lambda *xs: _value(f, xs), args, all_u, eps)
+    if "fwd" in modes and HAS_FORWARD_MODE:
+        def restricted(*xs):
+            full = list(args)
+            for i, x in zip(argnums, xs):
+                full[i] = x
+            return f(*full)
+        primals = [constant(args[i]) for i in argnums]
+        _, forward = _functional_jvp(restricted, primals, [constant(t) for t in u])
+        forward = np.asarray(forward)
+        assert_close(forward, numeric_jvp, rtol, atol,
+                     what=f"[check_grads] forward-mode JVP of {name} vs central differences")
+        assert_adjoint(u, grads, [forward], [v], adjoint_rtol(dtype),
+                       what=f"[check_grads] dot-product test of {name} (forward vs reverse)")
+    else:  # no forward mode: tie the reverse gradients to the differenced JVP instead
+        lhs, rhs = inner(u, grads), inner(numeric_jvp, v)
+        assert_close(lhs, rhs, rtol, atol * max(1.0, _norm_product([numeric_jvp], [v])),
+                     what=f"[check_grads] <J^T v, u> of {name} vs <v, differenced J u>")
+
+    if order >= 2:
+        hvp = _reverse_hvp(f, args, argnums, v, u)
+        gradient_at = lambda *xs: _reverse(f, xs, argnums, v)  # noqa: E731
+        numeric = central_difference(gradient_at, args, all_u, eps)
+        for i, h, n in zip(argnums, hvp, numeric):
+            assert_close(h, n, rtol, atol,
+                         what=f"[check_grads] second-order (nested tapes) derivative of {name} "
+                              f"w.r.t. argument {i} vs central differences of the gradient")
+
+
+# -- hypothesis strategies -----------------------------------------------------------------------
+
+def arrays(dtype=np.float64, shape=(), low=-3.0, high=3.0):
+    """Arrays of `dtype` and `shape` with finite values in [low, high] (no subnormals, no NaN)."""
+    from hypothesis import strategies as st
+    from hypothesis.extra import numpy as hnp
+    dtype = np.dtype(dtype)
+    if dtype.kind == "b":
+        return hnp.arrays(dtype, shape, elements=st.booleans())
+    if dtype.kind in "iu":
+        return hnp.arrays(dtype, shape, elements=st.integers(int(np.ceil(low)), int(np.floor(high))))
+    elements = st.floats(low, high, allow_nan=False, allow_infinity=False, allow_subnormal=False)
+    return hnp.arrays(np.float64, shape, elements=elements).map(lambda a: a.astype(dtype))
+
+
+def broadcastable_shapes(n, max_dims=3, max_side=3):
+    """n shapes that broadcast together: size-1 axes, missing leading axes and 0-d included."""
+    from hypothesis.extra import numpy as hnp
+    return hnp.mutually_broadcastable_shapes(num_shapes=n, min_dims=0, max_dims=max_dims,
+                                             min_side=1, max_side=max_side).map(
+        lambda b: tuple(tuple(s) for s in b.input_shapes))
+
+
+def tangents_like(args, argnums):
+    """One standard-normal array per argument in `argnums` (None elsewhere), seeded by hypothesis."""
+    from hypothesis import strategies as st
+
+    def build(seed):
+        rng = np.random.default_rng(seed)
+        return [rng.standard_normal(np.shape(a)).astype(a.dtype) if i in argnums else None
+                for i, a in enumerate(args)]
+    return st.integers(0, 2**32 - 1).map(build)
+
+
+def cotangent_like(ans):
+    """A standard-normal array shaped and typed like the op's output."""
+    from hypothesis import strategies as st
+    ans = np.asarray(ans)
+    return st.integers(0, 2**32 - 1).map(
+        lambda seed: np.random.default_rng(seed).standard_normal(ans.shape).astype(ans.dtype))
+
+
+_POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+
+
+def input_names(op):
+    """The names of an elementwise op's inputs: its rules' parameters after (g, ans), else impl's.
+
+    None when they cannot be known (variadic rules).
+    """
+    for rules in (op.vjp, op.jvp):
+        for rule in (rules if isinstance(rules, tuple) else (rules,)):
+            if callable(rule):
+                params = list(inspect.signature(rule).parameters.values())[2:]
+                if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params):
+                    return None
+                return [p.name for p in params if p.kind in _POSITIONAL]
+    nin = getattr(op.impl, "nin", None)  # a NumPy ufunc
+    if nin is not None:
+        return ["x", "y", "z"][:nin] if nin <= 3 else [f"x{i}" for i in range(nin)]
+    try:
+        params = inspect.signature(op.impl).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    return [p.name for p in params if p.kind in _POSITIONAL and p.default is p.empty]
+
+
+def _positive(b):
+    return 0.1 + np.abs(b) * (2.9 / 3.0)  # [0.1, 3]
+
+
+def _nonzero(b):
+    return np.where(b >= 0, b * (2.9 / 3.0) + 0.1, b * (2.9 / 3.0) - 0.1)  # 0.1 <= |x| <= 3
+
+
+def _unit(b):
+    return b * 0.3  # |x| <= 0.9 < 1
+
+
+def _off_multiples(b):
+    # Odd multiples of 1/4 (+-0.04): x / y stays >= 0.1 away from integers for |y| in {1/2, 1, 2}.
+    whole = np.floor(b)
+    return (2 * whole + 1) / 4 + (b - whole - 0.5) * 0.08
+
+
+def _power_of_two(b):
+    return np.where(b >= 0, 1.0, -1.0) * 2.0 ** np.clip(np.round(np.abs(b)) - 1, -1, 1)
+
+
+_ELEMENT_DOMAINS = {None: lambda b: b, "positive": _positive, "nonzero": _nonzero, "unit": _unit}
+_RELATIONAL = ("away_from_multiples_of_y", "no_ties", "below_hi", "bool")
+DOMAIN_KEYWORDS = tuple(k for k in _ELEMENT_DOMAINS if k) + _RELATIONAL
+
+
+def _check_domain(op, names):
+    for key, keyword in op.domain.items():
+        if key not in names:
+            raise ValueError(f"[{op.name}] domain names the input `{key}`, but its inputs are "
+                             f"{names}. Use the rule's parameter names.")
+        if keyword not in DOMAIN_KEYWORDS:
+            raise ValueError(f"[{op.name}] domain keyword {keyword!r} for `{key}` is unknown to "
+                             f"dualtape.testing; known: {DOMAIN_KEYWORDS}. Add it to testing.py.")
+
+
+def _elementwise_inputs(op, names, dtype):
+    """Broadcast-compatible arrays honoring `op.domain`; static is always {}."""
+    from hypothesis import strategies as st
+    _check_domain(op, names)
+    domain = op.domain
+    n = len(names)
+    role = [domain.get(name) for name in names]
+    partner = {}  # index of the input a relational keyword refers to
+    for i, r in enumerate(role):
+        if r == "away_from_multiples_of_y":
+            partner[i] = names.index("y") if "y" in names else (i + 1) % n
+        elif r == "below_hi":
+            partner[i] = names.index("hi") if "hi" in names else i + 1
+    divisors = set(partner[i] for i, r in enumerate(role) if r == "away_from_multiples_of_y")
+    highs = set(partner[i] for i, r in enumerate(role) if r == "below_hi")
+    no_ties = [i for i, r in enumerate(role) if r == "no_ties"]
+    for i, r in enumerate(role):
+        if no_ties and i not in no_ties and (r not in (None, "below_hi") or i in divisors):
+            raise ValueError(f"[{op.name}] dualtape.testing cannot combine no_ties with {r!r} on "
+                             f"`{names[i]}` yet; extend _elementwise_inputs in testing.py.")
+
+    @st.composite
+    def draw(draw_):
+        shapes = draw_(broadcastable_shapes(n))
+        split = draw_(st.floats(-1.0, 1.0))  # below_hi: lo < split < hi everywhere
+        args = []
+        for i, (shape, r) in enumerate(zip(shapes, role)):
+            if r == "bool":
+                args.append(draw_(arrays(np.bool_, shape), label=names[i]))
+                continue
+            b = draw_(arrays(np.float64, shape), label=names[i])
+            if r == "away_from_multiples_of_y":
+                x = _off_multiples(b)
+            elif i in divisors:
+                x = _power_of_two(b)
+            elif r == "below_hi":
+                x = split - 0.3 - np.abs(b) * (1.7 / 3.0)
+            elif i in highs:
+                x = split + 0.3 + np.abs(b) * (1.7 / 3.0)
+            elif r == "no_ties":
+                x = np.round((b - 0.1) / 0.2) * 0.2 + 0.1  # odd multiples of 0.1 ...
+            else:
+                x = _ELEMENT_DOMAINS[r](b)
+                if no_ties:
+                    x = np.round(x / 0.2) * 0.2  # ... the others even ones: never closer than 0.1
+            args.append(np.asarray(x, dtype=dtype))
+        return tuple(args), {}
+    return draw()
+
+
+def _sample_inputs(op, dtype):
+    from hypothesis import strategies as st
+
+    def build(choice):
+        index, seed = choice
+        args, static = op.samples[index](np.random.default_rng(seed))
+        return tuple(_cast(a, dtype) for a in args), dict(static)
+    return st.tuples(st.integers(0, len(op.samples) - 1), st.integers(0, 2**32 - 1)).map(build)
+
+
+def _cast(a, dtype):
+    if isinstance(a, np.generic):
+        a = np.asarray(a)
+    if isinstance(a, np.ndarray) and a.dtype.kind == "f":
+        return a.astype(dtype)
+    return a
+
+
+@functools.lru_cache(maxsize=None)
+def inputs_for(op, dtype=np.float64):
+    """A strategy of (args, static) for registry primitive `op`, floats as `dtype`.
+
+    Elementwise ops: arrays of mutually broadcastable shapes, one per input of its rules,
+    sampled where `op.domain` allows. Other ops: one of `op.samples`, run on a default_rng
+    whose seed hypothesis draws.
+    """
+    from hypothesis import strategies as st
+    dtype = np.dtype(dtype)
+    names = input_names(op) if op.elementwise else None
+    options = []
+    if names is not None:
+        options.append(_elementwise_inputs(op, names, dtype))
+    if op.samples:
+        options.append(_sample_inputs(op, dtype))
+    if not options:
+        raise ValueError(f"[{op.name}] has no samples and its inputs cannot be generated "
+                         "(not elementwise, or variadic). Declare samples=(fn(rng) -> (args, "
+                         "static), ...) in its defop.")
+    return options[0] if len(options) == 1 else st.one_of(*options)
