@@ -55,26 +55,28 @@ def vjp_parts(op, g, ans, values, static, wanted, batch=0):
     if custom is not None:
         grads = custom(g, values)
         return [grads[i] for i in wanted]
-    override = GRADIENT_OVERRIDES.get(op.name)
-    if override is not None:
-        grads = override(OpInfo(op.name, values, ans, static), g)
-        if not isinstance(grads, (tuple, list)):
-            grads = (grads,)
-        return [grads[i] if i < len(grads) else None for i in wanted]
+    if GRADIENT_OVERRIDES:
+        override = GRADIENT_OVERRIDES.get(op.name)
+        if override is not None:
+            grads = override(OpInfo(op.name, values, ans, static), g)
+            if not isinstance(grads, (tuple, list)):
+                grads = (grads,)
+            return [grads[i] if i < len(grads) else None for i in wanted]
     rules = op.vjp
     if rules is None:
         raise no_gradient_error(op.name)
     if rules is NOT_DIFFERENTIABLE:
         return [None] * len(wanted)
     parts = []
+    variadic = op.variadic
     for i in wanted:
-        rule = op.vjp_rule(i)
-        if rule is NOT_DIFFERENTIABLE:
+        rule = rules if variadic else rules[i] if i < len(rules) else NOT_DIFFERENTIABLE
+        if rule is NOT_DIFFERENTIABLE or i in op.nondiff_argnums:
             parts.append(None)
             continue
-        part = rule(g, ans, *values, argnum=i, **static) if op.variadic else rule(g, ans, *values, **static)
+        part = rule(g, ans, *values, argnum=i, **static) if variadic else rule(g, ans, *values, **static)
         if op.elementwise and part is not None:
-            part = rulekit.unbroadcast(part, np.shape(values[i]))
+            part = rulekit.unbroadcast(part, rulekit.shape_of(values[i]))
         parts.append(part)
     return parts
 

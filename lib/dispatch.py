@@ -30,45 +30,49 @@ _Dual = [()]  # the Dual class once dual.py is imported (a tuple for isinstance 
 
 
 def bind(op, args, static):
-    """Run `op` on traced arguments, recording or propagating derivatives."""
-    dual_type = _Dual[0]
-    if dual_type:
-        for a in args:
-            if isinstance(a, dual_type):
-                return _dual_bind[0](op, args, static)
-    return bind_tensors(op, args, static)
+    """Run `op` on traced arguments, recording or propagating derivatives.
 
-
-def _value_of(a, state):
-    if isinstance(a, Tensor):
-        if a.__class__ is not _EagerTensor:
-            _note_variable_read(a, state)
-        return a._value
-    return a
-
-
-def bind_tensors(op, args, static):
+    This is the per-op hot path of the tape: one pass over the arguments, the NumPy call,
+    a new tensor, and one record per tape that watches an input.
+    """
     state = STATE
-    values = [_value_of(a, state) for a in args]
-    for v in values:
-        if isinstance(v, registry.Traced):  # a tensor holding a dual: re-dispatch (dual.py)
-            ans = op(*values, **static)
-            break
+    values = []
+    nested = False
+    dual_type = _Dual[0]
+    for a in args:
+        if isinstance(a, Tensor):
+            if a.__class__ is not _EagerTensor:
+                _note_variable_read(a, state)
+            a = a._value
+            if a.__class__ is not _ndarray and isinstance(a, _Traced):
+                nested = True  # a tensor holding a dual number (forward over reverse)
+        elif dual_type and isinstance(a, dual_type):
+            return _dual_bind[0](op, args, static)
+        values.append(a)
+    if nested:  # re-dispatch on the values so the dual level sees the op too
+        ans = op(*values, **static)
     else:
         try:
             ans = op.impl(*values, **static)
         except (ValueError, TypeError, IndexError) as e:
             raise _op_error(op, values, static, e) from e
-    if type(ans) is tuple:  # multi-output ops (split, slogdet) return tuples of tensors
+    if ans.__class__ is tuple:
         raise TypeError(f"[{op.name}] returned a tuple; multi-output ops must be built from "
                         "single-output primitives.")
-    out = wrap(ans)
+    out = _new_tensor(_EagerTensor)
+    if ans.__class__ is _ndarray:
+        ans.flags.writeable = False
+    out._value = ans
+    out._id = _next_id()
     if state.tapes:
         _record(state.tapes, op, args, values, out, ans, static)
     if state.accumulators:
         for acc in list(state.accumulators):
             acc._propagate(op, args, values, out, static)
     return out
+
+
+bind_tensors = bind
 
 
 def _op_error(op, values, static, error):
@@ -83,27 +87,33 @@ def _op_error(op, values, static, error):
 
 
 def _record(tapes, op, args, values, out, ans, static):
-    if not is_differentiable_dtype(_dtype(ans)):
-        return
+    """Append one record to every tape that watches an input of this op."""
+    try:
+        kind = ans.dtype.kind
+    except AttributeError:
+        kind = _dtype(ans).kind
+    if kind not in "fc":
+        return  # integer, bool and string results carry no gradient (as in TF)
+    in_ids = tuple([a._id if a.__class__ is _EagerTensor or isinstance(a, Tensor) else None
+                    for a in args])
     saved = None
-    # Every tensor input keeps its id, watched or not: when this tape's backward pass runs
-    # under an outer tape, the rules then see an outer-watched input (a closed-over x in
-    # d/dy of x * y) as that tensor, so the outer tape records the dependence on it.
-    in_ids = tuple(a._id if isinstance(a, Tensor) else None for a in args)
+    out_id = out._id
     for tape in tapes:
         watched = tape._watched
-        for tid in in_ids:
-            if tid is not None and tid in watched:
-                break
-        else:
+        wanted = tuple([i for i, tid in enumerate(in_ids) if tid in watched])  # None never is
+        if not wanted:
             continue
         if saved is None:
-            # A plain ndarray argument belongs to the user, who may write into it later:
-            # keep a private copy so the backward pass sees the value the op used.
-            saved = tuple(v.copy() if type(v) is np.ndarray and v.flags.writeable else v
-                          for v in values)
-        watched.add(out._id)
-        tape._entries.append((op, in_ids, saved, out._id, ans, static))
+            saved = values
+            for v in values:
+                if v.__class__ is _ndarray and v.flags.writeable:
+                    # A plain ndarray argument belongs to the user, who may write into it
+                    # later: keep a private copy so the backward pass sees the value used.
+                    saved = [w.copy() if w.__class__ is _ndarray and w.flags.writeable else w
+                             for w in values]
+                    break
+        watched.add(out_id)
+        tape._entries.append((op, in_ids, wanted, saved, out_id, ans, static))
 
 
 def _dtype(value):
@@ -125,5 +135,10 @@ def _note_variable_read(var, state):
 
 
 from .tensor import EagerTensor as _EagerTensor  # noqa: E402
+from .tensor import _next_id  # noqa: E402
+
+_Traced = registry.Traced
+_ndarray = np.ndarray
+_new_tensor = object.__new__
 
 registry._bind[0] = bind

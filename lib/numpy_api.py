@@ -64,6 +64,7 @@ for _module in _MODULES:
         _np_fn = getattr(np, _name, None)
         if _np_fn is not None and callable(_np_fn):
             NUMPY_DISPATCH[_np_fn] = globals()[_name]
+NUMPY_DISPATCH.update(_linalg.NUMPY_LINALG)
 NUMPY_DISPATCH[np.linalg.norm] = globals()["norm"]
 NUMPY_DISPATCH[np.ones_like] = ones_like
 NUMPY_DISPATCH[np.zeros_like] = zeros_like

@@ -12,26 +12,27 @@ from . import dtypes
 from . import numpy_api as dnp
 from .dispatch import STATE
 from .errors import InvalidArgumentError
-from .registry import Traced
+from .registry import Primitive, Traced, _bind
 from .tensor import Tensor
 
 
 def _coerce(tensor, other, op_name):
     """`other` ready to combine with `tensor` under TF's rules, or NotImplemented."""
+    kind = type(other)
+    if kind is float or kind is int:  # the hot path: a Python number takes the tensor's dtype
+        if kind is float and _np_dtype(tensor).kind in "iu":
+            raise TypeError(f"Cannot convert {other!r} to EagerTensor of dtype "
+                            f"{dtypes.as_dtype(_np_dtype(tensor)).name}")
+        return other
     if isinstance(other, Tensor):
         a, b = _np_dtype(tensor), _np_dtype(other)
-        if a != b and a.kind in "fciu" and b.kind in "fciu" and (a.kind in "fc" or b.kind in "fc"):
+        if a is not b and a != b and a.kind in "fciu" and b.kind in "fciu" and (a.kind in "fc" or b.kind in "fc"):
             raise InvalidArgumentError(
                 f"cannot compute {op_name} as input #1(zero-based) was expected to be a "
                 f"{dtypes.as_dtype(a).name} tensor but is a {dtypes.as_dtype(b).name} tensor "
                 f"[Op:{op_name}]. Cast one side with dualtape.cast(x, dtype).")
         return other
-    if isinstance(other, Traced):
-        return other
-    if isinstance(other, (float, int, complex)) and not isinstance(other, np.generic):
-        if isinstance(other, float) and _np_dtype(tensor).kind in "iu":
-            raise TypeError(f"Cannot convert {other!r} to EagerTensor of dtype "
-                            f"{dtypes.as_dtype(_np_dtype(tensor)).name}")
+    if isinstance(other, Traced) or kind is complex or kind is bool:
         return other
     if isinstance(other, (list, tuple)):
         return dtypes.to_array(other, _np_dtype(tensor))
@@ -41,17 +42,26 @@ def _coerce(tensor, other, op_name):
 
 
 def _np_dtype(t):
-    return dnp.result_dtype(t)
+    dtype = getattr(t._value, "dtype", None)
+    return dtype if isinstance(dtype, np.dtype) else dnp.result_dtype(t)
 
 
 def _binary(fn, op_name):
+    # operators go straight to the binder: the operands are known to include a tensor
+    bind = _bind[0] if isinstance(fn, Primitive) else None
+    no_static = {}
+
     def forward(self, other):
         other = _coerce(self, other, op_name)
-        return NotImplemented if other is NotImplemented else fn(self, other)
+        if other is NotImplemented:
+            return NotImplemented
+        return bind(fn, (self, other), no_static) if bind else fn(self, other)
 
     def reverse(self, other):
         other = _coerce(self, other, op_name)
-        return NotImplemented if other is NotImplemented else fn(other, self)
+        if other is NotImplemented:
+            return NotImplemented
+        return bind(fn, (other, self), no_static) if bind else fn(other, self)
 
     return forward, reverse
 

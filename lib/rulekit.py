@@ -9,6 +9,12 @@ import numpy as np
 from . import numpy_api as dnp
 
 
+def shape_of(x):
+    """np.shape, without NumPy's dispatch overhead for arrays, scalars and tensors."""
+    shape = getattr(x, "shape", None)
+    return np.shape(x) if shape is None else tuple(shape)
+
+
 BATCH_NDIM = [0]  # leading cotangent axes that are a batch (jacobians): set by apply_rules
 
 
@@ -19,8 +25,10 @@ def unbroadcast(g, shape):
     each element twice, so its gradient is the sum over the broadcast axes. Leading batch
     axes of a batched cotangent (BATCH_NDIM, set while a jacobian runs) are kept.
     """
-    gshape = np.shape(g)
+    gshape = shape_of(g)
     batch = BATCH_NDIM[0]
+    if gshape == shape and not batch:
+        return g
     shape = tuple(shape)
     if gshape[batch:] == shape:
         return g
@@ -30,7 +38,7 @@ def unbroadcast(g, shape):
     if axes:
         g = dnp.sum(g, axis=axes, keepdims=False)
     target = gshape[:batch] + shape
-    return dnp.reshape(g, target) if np.shape(g) != target else g
+    return dnp.reshape(g, target) if shape_of(g) != target else g
 
 
 def unreduce(g, shape, axis=None, keepdims=False):

@@ -2,7 +2,8 @@
 
 Recording order is already a topological order, so the backward pass is one loop over
 the records in reverse: no recursion, no graph sort. A record is
-`(op, input_ids, input_values, output_id, output_value, static)`; ids are the tensors'
+`(op, input_ids, wanted, input_values, output_id, output_value, static)`, where
+`wanted` lists the inputs this tape watched; ids are the tensors'
 own ids, so a tape never holds the Python tensor objects themselves.
 
 When another tape (or a forward accumulator) is recording while `gradient` runs, the
@@ -165,26 +166,22 @@ class GradientTape:
             g = seed if batch else _seed(t, seed)
             grads[t._id] = g if t._id not in grads else grads[t._id] + g
         entries = self._entries
+        self._used = True
         if consume and not self._persistent:
-            self._used = True
             self._entries = []
-        else:
-            self._used = True
         if not grads:
             return grads
         traced = bool(STATE.tapes or STATE.accumulators)  # someone records the backward pass
+        release = consume and not self._persistent
         for index in range(len(entries) - 1, -1, -1):
-            op, in_ids, values, out_id, ans, static = entries[index]
+            op, in_ids, wanted, values, out_id, ans, static = entries[index]
             g = grads.get(out_id) if out_id in keep else grads.pop(out_id, None)
-            if consume and not self._persistent:
+            if release:
                 entries[index] = None  # release what the rest of the pass no longer needs
             if g is None:
                 continue
-            wanted = [i for i, tid in enumerate(in_ids) if tid is not None and tid in self._watched]
-            if not wanted:
-                continue
             if traced:
-                values = tuple(alias(v, tid) if tid is not None else v for v, tid in zip(values, in_ids))
+                values = tuple([alias(v, tid) if tid is not None else v for v, tid in zip(values, in_ids)])
                 ans = alias(ans, out_id)
             parts = vjp_parts(op, g, ans, values, static, wanted, batch)
             for i, part in zip(wanted, parts):

@@ -10,7 +10,7 @@ own functions to them. Matrix ops work on stacks of matrices (..., M, M).
 """
 
 import string
-from collections import Counter
+from collections import Counter, namedtuple
 
 import numpy as np
 
@@ -385,10 +385,13 @@ def linalg_det(a):
     return MATRIX_DETERMINANT(a)
 
 
+SlogdetResult = namedtuple("SlogdetResult", ["sign", "logabsdet"])  # as np.linalg's
+
+
 def linalg_slogdet(a):
-    """np.linalg.slogdet as a pair (sign, logabsdet); only logabsdet is differentiable."""
+    """np.linalg.slogdet: (sign, logabsdet), two primitives; only logabsdet is differentiable."""
     _check_square("LogMatrixDeterminant", a)
-    return SIGN_DETERMINANT(a), LOG_ABS_DETERMINANT(a)
+    return SlogdetResult(SIGN_DETERMINANT(a), LOG_ABS_DETERMINANT(a))
 
 
 def linalg_cholesky(a, upper=False):
