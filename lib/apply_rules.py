@@ -69,16 +69,33 @@ def vjp_parts(op, g, ans, values, static, wanted, batch=0):
         return [None] * len(wanted)
     parts = []
     variadic = op.variadic
+    elementwise = op.elementwise
     for i in wanted:
         rule = rules if variadic else rules[i] if i < len(rules) else NOT_DIFFERENTIABLE
         if rule is NOT_DIFFERENTIABLE or i in op.nondiff_argnums:
             parts.append(None)
             continue
-        part = rule(g, ans, *values, argnum=i, **static) if variadic else rule(g, ans, *values, **static)
-        if op.elementwise and part is not None:
-            part = rulekit.unbroadcast(part, rulekit.shape_of(values[i]))
+        if variadic:
+            part = rule(g, ans, *values, argnum=i, **static)
+        elif static:
+            part = rule(g, ans, *values, **static)
+        else:
+            part = rule(g, ans, *values)
+        if elementwise and part is not None:
+            part = _unbroadcast_to(part, values[i])
         parts.append(part)
     return parts
+
+
+def _unbroadcast_to(part, x):
+    """Sum an elementwise op's cotangent down to the shape of its input `x`."""
+    part_shape = getattr(part, "shape", ())
+    x_shape = getattr(x, "shape", None)
+    if x_shape is None:
+        x_shape = () if x.__class__ in (float, int, bool, complex) else np.shape(x)
+    if part_shape == x_shape and not rulekit.BATCH_NDIM[0]:
+        return part
+    return rulekit.unbroadcast(part, tuple(x_shape))
 
 
 def _looped_vjp_parts(op, g, ans, values, static, wanted, batch):

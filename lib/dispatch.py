@@ -29,8 +29,12 @@ _dual_bind = [None]  # set by dual.py: bind for dual numbers
 _Dual = [()]  # the Dual class once dual.py is imported (a tuple for isinstance until then)
 
 
-def bind(op, args, static):
+def bind(op, args, static, tensors_first=False):
     """Run `op` on traced arguments, recording or propagating derivatives.
+
+    tensors_first: set by dual.py when a tensor belongs to a newer level than the dual
+    numbers among `args` (a functional `grad` inside `jvp`): the tape records the op and
+    the dual level sees it through the re-dispatch on the values.
 
     This is the per-op hot path of the tape: one pass over the arguments, the NumPy call,
     a new tensor, and one record per tape that watches an input.
@@ -47,7 +51,9 @@ def bind(op, args, static):
             if a.__class__ is not _ndarray and isinstance(a, _Traced):
                 nested = True  # a tensor holding a dual number (forward over reverse)
         elif dual_type and isinstance(a, dual_type):
-            return _dual_bind[0](op, args, static)
+            if not tensors_first:
+                return _dual_bind[0](op, args, static)
+            nested = True
         values.append(a)
     if nested:  # re-dispatch on the values so the dual level sees the op too
         ans = op(*values, **static)

@@ -219,7 +219,7 @@ def bind(op, args, static):
             top = a.tag
     for a in args:
         if isinstance(a, Tensor) and level_of(a) >= top:
-            return dispatch.bind_tensors(op, args, static)
+            return dispatch.bind(op, args, static, tensors_first=True)
     return bind_dual(op, args, static)
 
 

@@ -20,6 +20,7 @@ from . import nest
 from .apply_rules import vjp_parts
 from .dispatch import STATE
 from .dtypes import is_differentiable_dtype
+from .registry import Traced
 from .tensor import Tensor, alias, wrap
 
 
@@ -253,4 +254,4 @@ def _as_result(g, source, unconnected):
         return None
     if isinstance(g, Tensor):
         return g
-    return wrap(np.asarray(g))
+    return wrap(g if isinstance(g, Traced) else np.asarray(g))

@@ -271,8 +271,7 @@ def check_grads(f, args, order=1, modes=("rev", "fwd"), eps=None, rtol=None, ato
             for i, x in zip(argnums, xs):
                 full[i] = x
             return f(*full)
-        primals = [constant(args[i]) for i in argnums]
-        _, forward = _functional_jvp(restricted, primals, [constant(t) for t in u])
+        _, forward = _functional_jvp(restricted, tuple(args[i] for i in argnums), tuple(u))
         forward = np.asarray(forward)
         assert_close(forward, numeric_jvp, rtol, atol,
                      what=f"[check_grads] forward-mode JVP of {name} vs central differences")
