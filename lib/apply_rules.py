@@ -88,7 +88,18 @@ def vjp_parts(op, g, ans, values, static, wanted, batch=0):
 
 
 def _unbroadcast_to(part, x):
-    """Sum an elementwise op's cotangent down to the shape of its input `x`."""
+    """Sum an elementwise op's cotangent down to the shape and dtype of its input `x`.
+
+    A float32 input combined with float64 data (through NumPy's own promotion) still gets
+    a float32 gradient, as every source's gradient has the source's dtype.
+    """
+    x_dtype = getattr(x, "dtype", None)
+    if x_dtype is not None:
+        part_dtype = getattr(part, "dtype", None)
+        if part_dtype is not None and part_dtype is not x_dtype and part_dtype != x_dtype:
+            x_np = dnp.result_dtype(x)
+            if x_np.kind in "fc" and part_dtype != x_np:
+                part = dnp.cast(part, x_np)
     part_shape = getattr(part, "shape", ())
     x_shape = getattr(x, "shape", None)
     if x_shape is None:

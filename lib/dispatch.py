@@ -100,6 +100,8 @@ def _record(tapes, op, args, values, out, ans, static):
         kind = _dtype(ans).kind
     if kind not in "fc":
         return  # integer, bool and string results carry no gradient (as in TF)
+    if op.vjp is _NOT_DIFFERENTIABLE and op.name not in GRADIENT_OVERRIDES:
+        return  # stop_gradient, round, ...: nothing can flow back, so nothing is watched
     in_ids = tuple([a._id if a.__class__ is _EagerTensor or isinstance(a, Tensor) else None
                     for a in args])
     saved = None
@@ -144,6 +146,8 @@ from .tensor import EagerTensor as _EagerTensor  # noqa: E402
 from .tensor import _next_id  # noqa: E402
 
 _Traced = registry.Traced
+_NOT_DIFFERENTIABLE = registry.NOT_DIFFERENTIABLE
+GRADIENT_OVERRIDES = registry.GRADIENT_OVERRIDES
 _ndarray = np.ndarray
 _new_tensor = object.__new__
 

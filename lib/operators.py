@@ -29,7 +29,8 @@ def _coerce(tensor, other, op_name):
         if a is not b and a != b and a.kind in "fciu" and b.kind in "fciu" and (a.kind in "fc" or b.kind in "fc"):
             raise InvalidArgumentError(
                 f"cannot compute {op_name} as input #1(zero-based) was expected to be a "
-                f"{dtypes.as_dtype(a).name} tensor but is a {dtypes.as_dtype(b).name} tensor "
+                f"{_TF_TYPE_NAMES.get(a.name, a.name)} tensor but is a "
+                f"{_TF_TYPE_NAMES.get(b.name, b.name)} tensor "
                 f"[Op:{op_name}]. Cast one side with dualtape.cast(x, dtype).")
         return other
     if isinstance(other, Traced) or kind is complex or kind is bool:
@@ -37,8 +38,15 @@ def _coerce(tensor, other, op_name):
     if isinstance(other, (list, tuple)):
         return dtypes.to_array(other, _np_dtype(tensor))
     if isinstance(other, (np.ndarray, np.generic)):
+        # TF converts an array operand to the tensor's dtype (float64 data, float32 tensor)
+        mine = _np_dtype(tensor)
+        if other.dtype != mine and mine.kind in "fc" and other.dtype.kind in "fiub":
+            return np.asarray(other, dtype=mine)
         return other
     return NotImplemented
+
+
+_TF_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
 
 
 def _np_dtype(t):
@@ -114,6 +122,8 @@ def _is_live(x):
         return isinstance(x, Traced)
     if any(x._id in tape._watched for tape in STATE.tapes):
         return True
+    if getattr(x, "_is_variable", False) and x.trainable and any(t._watch_accessed for t in STATE.tapes):
+        return True  # reading it would make the tape watch it
     return any(acc._tracks(x) for acc in STATE.accumulators) or isinstance(x._value, Traced)
 
 

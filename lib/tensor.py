@@ -171,7 +171,8 @@ def _np_dtype(value):
 def _numpy_str(value):
     if isinstance(value, Traced):
         return repr(value)
-    return str(np.asarray(value))
+    text = str(np.asarray(value))
+    return "\n" + text if "\n" in text else text  # TF starts a multi-line value on its own line
 
 
 def _numpy_repr(value):

@@ -235,6 +235,9 @@ def check_grads(f, args, order=1, modes=("rev", "fwd"), eps=None, rtol=None, ato
     """
     if order not in (1, 2):
         raise ValueError(f"[check_grads] order={order} is not supported; use 1 or 2.")
+    if not set(modes) <= {"rev", "fwd"}:
+        raise ValueError(f"[check_grads] unknown modes {sorted(set(modes) - {'rev', 'fwd'})}; "
+                         "use a subset of ('rev', 'fwd').")
     args = tuple(_as_array(a) for a in args)
     name = getattr(f, "__qualname__", None) or repr(f)
     argnums = [i for i, a in enumerate(args) if isinstance(a, np.ndarray) and a.dtype.kind == "f"]
@@ -255,32 +258,35 @@ def check_grads(f, args, order=1, modes=("rev", "fwd"), eps=None, rtol=None, ato
         all_u[i] = t
 
     grads = _reverse(f, args, argnums, v)
-    for i, g, (directions, numeric) in zip(argnums, grads,
-                                           _numeric_gradients(f, args, argnums, v, eps, rng)):
-        if g.shape != args[i].shape:
+    for i, g in zip(argnums, grads):
+        if g.shape != args[i].shape or g.dtype != args[i].dtype:
             raise AssertionError(f"[check_grads] reverse-mode gradient of {name} w.r.t. argument "
-                                 f"{i} has shape {g.shape}, but the argument has {args[i].shape}.")
-        assert_close([inner(g, d) for d in directions], numeric, rtol, atol,
-                     what=f"[check_grads] reverse-mode gradient of {name} w.r.t. argument {i} "
-                          f"vs central differences (eps={eps:g})")
-
-    numeric_jvp = central_difference(lambda *xs: _value(f, xs), args, all_u, eps)
-    if "fwd" in modes and HAS_FORWARD_MODE:
-        def restricted(*xs):
-            full = list(args)
-            for i, x in zip(argnums, xs):
-                full[i] = x
-            return f(*full)
-        _, forward = _functional_jvp(restricted, tuple(args[i] for i in argnums), tuple(u))
-        forward = np.asarray(forward)
-        assert_close(forward, numeric_jvp, rtol, atol,
-                     what=f"[check_grads] forward-mode JVP of {name} vs central differences")
-        assert_adjoint(u, grads, [forward], [v], adjoint_rtol(dtype),
-                       what=f"[check_grads] dot-product test of {name} (forward vs reverse)")
-    else:  # no forward mode: tie the reverse gradients to the differenced JVP instead
-        lhs, rhs = inner(u, grads), inner(numeric_jvp, v)
-        assert_close(lhs, rhs, rtol, atol * max(1.0, _norm_product([numeric_jvp], [v])),
-                     what=f"[check_grads] <J^T v, u> of {name} vs <v, differenced J u>")
+                                 f"{i} is {g.dtype}{list(g.shape)}, but the argument is "
+                                 f"{args[i].dtype}{list(args[i].shape)}.")
+    if "rev" in modes:
+        numeric = _numeric_gradients(f, args, argnums, v, eps, rng)
+        for i, g, (directions, expected) in zip(argnums, grads, numeric):
+            assert_close([inner(g, d) for d in directions], expected, rtol, atol,
+                         what=f"[check_grads] reverse-mode gradient of {name} w.r.t. argument "
+                              f"{i} vs central differences (eps={eps:g})")
+    if "fwd" in modes:
+        numeric_jvp = central_difference(lambda *xs: _value(f, xs), args, all_u, eps)
+        if HAS_FORWARD_MODE:
+            def restricted(*xs):
+                full = list(args)
+                for i, x in zip(argnums, xs):
+                    full[i] = x
+                return f(*full)
+            _, forward = _functional_jvp(restricted, tuple(args[i] for i in argnums), tuple(u))
+            forward = np.asarray(forward)
+            assert_close(forward, numeric_jvp, rtol, atol,
+                         what=f"[check_grads] forward-mode JVP of {name} vs central differences")
+            assert_adjoint(u, grads, [forward], [v], adjoint_rtol(dtype),
+                           what=f"[check_grads] dot-product test of {name} (forward vs reverse)")
+        else:  # no forward mode yet: tie the reverse gradients to the differenced JVP
+            lhs, rhs = inner(u, grads), inner(numeric_jvp, v)
+            assert_close(lhs, rhs, rtol, atol * max(1.0, _norm_product([numeric_jvp], [v])),
+                         what=f"[check_grads] <J^T v, u> of {name} vs <v, differenced J u>")
 
     if order >= 2:
         hvp = _reverse_hvp(f, args, argnums, v, u)

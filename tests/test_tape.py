@@ -335,3 +335,30 @@ def test_module_collects_variables():
     assert len(block.variables) == 5
     assert block.submodules == (block.dense,)
     assert block.name == "block"
+
+
+def test_float32_source_keeps_float32_gradient_with_float64_numpy_data():
+    x = tf.Variable([1.0, 2.0])
+    with tf.GradientTape(persistent=True) as tape:
+        y = x * np.ones(2)  # TF converts the array to the tensor's dtype
+        z = np.multiply(x, np.full(2, 3.0))  # NumPy's own promotion gives float64 ...
+    assert y.dtype == tf.float32 and z.dtype == tf.float64
+    assert tape.gradient(y, x).dtype == tf.float32
+    gz = tape.gradient(z, x)  # ... but the gradient has the source's dtype
+    assert gz.dtype == tf.float32
+    np.testing.assert_array_equal(gz.numpy(), [3.0, 3.0])
+
+
+def test_numpy_function_without_rule_refuses_live_values_only():
+    x = tf.Variable([3.0, 1.0])
+    with tf.GradientTape():
+        with pytest.raises(TypeError, match=r"\[np.sort\] has no differentiable"):
+            np.sort(x)  # a trainable variable the tape would watch
+        sorted_values = np.sort(tf.stop_gradient(x * x))  # stopped: plain NumPy is fine
+    np.testing.assert_array_equal(sorted_values, [1.0, 9.0])
+    np.testing.assert_array_equal(np.sort(x), [1.0, 3.0])  # no tape: plain NumPy
+
+
+def test_multiline_str_matches_tf():
+    assert str(tf.constant([[1.0, 2.0], [3.0, 4.0]])) == (
+        "tf.Tensor(\n[[1. 2.]\n [3. 4.]], shape=(2, 2), dtype=float32)")

@@ -36,7 +36,7 @@ def _sample_cast_keep_scalar(rng):
     return (rng.standard_normal(()),), {"dtype": None}
 
 
-CAST = defop("Cast", _cast, vjp=cast_vjp, jvp=cast_jvp,
+CAST = defop("Cast", _cast, vjp=cast_vjp, jvp=cast_jvp, batch_vjp=True,
              samples=(_sample_cast_keep, _sample_cast_keep_scalar))
 
 

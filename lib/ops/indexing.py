@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import numpy_api as dnp
 from ..registry import LINEAR, NOT_DIFFERENTIABLE, Traced, defop
-from ..rulekit import axis_index
+from ..rulekit import axis_index, index_rows, unindex_like
 
 __all__ = ["getitem", "unindex", "take", "gather", "one_hot"]
 
@@ -23,7 +23,7 @@ def _getitem(x, *, index):
 
 
 def getitem_vjp(g, ans, x, *, index):
-    return dnp.unindex(g, np.shape(x), index)
+    return unindex_like(g, x, index)
 
 
 def _sample_basic(rng):
@@ -57,7 +57,7 @@ def _sample_mask_rows(rng):
         (np.array([True, False, True, True]), 1))}
 
 
-GETITEM = defop("StridedSlice", _getitem, vjp=getitem_vjp, jvp=LINEAR,
+GETITEM = defop("StridedSlice", _getitem, vjp=getitem_vjp, jvp=LINEAR, batch_vjp=True,
                 samples=(_sample_basic, _sample_reversed, _sample_scalar, _sample_fancy_repeats,
                          _sample_fancy_mixed, _sample_mask, _sample_mask_rows))
 
@@ -72,7 +72,7 @@ def _unindex(g, *, shape, index):
 
 
 def unindex_vjp(g, ans, cotangent, *, shape, index):
-    return dnp.getitem(g, index)
+    return index_rows(g, index)
 
 
 def _sample_unindex(rng):
@@ -83,7 +83,7 @@ def _sample_unindex_basic(rng):
     return (rng.standard_normal((2, 2)),), {"shape": (3, 4), "index": (slice(1, None), slice(0, 4, 2))}
 
 
-STRIDED_SLICE_GRAD = defop("StridedSliceGrad", _unindex, vjp=unindex_vjp, jvp=LINEAR,
+STRIDED_SLICE_GRAD = defop("StridedSliceGrad", _unindex, vjp=unindex_vjp, jvp=LINEAR, batch_vjp=True,
                            samples=(_sample_unindex, _sample_unindex_basic))
 
 
@@ -92,7 +92,7 @@ def _gather(params, indices, *, axis):
 
 
 def gather_vjp(g, ans, params, indices, *, axis):
-    return dnp.unindex(g, np.shape(params), axis_index(np.ndim(params), axis, indices))
+    return unindex_like(g, params, axis_index(np.ndim(params), axis, indices))
 
 
 def _sample_gather(rng):
@@ -108,6 +108,7 @@ def _sample_gather_scalar_index(rng):
 
 
 GATHER = defop("GatherV2", _gather, vjp=(gather_vjp, None), jvp=LINEAR, nondiff_argnums=(1,),
+               batch_vjp=True,
                samples=(_sample_gather, _sample_gather_matrix_indices, _sample_gather_scalar_index))
 
 

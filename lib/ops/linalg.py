@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import numpy_api as dnp
 from ..registry import NOT_DIFFERENTIABLE, defop
-from ..rulekit import (einsum_vjp, lower_half_diagonal, matmul_vjp_left, matmul_vjp_right,
+from ..rulekit import (einsum_vjp_rows, lower_half_diagonal, matmul_cotangent_x, matmul_cotangent_y,
                        matrix_scalar, replace_at, swap_last, symmetrize, unbroadcast)
 
 __all__ = ["matmul", "einsum", "tensordot", "dot", "outer", "inner", "trace", "diagonal",
@@ -26,11 +26,11 @@ __all__ = ["matmul", "einsum", "tensordot", "dot", "outer", "inner", "trace", "d
 # -- matmul ----------------------------------------------------------------------------------
 
 def matmul_vjp_x(g, ans, x, y):
-    return matmul_vjp_left(g, x, y)
+    return matmul_cotangent_x(g, x, y)
 
 
 def matmul_vjp_y(g, ans, x, y):
-    return matmul_vjp_right(g, x, y)
+    return matmul_cotangent_y(g, x, y)
 
 
 def matmul_jvp_x(dx, ans, x, y):
@@ -66,7 +66,7 @@ def _sample_vv(rng):
 
 
 MATMUL = defop("MatMul", np.matmul, vjp=(matmul_vjp_x, matmul_vjp_y),
-               jvp=(matmul_jvp_x, matmul_jvp_y),
+               jvp=(matmul_jvp_x, matmul_jvp_y), batch_vjp=True,
                samples=(_sample_mm, _sample_mv, _sample_vm, _sample_batched,
                         _sample_broadcast_stacks, _sample_vv))
 
@@ -80,7 +80,7 @@ def _einsum(*operands, subscripts):
 
 
 def einsum_vjp_rule(g, ans, *operands, argnum, subscripts):
-    return einsum_vjp(g, operands, argnum, subscripts)
+    return einsum_vjp_rows(g, operands, argnum, subscripts)
 
 
 def einsum_jvp_rule(dx, ans, *operands, argnum, subscripts):
@@ -114,6 +114,7 @@ def _sample_einsum_summed_away(rng):
 
 
 EINSUM = defop("Einsum", _einsum, vjp=einsum_vjp_rule, jvp=einsum_jvp_rule, variadic=True,
+               batch_vjp=True,
                samples=(_sample_einsum_matmul, _sample_einsum_batch_diagonal, _sample_einsum_trace,
                         _sample_einsum_three, _sample_einsum_broadcast, _sample_einsum_summed_away))
 
@@ -263,7 +264,7 @@ def _sample_solve_broadcast(rng):
 
 
 MATRIX_SOLVE = defop("MatrixSolve", np.linalg.solve, vjp=(solve_vjp_a, solve_vjp_b),
-                     jvp=(solve_jvp_a, solve_jvp_b),
+                     jvp=(solve_jvp_a, solve_jvp_b), batch_vjp=True,
                      samples=(_sample_solve, _sample_solve_batched, _sample_solve_broadcast))
 
 
@@ -287,7 +288,7 @@ def _sample_general_square(rng):
     return (rng.standard_normal((4, 4)),), {}
 
 
-MATRIX_INVERSE = defop("MatrixInverse", np.linalg.inv, vjp=inv_vjp, jvp=inv_jvp,
+MATRIX_INVERSE = defop("MatrixInverse", np.linalg.inv, vjp=inv_vjp, jvp=inv_jvp, batch_vjp=True,
                        samples=(_sample_square, _sample_square_stack, _sample_general_square))
 
 
@@ -300,6 +301,7 @@ def det_jvp(da, ans, a):
 
 
 MATRIX_DETERMINANT = defop("MatrixDeterminant", np.linalg.det, vjp=det_vjp, jvp=det_jvp,
+                           batch_vjp=True,
                            samples=(_sample_square, _sample_square_stack, _sample_general_square))
 
 
@@ -320,7 +322,7 @@ def logabsdet_jvp(da, ans, a):
 
 
 LOG_ABS_DETERMINANT = defop("LogMatrixDeterminant", _logabsdet, vjp=logabsdet_vjp,
-                            jvp=logabsdet_jvp,
+                            jvp=logabsdet_jvp, batch_vjp=True,
                             samples=(_sample_square, _sample_square_stack, _sample_general_square))
 SIGN_DETERMINANT = defop("LogMatrixDeterminantSign", _signdet, vjp=NOT_DIFFERENTIABLE,
                          jvp=NOT_DIFFERENTIABLE)
@@ -356,7 +358,7 @@ def _sample_cholesky_stack(rng):
     return (_positive_definite(rng, (2, 4, 4)),), {}
 
 
-CHOLESKY = defop("Cholesky", _cholesky, vjp=cholesky_vjp, jvp=cholesky_jvp,
+CHOLESKY = defop("Cholesky", _cholesky, vjp=cholesky_vjp, jvp=cholesky_jvp, batch_vjp=True,
                  samples=(_sample_cholesky, _sample_cholesky_stack))
 
 

@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import numpy_api as dnp
 from ..registry import defop
+from ..rulekit import negative_axis
 
 __all__ = ["softmax", "log_softmax", "sigmoid_cross_entropy_with_logits"]
 
@@ -42,25 +43,28 @@ def _softmax(x, *, axis=-1):
 
 
 def softmax_vjp(g, ans, x, *, axis=-1):
-    return ans * (g - dnp.sum(g * ans, axis=axis, keepdims=True))
+    # a negative axis still names x's axes when g carries leading batch axes (jacobians)
+    return ans * (g - dnp.sum(g * ans, axis=negative_axis(axis, np.ndim(ans)), keepdims=True))
 
 
 def softmax_jvp(dx, ans, x, *, axis=-1):
     return ans * (dx - dnp.sum(dx * ans, axis=axis, keepdims=True))
 
 
-SOFTMAX = defop("Softmax", _softmax, vjp=softmax_vjp, jvp=softmax_jvp, samples=SOFTMAX_SAMPLES)
+SOFTMAX = defop("Softmax", _softmax, vjp=softmax_vjp, jvp=softmax_jvp, batch_vjp=True,
+                samples=SOFTMAX_SAMPLES)
 
 
 def log_softmax_vjp(g, ans, x, *, axis=-1):
-    return g - dnp.exp(ans) * dnp.sum(g, axis=axis, keepdims=True)  # exp(ans) = softmax <= 1
+    # exp(ans) = softmax <= 1; a negative axis also holds for a batch of cotangents
+    return g - dnp.exp(ans) * dnp.sum(g, axis=negative_axis(axis, np.ndim(ans)), keepdims=True)
 
 
 def log_softmax_jvp(dx, ans, x, *, axis=-1):
     return dx - dnp.sum(dnp.exp(ans) * dx, axis=axis, keepdims=True)
 
 
-LOG_SOFTMAX = defop("LogSoftmax", _log_softmax, vjp=log_softmax_vjp, jvp=log_softmax_jvp,
+LOG_SOFTMAX = defop("LogSoftmax", _log_softmax, vjp=log_softmax_vjp, jvp=log_softmax_jvp, batch_vjp=True,
                     samples=SOFTMAX_SAMPLES)
 
 

@@ -13,8 +13,8 @@ import numpy as np
 
 from .. import numpy_api as dnp
 from ..registry import LINEAR, NOT_DIFFERENTIABLE, defop
-from ..rulekit import (div_no_nan, keepdims_shape, normalize_axis, prod_others, reduced_size,
-                       tie_share, unreduce)
+from ..rulekit import (div_no_nan, negative_axis, normalize_axis, primal_keepdims, prod_others,
+                       reduced_size, reshape_like, tie_share, unreduce)
 
 __all__ = ["sum", "mean", "prod", "max", "min", "amax", "amin", "var", "std", "cumsum",
            "logsumexp", "norm", "any", "all", "argmax", "argmin", "count_nonzero"]
@@ -47,7 +47,9 @@ GROUP_SAMPLES = REDUCE_SAMPLES[:7]
 
 
 def _reduction(name, impl, vjp, jvp, samples=REDUCE_SAMPLES, **kw):
-    return defop(name, impl, vjp=vjp, jvp=jvp, samples=samples, **kw)
+    # every reduction VJP broadcasts g back with `unreduce` and reads the primal through
+    # `primal_keepdims`, so a cotangent with leading batch axes (jacobians) works as is
+    return defop(name, impl, vjp=vjp, jvp=jvp, samples=samples, batch_vjp=True, **kw)
 
 
 # -- sum and mean: linear ------------------------------------------------------------------------
@@ -108,11 +110,13 @@ def _min(x, *, axis=None, keepdims=False):
 
 
 def extremum_vjp(g, ans, x, *, axis=None, keepdims=False):
-    return unreduce(g, np.shape(x), axis, keepdims) * tie_share(x, ans, axis, keepdims)
+    return unreduce(g, np.shape(x), axis, keepdims) * tie_share(
+        x, primal_keepdims(ans, np.shape(x), axis, keepdims), axis, True)
 
 
 def extremum_jvp(dx, ans, x, *, axis=None, keepdims=False):
-    return dnp.sum(dx * tie_share(x, ans, axis, keepdims), axis=axis, keepdims=keepdims)
+    return dnp.sum(dx * tie_share(x, primal_keepdims(ans, np.shape(x), axis, keepdims), axis, True),
+                   axis=axis, keepdims=keepdims)
 
 
 # Samples have no ties (finite differences cannot see a kink); tests check ties explicitly.
@@ -149,7 +153,7 @@ def std_vjp(g, ans, x, *, axis=None, keepdims=False, ddof=0):
     # d std = (x - mean) / ((n - ddof) std); a constant group (std == 0) gets 0, not NaN
     return unreduce(g, np.shape(x), axis, keepdims) * div_no_nan(
         x - dnp.mean(x, axis=axis, keepdims=True),
-        keepdims_shape(ans, np.shape(x), axis, keepdims) * (reduced_size(np.shape(x), axis) - ddof))
+        primal_keepdims(ans, np.shape(x), axis, keepdims) * (reduced_size(np.shape(x), axis) - ddof))
 
 
 def std_jvp(dx, ans, x, *, axis=None, keepdims=False, ddof=0):
@@ -173,11 +177,11 @@ def _logsumexp(x, *, axis=None, keepdims=False):
 
 def logsumexp_vjp(g, ans, x, *, axis=None, keepdims=False):
     # d logsumexp = softmax(x) = exp(x - ans) <= 1: never overflows
-    return unreduce(g, np.shape(x), axis, keepdims) * dnp.exp(x - keepdims_shape(ans, np.shape(x), axis, keepdims))
+    return unreduce(g, np.shape(x), axis, keepdims) * dnp.exp(x - primal_keepdims(ans, np.shape(x), axis, keepdims))
 
 
 def logsumexp_jvp(dx, ans, x, *, axis=None, keepdims=False):
-    return dnp.sum(dx * dnp.exp(x - keepdims_shape(ans, np.shape(x), axis, keepdims)), axis=axis, keepdims=keepdims)
+    return dnp.sum(dx * dnp.exp(x - primal_keepdims(ans, np.shape(x), axis, keepdims)), axis=axis, keepdims=keepdims)
 
 
 def _sample_huge(rng):
@@ -197,7 +201,7 @@ def _norm(x, *, axis=None, keepdims=False):
 
 def norm_vjp(g, ans, x, *, axis=None, keepdims=False):
     # d |x| = x / |x|; at |x| == 0 we give the subgradient 0 where TF gives NaN
-    return unreduce(g, np.shape(x), axis, keepdims) * div_no_nan(x, keepdims_shape(ans, np.shape(x), axis, keepdims))
+    return unreduce(g, np.shape(x), axis, keepdims) * div_no_nan(x, primal_keepdims(ans, np.shape(x), axis, keepdims))
 
 
 def norm_jvp(dx, ans, x, *, axis=None, keepdims=False):
@@ -224,11 +228,12 @@ def _cumsum(x, *, axis=None, exclusive=False, reverse=False):
 
 
 def cumsum_vjp(g, ans, x, *, axis=None, exclusive=False, reverse=False):
-    return dnp.reshape(dnp.cumsum(g, axis=0 if axis is None else axis, exclusive=exclusive,
-                                  reverse=not reverse), np.shape(x))
+    # a negative axis still names x's axis when g carries leading batch axes
+    return reshape_like(dnp.cumsum(g, axis=-1 if axis is None else negative_axis(axis, np.ndim(x)),
+                                   exclusive=exclusive, reverse=not reverse), x)
 
 
-CUMSUM = defop("Cumsum", _cumsum, vjp=cumsum_vjp, jvp=LINEAR, samples=(
+CUMSUM = defop("Cumsum", _cumsum, vjp=cumsum_vjp, jvp=LINEAR, batch_vjp=True, samples=(
     _sample((3, 4), axis=1), _sample((2, 3, 4), axis=-1, reverse=True), _sample((2, 3)),
     _sample((5,), axis=0, exclusive=True), _sample((2, 3, 4), axis=0, exclusive=True, reverse=True),
     _sample(()), _sample((1,), axis=-1, exclusive=True)))

@@ -11,7 +11,8 @@ import numpy as np
 
 from .. import numpy_api as dnp
 from ..registry import LINEAR, Traced, defop
-from ..rulekit import axis_index, concat_piece, inverse_permutation, unbroadcast, unpad, untile
+from ..rulekit import (axis_index, concat_piece, negative_axis, reshape_like, unbroadcast, unpad,
+                       untile, untranspose)
 
 __all__ = ["reshape", "broadcast_to", "swapaxes", "transpose", "expand_dims", "squeeze",
            "concatenate", "stack", "split", "array_split", "pad", "tile", "repeat", "ravel",
@@ -23,14 +24,15 @@ def _reshape(x, *, shape):
 
 
 def reshape_vjp(g, ans, x, *, shape):
-    return dnp.reshape(g, np.shape(x))
+    return reshape_like(g, x)
 
 
 def _sample_reshape(rng):
     return (rng.standard_normal((2, 6)),), {"shape": (3, 4)}
 
 
-RESHAPE = defop("Reshape", _reshape, vjp=reshape_vjp, jvp=LINEAR, samples=(_sample_reshape,))
+RESHAPE = defop("Reshape", _reshape, vjp=reshape_vjp, jvp=LINEAR, batch_vjp=True,
+                samples=(_sample_reshape,))
 
 
 def _broadcast_to(x, *, shape):
@@ -45,7 +47,7 @@ def _sample_broadcast(rng):
     return (rng.standard_normal((3, 1)),), {"shape": (2, 3, 4)}
 
 
-BROADCAST_TO = defop("BroadcastTo", _broadcast_to, vjp=broadcast_to_vjp, jvp=LINEAR,
+BROADCAST_TO = defop("BroadcastTo", _broadcast_to, vjp=broadcast_to_vjp, jvp=LINEAR, batch_vjp=True,
                      samples=(_sample_broadcast,))
 
 
@@ -54,7 +56,7 @@ def _transpose(x, *, axes=None):
 
 
 def transpose_vjp(g, ans, x, *, axes=None):
-    return dnp.transpose(g, inverse_permutation(axes))
+    return untranspose(g, axes)
 
 
 def _sample_transpose(rng):
@@ -65,7 +67,7 @@ def _sample_transpose_default(rng):
     return (rng.standard_normal((2, 3)),), {}
 
 
-TRANSPOSE = defop("Transpose", _transpose, vjp=transpose_vjp, jvp=LINEAR,
+TRANSPOSE = defop("Transpose", _transpose, vjp=transpose_vjp, jvp=LINEAR, batch_vjp=True,
                   samples=(_sample_transpose, _sample_transpose_default))
 
 
@@ -74,14 +76,15 @@ def _swapaxes(x, *, axis1, axis2):
 
 
 def swapaxes_vjp(g, ans, x, *, axis1, axis2):
-    return dnp.swapaxes(g, axis1, axis2)
+    return dnp.swapaxes(g, negative_axis(axis1, np.ndim(x)), negative_axis(axis2, np.ndim(x)))
 
 
 def _sample_swapaxes(rng):
     return (rng.standard_normal((2, 3, 4)),), {"axis1": 0, "axis2": -1}
 
 
-SWAPAXES = defop("Swapaxes", _swapaxes, vjp=swapaxes_vjp, jvp=LINEAR, samples=(_sample_swapaxes,))
+SWAPAXES = defop("Swapaxes", _swapaxes, vjp=swapaxes_vjp, jvp=LINEAR, batch_vjp=True,
+                 samples=(_sample_swapaxes,))
 
 
 def _expand_dims(x, *, axis):
@@ -89,7 +92,7 @@ def _expand_dims(x, *, axis):
 
 
 def reshape_back_vjp(g, ans, x, *, axis):
-    return dnp.reshape(g, np.shape(x))
+    return reshape_like(g, x)
 
 
 def _sample_expand_dims(rng):
@@ -100,7 +103,7 @@ def _sample_expand_dims_scalar(rng):
     return (rng.standard_normal(()),), {"axis": (0,)}
 
 
-EXPAND_DIMS = defop("ExpandDims", _expand_dims, vjp=reshape_back_vjp, jvp=LINEAR,
+EXPAND_DIMS = defop("ExpandDims", _expand_dims, vjp=reshape_back_vjp, jvp=LINEAR, batch_vjp=True,
                     samples=(_sample_expand_dims, _sample_expand_dims_scalar))
 
 
@@ -116,7 +119,7 @@ def _sample_squeeze_to_scalar(rng):
     return (rng.standard_normal((1, 1)),), {"axis": (0, 1)}
 
 
-SQUEEZE = defop("Squeeze", _squeeze, vjp=reshape_back_vjp, jvp=LINEAR,
+SQUEEZE = defop("Squeeze", _squeeze, vjp=reshape_back_vjp, jvp=LINEAR, batch_vjp=True,
                 samples=(_sample_squeeze, _sample_squeeze_to_scalar))
 
 
@@ -125,7 +128,7 @@ def _concatenate(*arrays, axis):
 
 
 def concat_vjp(g, ans, *arrays, argnum, axis):
-    return concat_piece(g, arrays, argnum, axis)
+    return concat_piece(g, arrays, argnum, negative_axis(axis, np.ndim(ans)))
 
 
 def _sample_concat(rng):
@@ -141,7 +144,7 @@ def _sample_concat_vectors(rng):
     return (rng.standard_normal(3), rng.standard_normal(4)), {"axis": 0}
 
 
-CONCAT = defop("ConcatV2", _concatenate, vjp=concat_vjp, jvp=LINEAR, variadic=True,
+CONCAT = defop("ConcatV2", _concatenate, vjp=concat_vjp, jvp=LINEAR, variadic=True, batch_vjp=True,
                samples=(_sample_concat, _sample_concat_rows, _sample_concat_vectors))
 
 
@@ -150,7 +153,7 @@ def _stack(*arrays, axis):
 
 
 def stack_vjp(g, ans, *arrays, argnum, axis):
-    return dnp.getitem(g, axis_index(np.ndim(g), axis, argnum))
+    return dnp.getitem(g, axis_index(np.ndim(g), negative_axis(axis, np.ndim(ans)), argnum))
 
 
 def _sample_stack(rng):
@@ -165,7 +168,7 @@ def _sample_stack_middle(rng):
     return (rng.standard_normal((2, 4)), rng.standard_normal((2, 4))), {"axis": 1}
 
 
-PACK = defop("Pack", _stack, vjp=stack_vjp, jvp=LINEAR, variadic=True,
+PACK = defop("Pack", _stack, vjp=stack_vjp, jvp=LINEAR, variadic=True, batch_vjp=True,
              samples=(_sample_stack, _sample_stack_scalars, _sample_stack_middle))
 
 
@@ -174,7 +177,7 @@ def _pad(x, *, pad_width, constant_values=0):
 
 
 def pad_vjp(g, ans, x, *, pad_width, constant_values=0):
-    return unpad(g, pad_width)
+    return unpad(g, ((0, 0),) * (np.ndim(g) - np.ndim(x)) + pad_width)  # batch axes: no pad
 
 
 def pad_jvp(dx, ans, x, *, pad_width, constant_values=0):
@@ -189,7 +192,8 @@ def _sample_pad_4d(rng):
     return (rng.standard_normal((2, 1, 2, 1)),), {"pad_width": ((0, 0), (1, 1), (0, 0), (1, 1))}
 
 
-PAD = defop("PadV2", _pad, vjp=pad_vjp, jvp=pad_jvp, samples=(_sample_pad, _sample_pad_4d))
+PAD = defop("PadV2", _pad, vjp=pad_vjp, jvp=pad_jvp, batch_vjp=True,
+            samples=(_sample_pad, _sample_pad_4d))
 
 
 def _tile(x, *, reps):
@@ -197,7 +201,7 @@ def _tile(x, *, reps):
 
 
 def tile_vjp(g, ans, x, *, reps):
-    return untile(g, reps)
+    return untile(g, (1,) * (np.ndim(g) - np.ndim(x)) + reps)  # batch axes: one copy
 
 
 def _sample_tile(rng):
@@ -208,7 +212,8 @@ def _sample_tile_3d(rng):
     return (rng.standard_normal((1, 2, 2)),), {"reps": (3, 1, 2)}
 
 
-TILE = defop("Tile", _tile, vjp=tile_vjp, jvp=LINEAR, samples=(_sample_tile, _sample_tile_3d))
+TILE = defop("Tile", _tile, vjp=tile_vjp, jvp=LINEAR, batch_vjp=True,
+             samples=(_sample_tile, _sample_tile_3d))
 
 
 # -- public functions, with NumPy's signatures ---------------------------------------------
