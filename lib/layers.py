@@ -5,6 +5,7 @@ known, and name them as Keras does: `dense/kernel:0`, `dense_1/kernel:0`, ...
 """
 
 import collections
+import functools
 
 import numpy as np
 
@@ -60,6 +61,19 @@ class Layer(Module):
 
     def build(self, input_shape):
         self.built = True
+
+    def __init_subclass__(cls, **kwargs):
+        """A subclass's `build` marks the layer built, whether called by hand or by `__call__`."""
+        super().__init_subclass__(**kwargs)
+        if "build" in cls.__dict__:
+            original = cls.__dict__["build"]
+
+            @functools.wraps(original)
+            def build(self, input_shape):
+                original(self, input_shape)
+                self.built = True
+
+            cls.build = build
 
     def __call__(self, inputs, *args, **kwargs):
         if not isinstance(inputs, Tensor):
