@@ -70,7 +70,7 @@ def div_vjp_x(g, ans, x, y):
 
 
 def div_vjp_y(g, ans, x, y):
-    return -g * ans / y  # reuse ans instead of recomputing x / y
+    return g * (-ans / y)  # reuse ans; one pass over g, which may be a batch
 
 
 def div_jvp_x(dx, ans, x, y):
@@ -78,7 +78,7 @@ def div_jvp_x(dx, ans, x, y):
 
 
 def div_jvp_y(dy, ans, x, y):
-    return -dy * ans / y
+    return dy * (-ans / y)
 
 
 DIV = _elementwise("RealDiv", np.true_divide, vjp=(div_vjp_x, div_vjp_y),
@@ -88,7 +88,7 @@ FLOORDIV = _elementwise("FloorDiv", np.floor_divide, vjp=NOT_DIFFERENTIABLE, jvp
 
 
 def mod_vjp_y(g, ans, x, y):
-    return -g * dnp.floor_divide(x, y)
+    return g * -dnp.floor_divide(x, y)
 
 
 def mod_jvp_x(dx, ans, x, y):
@@ -96,7 +96,7 @@ def mod_jvp_x(dx, ans, x, y):
 
 
 def mod_jvp_y(dy, ans, x, y):
-    return -dy * dnp.floor_divide(x, y)
+    return dy * -dnp.floor_divide(x, y)
 
 
 MOD = _elementwise("FloorMod", np.mod, vjp=(add_vjp_x, mod_vjp_y), jvp=(mod_jvp_x, mod_jvp_y),
@@ -104,19 +104,19 @@ MOD = _elementwise("FloorMod", np.mod, vjp=(add_vjp_x, mod_vjp_y), jvp=(mod_jvp_
 
 
 def pow_vjp_x(g, ans, x, y):
-    return g * y * dnp.power(x, y - 1)
+    return g * (y * dnp.power(x, y - 1))
 
 
 def pow_vjp_y(g, ans, x, y):
-    return g * ans * log_where_positive(x)  # TF: log(x) where x > 0, else 0
+    return g * (ans * log_where_positive(x))  # TF: log(x) where x > 0, else 0
 
 
 def pow_jvp_x(dx, ans, x, y):
-    return dx * y * dnp.power(x, y - 1)
+    return dx * (y * dnp.power(x, y - 1))
 
 
 def pow_jvp_y(dy, ans, x, y):
-    return dy * ans * log_where_positive(x)
+    return dy * (ans * log_where_positive(x))
 
 
 POW = _elementwise("Pow", np.power, vjp=(pow_vjp_x, pow_vjp_y), jvp=(pow_jvp_x, pow_jvp_y),
@@ -214,33 +214,33 @@ EXPM1 = _elementwise("Expm1", np.expm1, vjp=expm1_vjp, jvp=expm1_jvp)
 
 
 def sqrt_vjp(g, ans, x):
-    return g * 0.5 / ans
+    return g * (0.5 / ans)
 
 
 def sqrt_jvp(dx, ans, x):
-    return dx * 0.5 / ans
+    return dx * (0.5 / ans)
 
 
 SQRT = _elementwise("Sqrt", np.sqrt, vjp=sqrt_vjp, jvp=sqrt_jvp, domain={"x": "positive"})
 
 
 def square_vjp(g, ans, x):
-    return g * 2 * x
+    return g * (2 * x)
 
 
 def square_jvp(dx, ans, x):
-    return dx * 2 * x
+    return dx * (2 * x)
 
 
 SQUARE = _elementwise("Square", np.square, vjp=square_vjp, jvp=square_jvp)
 
 
 def reciprocal_vjp(g, ans, x):
-    return -g * ans * ans
+    return g * (-ans * ans)
 
 
 def reciprocal_jvp(dx, ans, x):
-    return -dx * ans * ans
+    return dx * (-ans * ans)
 
 
 RECIPROCAL = _elementwise("Reciprocal", np.reciprocal, vjp=reciprocal_vjp, jvp=reciprocal_jvp,
@@ -261,11 +261,11 @@ SIN = _elementwise("Sin", np.sin, vjp=sin_vjp, jvp=sin_jvp)
 
 
 def cos_vjp(g, ans, x):
-    return -g * dnp.sin(x)
+    return g * -dnp.sin(x)
 
 
 def cos_jvp(dx, ans, x):
-    return -dx * dnp.sin(x)
+    return dx * -dnp.sin(x)
 
 
 COS = _elementwise("Cos", np.cos, vjp=cos_vjp, jvp=cos_jvp)
@@ -294,11 +294,11 @@ ASIN = _elementwise("Asin", np.arcsin, vjp=asin_vjp, jvp=asin_jvp, domain={"x": 
 
 
 def acos_vjp(g, ans, x):
-    return -g / dnp.sqrt(1 - x * x)
+    return g / -dnp.sqrt(1 - x * x)
 
 
 def acos_jvp(dx, ans, x):
-    return -dx / dnp.sqrt(1 - x * x)
+    return dx / -dnp.sqrt(1 - x * x)
 
 
 ACOS = _elementwise("Acos", np.arccos, vjp=acos_vjp, jvp=acos_jvp, domain={"x": "unit"})
@@ -316,19 +316,19 @@ ATAN = _elementwise("Atan", np.arctan, vjp=atan_vjp, jvp=atan_jvp)
 
 
 def atan2_vjp_y(g, ans, y, x):
-    return g * x / (x * x + y * y)
+    return g * (x / (x * x + y * y))
 
 
 def atan2_vjp_x(g, ans, y, x):
-    return -g * y / (x * x + y * y)
+    return g * (-y / (x * x + y * y))
 
 
 def atan2_jvp_y(dy, ans, y, x):
-    return dy * x / (x * x + y * y)
+    return dy * (x / (x * x + y * y))
 
 
 def atan2_jvp_x(dx, ans, y, x):
-    return -dx * y / (x * x + y * y)
+    return dx * (-y / (x * x + y * y))
 
 
 ATAN2 = _elementwise("Atan2", np.arctan2, vjp=(atan2_vjp_y, atan2_vjp_x),
@@ -375,11 +375,11 @@ def _sigmoid(x):
 
 
 def sigmoid_vjp(g, ans, x):
-    return g * ans * (1 - ans)
+    return g * (ans * (1 - ans))
 
 
 def sigmoid_jvp(dx, ans, x):
-    return dx * ans * (1 - ans)
+    return dx * (ans * (1 - ans))
 
 
 SIGMOID = _elementwise("Sigmoid", _sigmoid, vjp=sigmoid_vjp, jvp=sigmoid_jvp)
