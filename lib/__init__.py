@@ -33,3 +33,4 @@ __version__ = "0.1.0"
 from . import dual as _dual  # noqa: E402,F401  (forward mode: installs the dual-number binder)
 from . import autodiff  # noqa: E402
 from .functional import grad, value_and_grad, jvp, vjp, jacfwd, jacrev, hessian, hvp, linearize  # noqa: E402
+from .jacobians import jacobian  # noqa: E402

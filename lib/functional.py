@@ -300,26 +300,22 @@ def vjp(f, *primals):
 
 
 def jacrev(f, argnums=0):
-    """The Jacobian by reverse mode: one backward pass per output element."""
+    """The Jacobian by reverse mode: one vectorized backward sweep per chunk of output rows."""
+    from .jacobians import tape_jacobian
+    from .tape import UnconnectedGradients
+
     def jacobian(*args):
         nums = _argnums(argnums, len(args), "jacrev")
         tape, inputs, out = _record(f, args, nums, "jacrev")
         wrt = [args[i] for i in nums]
-        flat_out = nest.flatten(out)
         results = []
-        for o in flat_out:
+        for o in nest.flatten(out):
             oshape = tuple(dnp.shape(o))
-            m = int(np.prod(oshape))
-            rows = []
-            for r in range(m):
-                seed = np.zeros(m, dtype=dnp.result_dtype(o))
-                seed[r] = 1
-                rows.append(_pullback(tape, inputs, [o], [seed.reshape(oshape)])
-                            if isinstance(o, Tensor) else [_zeros(t) for t in inputs])
-            per_input = []
-            for j, x in enumerate(inputs):
-                block = stack([row[j] for row in rows]) if m else np.zeros((0,) + tuple(x.shape))
-                per_input.append(_as_output(dnp.reshape(block, oshape + tuple(dnp.shape(x)))))
+            if isinstance(o, Tensor):
+                blocks = tape_jacobian(tape, o, list(inputs), UnconnectedGradients.ZERO, True)
+            else:  # an output that does not depend on the inputs
+                blocks = [np.zeros(oshape + tuple(dnp.shape(x))) for x in inputs]
+            per_input = [_as_output(_unwrap(b)) for b in blocks]
             packed = nest.pack_sequence_as(wrt, per_input)
             results.append(packed[0] if isinstance(argnums, int) else tuple(packed))
         return nest.pack_sequence_as(out, results)

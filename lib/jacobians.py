@@ -1,8 +1,12 @@
-"""GradientTape.jacobian and batch_jacobian, vectorized over the rows of the jacobian.
+"""GradientTape.jacobian and batch_jacobian, vectorized over the rows of the jacobian, and
+the functional `jacobian(f)` that picks forward or reverse mode.
 
 One backward sweep carries a batch of cotangents (rows of the identity, in chunks that
-bound memory) instead of one sweep per output element: elementwise and batch-aware ops
-run once on the whole batch, other ops loop inside their record only.
+bound memory) instead of one sweep per output element. Every op whose VJP rules accept a
+leading batch axis (`Primitive.batch_vjp`: elementwise ops and the common reductions,
+shape, indexing, linalg and nn ops) runs once on the whole chunk; any other op loops over
+the rows inside its own record only (`apply_rules._looped_vjp_parts`), so results never
+depend on which ops are batch-aware, only the speed does.
 """
 
 import numpy as np
@@ -13,98 +17,174 @@ from .tape import UnconnectedGradients
 from .tensor import Tensor, wrap
 
 CHUNK_ELEMENTS = 2**24  # cotangent elements per sweep: bounds the memory of one chunk
+# Preferred size of the largest cotangent of one sweep: arrays that stay in cache (and that
+# malloc recycles instead of mapping fresh zeroed pages) make a sweep of 16 rows of a
+# 128 x 64 layer ~2x faster than one of 32. At least MIN_ROWS rows go in a sweep anyway,
+# so large intermediates do not degrade into one sweep per row.
+CACHE_BYTES = 2**19
+MIN_ROWS = 16
 
 
-def _rows(tape, target, seeds_shape, flat_sources, use_pfor):
-    """d(<seed_k, target>)/d source for every identity seed row k; lists of (k, *source)."""
-    n = int(np.prod(seeds_shape[:1])) if seeds_shape else 1
-    dtype = target.dtype._np
-    keep = {s._id for s in flat_sources}
-    per_row = max(int(np.size(target._value)), max(int(np.prod(s.shape)) for s in flat_sources), 1)
-    chunk = n if use_pfor else 1
-    chunk = max(1, min(chunk, CHUNK_ELEMENTS // per_row))
-    pieces = [[] for _ in flat_sources]
-    for start in range(0, n, chunk):
-        k = min(chunk, n - start)
-        seed = _identity_rows(start, k, seeds_shape, dtype)
-        if use_pfor:
-            grads = tape._backward([target], [seed], keep, consume=False, batch=k)
-            found = [grads.get(s._id) for s in flat_sources]
-        else:
-            grads = tape._backward([target], [seed[0]], keep, consume=False)
-            found = [None if grads.get(s._id) is None else dnp.expand_dims(grads[s._id], 0)
-                     for s in flat_sources]
-        for j, g in enumerate(found):
-            pieces[j].append(g)
-    return pieces
+# -- tape.jacobian ----------------------------------------------------------------------------
 
-
-def _identity_rows(start, k, seeds_shape, dtype):
-    """Rows start..start+k of the identity, each shaped like the target (seeds_shape[1:])."""
-    n = seeds_shape[0]
+def _identity_rows(start, k, n, inner, dtype):
+    """Rows start..start+k of the n x n identity, each shaped `inner` (the target's shape)."""
     rows = np.zeros((k, n), dtype=dtype)
     rows[np.arange(k), start + np.arange(k)] = 1
-    inner = seeds_shape[1:]
-    return rows.reshape((k,) + tuple(inner)) if inner else rows.reshape((k,))
+    return rows.reshape((k,) + tuple(inner))
 
 
-def _assemble(pieces, source, unconnected, lead_shape):
+def _chunk_rows(tape, n, per_row, itemsize, use_pfor):
+    """How many cotangent rows one sweep carries: all of them when the largest recorded
+    value times the rows fits CACHE_BYTES, else fewer (never under MIN_ROWS), and never
+    more than CHUNK_ELEMENTS allow."""
+    if not use_pfor:
+        return 1
+    limit = max(1, min(n, CHUNK_ELEMENTS // max(per_row, 1)))
+    if limit <= MIN_ROWS:
+        return limit
+    largest = max([per_row] + [getattr(entry[5], "size", 1) for entry in tape._entries if entry])
+    return min(limit, max(MIN_ROWS, CACHE_BYTES // max(largest * itemsize, 1)))
+
+
+def _sweep(tape, target, seed, keep, use_pfor):
+    """{source id: cotangents with a leading axis of len(seed)}: one batched sweep, or, when
+    use_pfor is False, the plain sweep of the one row `_chunk_rows` put in `seed`."""
+    if use_pfor:
+        return tape._backward([target], [seed], keep, consume=False, batch=len(seed))
+    grads = tape._backward([target], [seed[0]], keep, consume=False)
+    return {i: dnp.expand_dims(g, 0) for i, g in grads.items() if i in keep}
+
+
+def _fill(pieces, counts, source):
+    """Concatenate per-chunk cotangents (k, *source.shape); zeros where a chunk found none."""
     if all(p is None for p in pieces):
-        if unconnected is UnconnectedGradients.ZERO:
-            return wrap(np.zeros(tuple(lead_shape) + tuple(source.shape), dtype=source.dtype._np))
         return None
-    sample = next(p for p in pieces if p is not None)
-    filled = [p if p is not None else np.zeros(np.shape(sample), dtype=source.dtype._np) for p in pieces]
-    stacked = filled[0] if len(filled) == 1 else dnp.concatenate(filled, axis=0)
-    return stacked
+    dtype = source.dtype._np
+    shape = tuple(source.shape)
+    filled = [np.zeros((k,) + shape, dtype=dtype) if p is None else
+              p if tuple(dnp.shape(p)) == (k,) + shape else dnp.broadcast_to(p, (k,) + shape)
+              for p, k in zip(pieces, counts)]
+    return filled[0] if len(filled) == 1 else dnp.concatenate(filled, axis=0)
 
 
 def _as_tensor(x):
     return x if isinstance(x, Tensor) or x is None else wrap(np.asarray(x))
 
 
+def _check_loop_allowed(tape, api, use_pfor):
+    if not use_pfor and not tape._persistent:
+        raise ValueError("GradientTape must be created with persistent=True to compute the "
+                         f"{api} with eager execution enabled and with experimental_use_pfor "
+                         "set to False.")
+
+
 def tape_jacobian(tape, target, sources, unconnected, use_pfor):
     """target.shape + source.shape jacobian for every source (see GradientTape.jacobian)."""
+    _check_loop_allowed(tape, "jacobian", use_pfor)
     flat_sources = nest.flatten(sources)
-    target_shape = tuple(target.shape)
-    n = int(np.prod(target_shape)) if target_shape else 1
-    pieces = _rows(tape, target, (n,) + target_shape, flat_sources, use_pfor)
     tape._used = True
+    if not isinstance(target, Tensor):
+        target = wrap(np.asarray(target))  # a constant: connected to nothing
+    target_shape = tuple(target.shape)
+    n = int(np.prod(target_shape, dtype=np.int64))
+    keep = {s._id for s in flat_sources}
+    per_row = max([n] + [int(np.prod(s.shape, dtype=np.int64)) for s in flat_sources])
+    chunk = _chunk_rows(tape, n, per_row, target.dtype._np.itemsize, use_pfor)
+    pieces = [[] for _ in flat_sources]
+    counts = []
+    for start in range(0, n, chunk):
+        k = min(chunk, n - start)
+        seed = _identity_rows(start, k, n, target_shape, target.dtype._np)
+        grads = _sweep(tape, target, seed, keep, use_pfor)
+        counts.append(k)
+        for j, s in enumerate(flat_sources):
+            pieces[j].append(grads.get(s._id))
     results = []
     for s, p in zip(flat_sources, pieces):
-        stacked = _assemble(p, s, unconnected, target_shape)
-        if stacked is not None and not (isinstance(stacked, Tensor) and stacked.shape == target_shape + tuple(s.shape)):
-            stacked = dnp.reshape(stacked, target_shape + tuple(s.shape))
-        results.append(_as_tensor(stacked))
+        stacked = _fill(p, counts, s) if n else None
+        shape = target_shape + tuple(s.shape)
+        if stacked is None:
+            zero = unconnected is UnconnectedGradients.ZERO or n == 0 and p == []
+            results.append(wrap(np.zeros(shape, dtype=s.dtype._np)) if zero else None)
+            continue
+        results.append(_as_tensor(dnp.reshape(stacked, shape)))
     return nest.pack_sequence_as(sources, results)
 
 
+# -- tape.batch_jacobian ----------------------------------------------------------------------
+
+def _check_batch_shapes(target, source):
+    """TF's checks: rank >= 2 for both, and equal first dimensions (nothing more)."""
+    for t in (target, source):
+        if len(t.shape) < 2:
+            raise ValueError(f"Shape {t.shape} must have rank at least 2")
+    if target.shape[0] != source.shape[0]:
+        raise ValueError(f"Need first dimension of target shape ({target.shape}) and source "
+                         f"shape ({source.shape}) to match.")  # TF's text: "((7, 6))"
+
+
 def tape_batch_jacobian(tape, target, source, unconnected, use_pfor):
-    """(batch, *outs, *ins) per-example jacobians (see GradientTape.batch_jacobian)."""
-    target_shape, source_shape = tuple(target.shape), tuple(source.shape)
-    if not target_shape or not source_shape or target_shape[0] != source_shape[0]:
-        raise ValueError(f"Need first dimension of target shape ({', '.join(map(str, target_shape))}) "
-                         f"and source shape ({', '.join(map(str, source_shape))}) to match.")
-    batch, outs = target_shape[0], target_shape[1:]
-    n_out = int(np.prod(outs)) if outs else 1
-    # seed row j: ones at output element j of every example, so the batch shares one sweep
-    eye = np.eye(n_out, dtype=target.dtype._np).reshape((n_out, 1) + (outs or ()))
-    seeds_dtype_shape = (n_out, batch) + outs
-    keep = {source._id}
-    if use_pfor:
-        seed = np.broadcast_to(eye, seeds_dtype_shape).copy()
-        g = tape._backward([target], [seed], keep, consume=False, batch=n_out).get(source._id)
-    else:
-        rows = []
-        for j in range(n_out):
-            seed = np.broadcast_to(eye[j], (batch,) + outs).copy()
-            rows.append(tape._backward([target], [seed], keep, consume=False).get(source._id))
-        g = None if rows[0] is None else dnp.stack(rows)
+    """(batch, *outs, *ins) per-example jacobians (see GradientTape.batch_jacobian).
+
+    Seed row j puts a one at output element j of EVERY example, so one sweep yields row j
+    of all the per-example jacobians at once: n_out rows in all, not batch * n_out. This
+    is only right when example b's output does not depend on example c's input (TF does
+    not check that either).
+    """
+    _check_loop_allowed(tape, "batch_jacobian", use_pfor)
+    if not isinstance(target, Tensor):
+        target = wrap(np.asarray(target))
+    _check_batch_shapes(target, source)
     tape._used = True
+    target_shape, source_shape = tuple(target.shape), tuple(source.shape)
+    batch, outs, ins = target_shape[0], target_shape[1:], source_shape[1:]
+    n_out = int(np.prod(outs, dtype=np.int64))
+    keep = {source._id}
+    per_row = max(int(np.prod(target_shape, dtype=np.int64)), int(np.prod(source_shape, dtype=np.int64)))
+    chunk = _chunk_rows(tape, n_out, per_row, target.dtype._np.itemsize, use_pfor)
+    pieces, counts = [], []
+    for start in range(0, n_out, chunk):
+        k = min(chunk, n_out - start)
+        rows = _identity_rows(start, k, n_out, (1,) + outs, target.dtype._np)
+        seed = np.broadcast_to(rows, (k, batch) + outs).copy()  # (k, batch, *outs)
+        pieces.append(_sweep(tape, target, seed, keep, use_pfor).get(source._id))
+        counts.append(k)
+    g = _fill(pieces, counts, source) if n_out else None
     if g is None:
-        if unconnected is UnconnectedGradients.ZERO:
-            return wrap(np.zeros((batch,) + outs + source_shape[1:], dtype=source.dtype._np))
+        if unconnected is UnconnectedGradients.ZERO or n_out == 0:
+            return wrap(np.zeros((batch,) + outs + ins, dtype=source.dtype._np))
         return None
     # (n_out, batch, *ins) -> (batch, n_out, *ins) -> (batch, *outs, *ins)
-    g = dnp.swapaxes(g, 0, 1)
-    return _as_tensor(dnp.reshape(g, (batch,) + outs + source_shape[1:]))
+    return _as_tensor(dnp.reshape(dnp.swapaxes(g, 0, 1), (batch,) + outs + ins))
+
+
+# -- functional jacobian ----------------------------------------------------------------------
+
+def _size(x):
+    return int(np.prod(dnp.shape(x), dtype=np.int64))
+
+
+def jacobian(f, argnums=0):
+    """The jacobian of `f` w.r.t. args[argnums], by forward mode (`jacfwd`) when the
+    differentiated inputs have fewer elements than the outputs, else by reverse mode
+    (`jacrev`): each pass then yields the larger side. Shapes as jacfwd / jacrev:
+    `out.shape + in.shape`, nested like the outputs outside and the inputs inside.
+
+    Choosing needs the output size, so `f` runs once more than the chosen mode needs.
+
+    >>> import dualtape as tf
+    >>> tf.jacobians.jacobian(lambda x: tf.dnp.sin(x) * 2.0)(np.zeros(3))
+    array([[2., 0., 0.],
+           [0., 2., 0.],
+           [0., 0., 2.]])
+    """
+    def jacobian_of_f(*args):
+        from .functional import jacfwd, jacrev
+        nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+        n_in = sum(_size(leaf) for i in nums for leaf in nest.flatten(args[i]))
+        n_out = sum(_size(leaf) for leaf in nest.flatten(f(*args)))
+        mode = jacfwd if n_in < n_out else jacrev
+        return mode(f, argnums)(*args)
+
+    return jacobian_of_f
