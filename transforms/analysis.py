@@ -1,0 +1,223 @@
+"""Flow-insensitive facts the reverse pass needs: activity, scalar kinds, what bwd re-reads.
+
+- varied: depends differentiably on a `wrt` input; useful: reaches the output. Only
+  active (varied and useful) values get adjoint code.
+- kind: "scalar" for Python/NumPy scalars (no broadcasting possible, math.* is fine),
+  else "array" (anything else). Decided per call from the argument types.
+- needed: names whose values some backward code reads (upward-exposed reads of every
+  straight-line segment, control-flow headers, subscript writes); only they are saved.
+"""
+
+import numbers
+
+import numpy as np
+
+from dualtape.registry import NOT_DIFFERENTIABLE
+
+from . import _gast
+from ._gast import nodes as n
+from .normalize import For, If, Op, Primal, SetItem, While, is_name
+
+
+class Segment:
+    """A maximal run of straight-line statements (Op and Primal)."""
+
+    def __init__(self, stmts):
+        self.stmts = stmts
+
+
+def segmentize(block):
+    items, run = [], []
+    for st in block:
+        if isinstance(st, (Op, Primal)):
+            run.append(st)
+            continue
+        if run:
+            items.append(Segment(run))
+            run = []
+        if isinstance(st, If):
+            st.body, st.orelse = segmentize(st.body), segmentize(st.orelse)
+        elif isinstance(st, (For, While)):
+            st.body = segmentize(st.body)
+        items.append(st)
+    if run:
+        items.append(Segment(run))
+    return items
+
+
+def walk_items(items):
+    for item in items:
+        yield item
+        if isinstance(item, Segment):
+            yield from item.stmts
+        elif isinstance(item, If):
+            yield from walk_items(item.body)
+            yield from walk_items(item.orelse)
+        elif isinstance(item, (For, While)):
+            yield from walk_items(item.body)
+
+
+def diff_args(op):
+    """(position, name) of the arguments a gradient can flow to."""
+    out = []
+    for k, a in enumerate(op.args):
+        if not is_name(a):
+            continue
+        if op.kind == "prim":
+            prim = op.spec.prim
+            rule = prim.vjp if prim.variadic else prim.vjp_rule(k)
+            if rule is None or rule is NOT_DIFFERENTIABLE or (prim.variadic and k in prim.nondiff_argnums):
+                continue
+        out.append((k, a.id))
+    if op.kind == "call":
+        out += [(key, a.id) for key, a in op.keywords.items() if is_name(a)]
+    return out
+
+
+def activity(items, wrt_names, ret_names, optimize):
+    stmts = [s for s in walk_items(items) if isinstance(s, (Op, SetItem))]
+    varied = set(wrt_names)
+    changed = True
+    while changed:
+        changed = False
+        for s in stmts:
+            if isinstance(s, Op):
+                hit = any(name in varied for _, name in diff_args(s))
+                target = s.target
+            else:
+                hit = is_name(s.value) and s.value.id in varied
+                target = s.target
+            if hit and target not in varied:
+                varied.add(target)
+                changed = True
+    if not optimize:
+        return varied
+    useful = set(ret_names)
+    changed = True
+    while changed:
+        changed = False
+        for s in stmts:
+            if s.target not in useful:
+                continue
+            names = [name for _, name in diff_args(s)] if isinstance(s, Op) else (
+                [s.value.id] if is_name(s.value) else [])
+            for name in names:
+                if name not in useful:
+                    useful.add(name)
+                    changed = True
+    return varied & useful
+
+
+def value_kind(value):
+    if isinstance(value, (bool, numbers.Number, np.generic)) and not isinstance(value, complex):
+        return "scalar"
+    return "array"
+
+
+class Kinds:
+    """Scalar-or-array inference: a name is scalar only if every definition of it is."""
+
+    def __init__(self, items, param_kinds, namespace, locals_):
+        self.kinds = dict(param_kinds)
+        self.namespace, self.locals = namespace, locals_
+        defs = {}
+        for s in walk_items(items):
+            if isinstance(s, (Op, Primal, SetItem)):
+                for w in s.writes:
+                    defs.setdefault(w, []).append(s)
+            elif isinstance(s, For):
+                defs.setdefault(s.var, []).append(s)
+        for name in defs:
+            if name not in self.kinds:
+                self.kinds[name] = "scalar"
+        changed = True
+        while changed:
+            changed = False
+            for name, sts in defs.items():
+                if self.kinds.get(name) == "array":
+                    continue
+                if any(self._def_kind(s, name) == "array" for s in sts):
+                    self.kinds[name] = "array"
+                    changed = True
+
+    def _def_kind(self, s, name):
+        if isinstance(s, For):
+            return "scalar" if _is_range(s.iter) else "array"
+        if isinstance(s, SetItem):
+            return "array"
+        if isinstance(s, Primal):
+            node = s.node
+            if isinstance(node, n.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], n.Name):
+                return self.expr_kind(node.value)
+            if isinstance(node, n.AugAssign) and isinstance(node.target, n.Name):
+                return "scalar" if self.expr_kind(node.value) == "scalar" and self.kinds.get(name) == "scalar" else "array"
+            return "array"
+        if s.kind == "copy":
+            return self.expr_kind(s.args[0])
+        if s.kind == "prim":
+            if s.spec.math:
+                return "scalar"
+            prim = s.spec.prim
+            if prim.elementwise:
+                return "scalar" if all(a is None or self.expr_kind(a) == "scalar" for a in s.args) else "array"
+            if prim.name in ("Sum", "Mean", "Prod", "Max", "Min"):
+                axis = s.static.get("axis")
+                keep = s.static.get("keepdims")
+                if (axis is None or (_gast.is_constant(axis) and axis.value is None)) and (
+                        keep is None or (_gast.is_constant(keep) and not keep.value)):
+                    return "scalar"
+            return "array"
+        return "array"
+
+    def expr_kind(self, e):
+        if e is None:
+            return "scalar"
+        if isinstance(e, n.Constant):
+            return "scalar" if isinstance(e.value, (int, float, bool)) else "array"
+        if isinstance(e, n.Name):
+            if e.id in self.kinds:
+                return self.kinds[e.id]
+            if e.id in self.locals:
+                return "array"
+            return value_kind(self.namespace.get(e.id, None)) if e.id in self.namespace else "array"
+        if isinstance(e, n.BinOp):
+            return "scalar" if self.expr_kind(e.left) == "scalar" and self.expr_kind(e.right) == "scalar" else "array"
+        if isinstance(e, n.UnaryOp):
+            return self.expr_kind(e.operand)
+        if isinstance(e, n.Attribute) and isinstance(e.value, n.Name) and e.value.id == "math":
+            return "scalar"
+        if isinstance(e, n.Call):
+            f = e.func
+            if isinstance(f, n.Attribute) and isinstance(f.value, n.Name) and f.value.id == "math":
+                return "scalar"
+            if isinstance(f, n.Name) and f.id in ("len", "float", "int", "abs", "min", "max") and f.id not in self.locals:
+                if f.id in ("len", "float", "int"):
+                    return "scalar"
+                return "scalar" if all(self.expr_kind(a) == "scalar" for a in e.args) else "array"
+        if isinstance(e, n.IfExp):
+            return "scalar" if self.expr_kind(e.body) == "scalar" and self.expr_kind(e.orelse) == "scalar" else "array"
+        if isinstance(e, n.Compare):
+            return "scalar" if all(self.expr_kind(x) == "scalar" for x in [e.left] + e.comparators) else "array"
+        return "array"
+
+    def is_scalar(self, e):
+        return self.expr_kind(e) == "scalar"
+
+
+def _is_range(node):
+    return isinstance(node, n.Call) and isinstance(node.func, n.Name) and node.func.id == "range"
+
+
+def needed_names(items, ret_names):
+    """Names whose values backward code may read: saved when overwritten, never otherwise."""
+    needed = set(ret_names)
+    for item in walk_items(items):
+        if isinstance(item, Segment):
+            defined = set()
+            for s in item.stmts:
+                needed |= s.reads - defined
+                defined |= s.writes
+        elif isinstance(item, (For, SetItem)):  # branch tests are saved as decisions instead
+            needed |= item.reads
+    return needed
+

@@ -1,0 +1,183 @@
+"""Build, compile and save generated modules: the main adjoint plus one per helper function.
+
+Each compiled module is registered in `linecache` under `<dualtape f_vjp#N>`, so
+tracebacks, `inspect` and `pdb` show the generated code.
+"""
+
+import builtins
+import inspect
+import itertools
+import linecache
+import textwrap
+import types
+
+import numpy as np
+
+from . import _gast, runtime
+from ._gast import nodes as n
+from .desugar import MethodRewriter, desugar_jumps, desugar_returns
+from .normalize import Normalizer
+from .parse import FunctionInfo, TransformError, check_supported, error
+from .reverse import Reverse
+
+_counter = itertools.count(1)
+RUNTIME_NAMES = {k: v for k, v in vars(runtime).items() if not k.startswith("_")}
+
+
+class FunctionIR:
+    """A normalized function: IR body, return atoms and the names it uses."""
+
+    def __init__(self, fn, wrt_names, api):
+        info = FunctionInfo(fn)
+        check_supported(info, api)
+        node = info.node
+        self.doc = bool(node.body and isinstance(node.body[0], n.Expr) and _gast.is_constant(node.body[0].value)
+                        and isinstance(node.body[0].value.value, str))
+        desugar_returns(node)
+        desugar_jumps(node)
+        args = node.args
+        self.params = [a.id for a in args.posonlyargs + args.args + args.kwonlyargs]
+        self.locals = set(self.params) | _gast.store_names(node)
+        MethodRewriter(self.locals).visit(node)
+        self.info = info
+        unknown = set(wrt_names) - set(self.params)
+        if unknown:
+            raise TransformError(f"[transforms.grad] {info.name} has no parameter {sorted(unknown)[0]!r}; "
+                                 f"its parameters are {self.params}.\n  Pass wrt as parameter indices.")
+        norm = Normalizer(info, self.params, wrt_names, api)
+        ret = node.body[-1]
+        self.body = norm.block(node.body[:-1])
+        value = ret.value
+        if value is None or (_gast.is_constant(value) and value.value is None):
+            raise error(api, info, ret, "the function returns nothing",
+                        "Return the value to differentiate (a scalar for grad).")
+        self.ret_name = norm.fresh("out")
+        if isinstance(value, n.Tuple):
+            self.ret = [norm.expr(e, self.body, ret) for e in value.elts]
+        elif isinstance(value, n.Name):
+            self.ret = [value]
+        else:
+            self.ret = [norm.expr(value, self.body, ret, target=self.ret_name)]
+            if isinstance(self.ret[0], n.Name) and self.ret[0].id == self.ret_name:
+                pass
+        self.used = norm.used | self.locals
+        self.locals |= {name for name in norm.used if name.startswith("_") and name not in info.namespace}
+
+
+class Module:
+    """The generated functions of one transformation: helpers first, the main adjoint last."""
+
+    def __init__(self, api):
+        self.api = api
+        self.functions = []
+        self.helpers = {}
+        self.namespace = {}
+        self.names = set()
+        self.in_progress = set()
+        self.user_functions = []
+
+    def add_namespace(self, fn):
+        ns = dict(fn.__globals__)
+        if fn.__closure__:
+            for var, cell in zip(fn.__code__.co_freevars, fn.__closure__):
+                try:
+                    ns[var] = cell.cell_contents
+                except ValueError:
+                    pass
+        for k, v in ns.items():
+            self.namespace.setdefault(k, v)
+        if fn not in self.user_functions:
+            self.user_functions.append(fn)
+
+    def unique(self, base):
+        name, k = base, 1
+        while name in self.names:
+            k += 1
+            name = f"{base}_{k}"
+        self.names.add(name)
+        return name
+
+    def helper(self, fn, wrt, kinds, optimize, st):
+        key = (fn, wrt, tuple(sorted(kinds.items())), optimize)
+        if key in self.helpers:
+            return self.helpers[key]
+        if fn in self.in_progress:
+            raise TransformError(f"[{self.api}] {st.text!r}: the recursive call of {fn.__name__} cannot be "
+                                 "transformed.\n  Rewrite the recursion as a loop, or wrap the function "
+                                 "with dualtape.custom_gradient.")
+        self.in_progress.add(fn)
+        try:
+            name = self.unique(f"{fn.__name__}_vjp")
+            source, seed = generate(self, fn, wrt, kinds, optimize, name, "1.0", tuple_out=True)
+        finally:
+            self.in_progress.discard(fn)
+        self.helpers[key] = (name, seed)
+        self.functions.append(source)
+        return name, seed
+
+    def source(self):
+        return "\n\n\n".join(self.functions) + "\n"
+
+    def compile(self, name):
+        source = self.source()
+        filename = f"<dualtape {name}#{next(_counter)}>"
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+        namespace = dict(self.namespace)
+        namespace.update(RUNTIME_NAMES)
+        namespace["__builtins__"] = builtins
+        exec(compile(source, filename, "exec"), namespace)
+        fn = namespace[name]
+        fn.__dualtape_source__ = source
+        return fn
+
+
+def generate(module, fn, wrt, kinds, optimize, name, seed_default, tuple_out=False, preserve_result=False):
+    """Source of the adjoint of `fn` w.r.t. parameter names `wrt`, and its seed parameter."""
+    module.add_namespace(fn)
+    fir = FunctionIR(fn, wrt, module.api)
+    rev = Reverse(fir, wrt, kinds, module, optimize)
+    source, seed = rev.generate(name, seed_default, list(wrt), preserve_result, tuple_out)
+    return source, seed
+
+
+def module_source(module, header_doc):
+    """A self-contained module: imports, the constants and helpers the code reads, the functions."""
+    source = module.source()
+    tree = _gast.parse(source)
+    defined = {x.name for x in tree.body if isinstance(x, n.FunctionDef)}
+    local = set()
+    for node in _gast.walk(tree):
+        if isinstance(node, n.FunctionDef):
+            local |= {a.id for a in node.args.args + node.args.kwonlyargs + node.args.posonlyargs}
+        if isinstance(node, n.Name) and isinstance(node.ctx, n.Store):
+            local.add(node.id)
+    free = sorted({x.id for x in _gast.walk(tree) if isinstance(x, n.Name) and isinstance(x.ctx, n.Load)}
+                  - defined - local - set(dir(builtins)))
+    lines = [f'"""{header_doc}"""', "", "import math", "", "import numpy as np", ""]
+    runtime_used = sorted(x for x in free if x in RUNTIME_NAMES and x not in ("np", "math"))
+    if runtime_used:
+        lines.append(f"from dualtape.transforms.runtime import {', '.join(runtime_used)}")
+    consts, funcs = [], []
+    for name in free:
+        if name in RUNTIME_NAMES or name in ("np", "math"):
+            continue
+        if name not in module.namespace:
+            raise TransformError(f"[save] the generated code reads `{name}`, which is not defined.\n  "
+                                 "Define it at module level in the differentiated function's module.")
+        value = module.namespace[name]
+        if isinstance(value, types.ModuleType):
+            lines.append(f"import {value.__name__} as {name}" if value.__name__ != name else f"import {name}")
+        elif isinstance(value, (bool, int, float, complex, str, type(None))) or (
+                isinstance(value, tuple) and all(isinstance(v, (int, float, str, bool)) for v in value)):
+            consts.append(f"{name} = {value!r}")
+        elif isinstance(value, np.ndarray):
+            consts.append(f"{name} = np.array({value.tolist()!r}, dtype=np.{value.dtype.name})")
+        elif inspect.isfunction(value):
+            funcs.append(textwrap.dedent(inspect.getsource(value)))
+        elif hasattr(value, "__module__") and hasattr(value, "__name__") and value.__module__:
+            lines.append(f"from {value.__module__} import {value.__name__} as {name}")
+        else:
+            raise TransformError(f"[save] cannot write the value of `{name}` ({type(value).__name__}) into a "
+                                 "module.\n  Pass it as an argument, or make it a number, string or array.")
+    out = lines + [""] + consts + [""] + [f.rstrip() + "\n\n" for f in funcs] + [source]
+    return "\n".join(out).replace("\n\n\n\n\n", "\n\n\n")

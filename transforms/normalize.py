@@ -1,0 +1,552 @@
+"""From a function's gast tree to a small IR: one operation per statement, over names.
+
+`y = np.sin(x * w) + b` becomes `_mul_x_w = x * w`, `_sin_mul_x_w = np.sin(_mul_x_w)`,
+`y = _sin_mul_x_w + b`: each `Op` is one registry primitive (or a copy, subscript read,
+tuple build, or call of a user function) whose VJP rule the reverse pass instantiates.
+Statements that carry no gradient stay verbatim as `Primal`. Control flow stays
+structured: `If`, `For` (over a range; other iterables are indexed), `While`, and
+subscript writes `SetItem`, which the backward sweep must undo.
+"""
+
+import builtins
+import math
+
+import numpy as np
+
+from . import _gast, opmap
+from ._gast import nodes as n
+from .parse import error
+
+_BINOPS = {n.Add: ("+", "add"), n.Sub: ("-", "sub"), n.Mult: ("*", "mul"), n.Div: ("/", "div"),
+           n.Pow: ("**", "pow"), n.MatMult: ("@", "matmul"), n.Mod: ("%", "mod"),
+           n.FloorDiv: ("//", "floordiv")}
+_BINOP_FN = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide, "**": np.power,
+             "@": np.matmul, "%": np.mod, "//": np.floor_divide}
+_MUTATORS = {"append", "extend", "insert", "pop", "remove", "sort", "reverse", "clear", "fill",
+             "update", "setdefault", "__setitem__", "resize", "put", "itemset"}
+
+
+class Stmt:
+    line = 0
+    text = ""
+
+
+class Primal(Stmt):
+    """A statement that carries no gradient, kept as written."""
+
+    def __init__(self, node, line, text):
+        self.node, self.line, self.text = node, line, text
+        self.reads = _gast.load_names(node)
+        self.writes = _gast.store_names(node)
+        self.pure = isinstance(node, (n.Assign, n.AugAssign, n.AnnAssign))
+
+
+class Op(Stmt):
+    """`target = <one operation>(args)`; `expr` is the forward expression (a gast node)."""
+
+    def __init__(self, target, kind, expr, args, line, text, spec=None, static=None,
+                 index=None, fn=None, keywords=None, container=None):
+        self.target, self.kind, self.expr, self.args = target, kind, expr, args
+        self.line, self.text, self.spec = line, text, spec
+        self.static = static or {}
+        self.index, self.fn, self.keywords, self.container = index, fn, keywords or {}, container
+        self.reads = _gast.load_names(expr)
+        self.writes = {target}
+
+
+class SetItem(Stmt):
+    """`target[index] = value`: the overwritten slice is saved and restored."""
+
+    def __init__(self, target, index, value, line, text):
+        self.target, self.index, self.value, self.line, self.text = target, index, value, line, text
+        self.reads = {target} | _gast.load_names(index) | _gast.load_names(value)
+        self.writes = {target}
+
+
+class If(Stmt):
+    def __init__(self, test, body, orelse, line, text):
+        self.test, self.body, self.orelse, self.line, self.text = test, body, orelse, line, text
+        self.reads = _gast.load_names(test)
+
+
+class For(Stmt):
+    """`for var in range(...)`: `iter` is the range call; `break_flag` names a break flag."""
+
+    def __init__(self, var, iter, body, break_flag, line, text):
+        self.var, self.iter, self.body, self.break_flag = var, iter, body, break_flag
+        self.line, self.text = line, text
+        self.reads = _gast.load_names(iter)
+
+
+class While(Stmt):
+    def __init__(self, test, body, break_flag, line, text):
+        self.test, self.body, self.break_flag, self.line, self.text = test, body, break_flag, line, text
+        self.reads = _gast.load_names(test)
+
+
+def is_name(atom):
+    return isinstance(atom, n.Name)
+
+
+class Normalizer:
+    def __init__(self, info, params, wrt_names, api):
+        self.info, self.api = info, api
+        self.params = params
+        self.locals = set(params) | _gast.store_names(info.node)
+        self.used = set(self.locals) | {x.id for x in _gast.walk(info.node) if isinstance(x, n.Name)}
+        self.varied = set(wrt_names)
+        self._varied_fixpoint()
+        self.counter = 0
+
+    # -- resolving names ----------------------------------------------------------------------
+    def resolve(self, node):
+        """The object a call target names (globals, closure, builtins), or None for locals."""
+        if isinstance(node, n.Name):
+            if node.id in self.locals:
+                return None
+            if node.id in self.info.namespace:
+                return self.info.namespace[node.id]
+            if node.id == "np":
+                return np
+            if node.id == "math":
+                return math
+            return getattr(builtins, node.id, None)
+        if isinstance(node, n.Attribute):
+            base = self.resolve(node.value)
+            return getattr(base, node.attr, None) if base is not None else None
+        return None
+
+    # -- varied analysis on the source (flow-insensitive) --------------------------------------
+    def expr_varied(self, e):
+        if e is None:
+            return False
+        if isinstance(e, n.Name):
+            return e.id in self.varied
+        if isinstance(e, n.Constant):
+            return False
+        if isinstance(e, n.BinOp):
+            if isinstance(e.op, n.FloorDiv):
+                return False
+            return self.expr_varied(e.left) or self.expr_varied(e.right)
+        if isinstance(e, n.UnaryOp):
+            return not isinstance(e.op, (n.Not, n.Invert)) and self.expr_varied(e.operand)
+        if isinstance(e, (n.Compare, n.BoolOp)):
+            return False
+        if isinstance(e, n.IfExp):
+            return self.expr_varied(e.body) or self.expr_varied(e.orelse)
+        if isinstance(e, n.Call):
+            obj = self.resolve(e.func)
+            if obj is not None and opmap.is_nondiff(obj):
+                return False
+            return any(self.expr_varied(a) for a in e.args) or any(
+                self.expr_varied(k.value) for k in e.keywords) or (
+                isinstance(e.func, n.Attribute) and obj is None and self.expr_varied(e.func.value))
+        if isinstance(e, n.Attribute):
+            return e.attr not in opmap.NONDIFF_ATTRS and self.expr_varied(e.value)
+        if isinstance(e, n.Subscript):
+            return self.expr_varied(e.value)
+        if isinstance(e, (n.Tuple, n.List)):
+            return any(self.expr_varied(x) for x in e.elts)
+        if isinstance(e, n.Starred):
+            return self.expr_varied(e.value)
+        return bool(_gast.load_names(e) & self.varied)
+
+    def _varied_fixpoint(self):
+        changed = True
+        while changed:
+            changed = False
+            for node in _gast.walk(self.info.node):
+                pairs = []
+                if isinstance(node, (n.Assign, n.AnnAssign)) and node.value is not None:
+                    targets = node.targets if isinstance(node, n.Assign) else [node.target]
+                    pairs = [(t, node.value) for t in targets]
+                elif isinstance(node, n.AugAssign):
+                    pairs = [(node.target, node.value), (node.target, node.target)]
+                elif isinstance(node, n.For):
+                    pairs = [(node.target, node.iter)]
+                for target, value in pairs:
+                    if self.expr_varied(value) or (isinstance(target, n.Subscript) and False):
+                        root = target
+                        while isinstance(root, (n.Subscript, n.Attribute)):
+                            root = root.value
+                        for name in _gast.store_names(target) | ({root.id} if isinstance(root, n.Name) else set()):
+                            if name not in self.varied:
+                                self.varied.add(name)
+                                changed = True
+
+    # -- helpers ----------------------------------------------------------------------------------
+    def fresh(self, hint=None):
+        if hint and hint.isidentifier() and hint not in self.used and len(hint) <= 24:
+            self.used.add(hint)
+            return hint
+        while True:
+            self.counter += 1
+            name = f"_t{self.counter}"
+            if name not in self.used:
+                self.used.add(name)
+                return name
+
+    def fail(self, node, what, fix):
+        return error(self.api, self.info, node, what, fix)
+
+    def loc(self, node):
+        return self.info.abs_line(node), self.info.line_text(node)
+
+    # -- statements -------------------------------------------------------------------------------
+    def block(self, stmts):
+        out = []
+        for s in stmts:
+            self.stmt(s, out)
+        return out
+
+    def _primal(self, node, out):
+        line, text = self.loc(node)
+        out.append(Primal(node, line, text))
+
+    def stmt(self, s, out):
+        line, text = self.loc(s)
+        if isinstance(s, n.AnnAssign):
+            if s.value is None:
+                return
+            s = n.Assign(targets=[s.target], value=s.value, type_comment=None)
+            s.lineno = line - self.info.first_line + 1
+        if isinstance(s, n.Assign):
+            return self.assign(s, out)
+        if isinstance(s, n.AugAssign):
+            if not (self.expr_varied(s.value) or self.expr_varied(s.target)):
+                return self._primal(s, out)
+            load = _gast.copy(s.target)
+            for sub in _gast.walk(load):
+                if hasattr(sub, "ctx"):
+                    sub.ctx = n.Load()
+            new = n.Assign(targets=[s.target], value=n.BinOp(left=load, op=s.op, right=s.value),
+                           type_comment=None)
+            new.lineno = s.lineno
+            return self.assign(new, out)
+        if isinstance(s, n.Expr):
+            if _gast.is_constant(s.value):
+                return None
+            call = s.value
+            if (isinstance(call, n.Call) and isinstance(call.func, n.Attribute)
+                    and call.func.attr in _MUTATORS and self.expr_varied(call.func.value) is not None
+                    and (self.expr_varied(call.func.value) or any(self.expr_varied(a) for a in call.args))):
+                raise self.fail(s, f"in-place mutation `.{call.func.attr}(...)` of a differentiated value "
+                                "cannot be tracked", "Build a new list or array instead (e.g. "
+                                "`xs = xs + [v]`, `np.concatenate`), or compute it outside the function.")
+            return self._primal(s, out)
+        if isinstance(s, n.Pass):
+            return None
+        if isinstance(s, (n.Assert, n.Raise)):
+            return self._primal(s, out)
+        if isinstance(s, n.If):
+            if not self._writes_varied(s):
+                return self._primal(s, out)
+            out.append(If(s.test, self.block(s.body), self.block(s.orelse), line, text))
+            return None
+        if isinstance(s, n.For):
+            return self.for_loop(s, out)
+        if isinstance(s, n.While):
+            if not self._writes_varied(s):
+                return self._primal(s, out)
+            out.append(While(s.test, self.block(s.body), getattr(s, "_dualtape_break", None), line, text))
+            return None
+        if isinstance(s, n.Return):
+            raise AssertionError("returns are desugared before normalization")
+        if isinstance(s, (n.Break, n.Continue)):
+            raise AssertionError("jumps are desugared before normalization")
+        raise self.fail(s, f"`{type(s).__name__}` statements are not supported by the transformer",
+                        "Rewrite it with assignments, if/else and loops, or use GradientTape for it.")
+
+    def _writes_varied(self, s):
+        for node in _gast.walk(s):
+            if isinstance(node, (n.Assign, n.AugAssign, n.AnnAssign)):
+                targets = node.targets if isinstance(node, n.Assign) else [node.target]
+                for t in targets:
+                    root = t
+                    while isinstance(root, (n.Subscript, n.Attribute)):
+                        root = root.value
+                    names = _gast.store_names(t) | ({root.id} if isinstance(root, n.Name) else set())
+                    if names & self.varied:
+                        return True
+            if isinstance(node, n.Expr) and isinstance(node.value, n.Call) and self.expr_varied(node.value):
+                return True
+        return False
+
+    def assign(self, s, out):
+        line, text = self.loc(s)
+        targets, value = s.targets, s.value
+        if len(targets) > 1:
+            first = n.Assign(targets=[targets[0]], value=value, type_comment=None)
+            first.lineno = s.lineno
+            self.assign(first, out)
+            for t in targets[1:]:
+                nxt = n.Assign(targets=[t], value=_gast.copy(_as_load(targets[0])), type_comment=None)
+                nxt.lineno = s.lineno
+                self.assign(nxt, out)
+            return
+        target = targets[0]
+        if isinstance(target, n.Name):
+            if not self.expr_varied(value):
+                return self._primal(s, out)
+            self.expr(value, out, s, target=target.id)
+            return
+        if isinstance(target, (n.Tuple, n.List)):
+            names = target.elts
+            if not all(isinstance(t, n.Name) for t in names):
+                raise self.fail(s, "nested or subscripted targets in tuple unpacking are not supported",
+                                "Unpack into plain names first, then assign.")
+            if not self.expr_varied(value):
+                return self._primal(s, out)
+            if isinstance(value, (n.Tuple, n.List)) and len(value.elts) == len(names):
+                clash = {t.id for t in names} & set().union(*(_gast.load_names(v) for v in value.elts))
+                atoms = []
+                for t, v in zip(names, value.elts):
+                    temp = self.fresh() if clash else t.id
+                    atoms.append(self.expr(v, out, s, target=temp))
+                if clash:
+                    for t, a in zip(names, atoms):
+                        self._copy(t.id, a, out, s)
+                return
+            whole = self.expr(value, out, s)
+            for i, t in enumerate(names):
+                index = _gast.constant(i)
+                self._emit(Op(t.id, "getitem", n.Subscript(value=_gast.copy(whole), slice=index, ctx=n.Load()),
+                              [whole], line, text, index=index), out)
+            return
+        if isinstance(target, n.Subscript):
+            root = target.value
+            if not isinstance(root, n.Name):
+                raise self.fail(s, "assignment into a nested subscript or attribute of a differentiated value",
+                                "Assign into a plain array name (`x[i, j] = v`).")
+            if not (self.expr_varied(value) or root.id in self.varied):
+                return self._primal(s, out)
+            atom = self.expr(value, out, s)
+            out.append(SetItem(root.id, target.slice, atom, line, text))
+            return
+        if isinstance(target, n.Attribute):
+            raise self.fail(s, f"attribute assignment `{_gast.unparse(target)} = ...` cannot be tracked",
+                            "Return the value instead, or keep the object outside the differentiated function.")
+        raise self.fail(s, f"assignment target `{_gast.unparse(target)}` is not supported",
+                        "Assign to a name, a tuple of names, or a subscript of a name.")
+
+    def _copy(self, target, atom, out, s):
+        line, text = self.loc(s)
+        if is_name(atom):
+            self._emit(Op(target, "copy", _gast.copy(atom), [atom], line, text), out)
+        else:
+            node = n.Assign(targets=[_gast.name(target, store=True)], value=_gast.copy(atom), type_comment=None)
+            node.lineno = s.lineno
+            out.append(Primal(node, line, text))
+
+    def _emit(self, op, out):
+        self.varied.add(op.target)
+        # an op never reads its own target: `x = x * 2` becomes `_t = x * 2; x = _t`
+        if op.kind != "copy" and op.target in {a.id for a in op.args if is_name(a)} | op.reads:
+            final = op.target
+            op.target = self.fresh()
+            op.writes = {op.target}
+            out.append(op)
+            copy = Op(final, "copy", _gast.name(op.target), [_gast.name(op.target)], op.line, op.text)
+            copy.split = True
+            out.append(copy)
+            return
+        out.append(op)
+
+    def for_loop(self, s, out):
+        line, text = self.loc(s)
+        flag = getattr(s, "_dualtape_break", None)
+        if not self._writes_varied(s):
+            return self._primal(s, out)
+        it = s.iter
+        obj = self.resolve(it.func) if isinstance(it, n.Call) else None
+        if obj is builtins.range and isinstance(s.target, n.Name):
+            out.append(For(s.target.id, it, self.block(s.body), flag, line, text))
+            return
+        prefix = []
+        if obj is builtins.enumerate and isinstance(s.target, n.Tuple) and len(s.target.elts) == 2:
+            index_name, elem_targets, seqs = s.target.elts[0], [s.target.elts[1]], [it.args[0]]
+        elif obj is builtins.zip and isinstance(s.target, n.Tuple) and len(s.target.elts) == len(it.args):
+            index_name, elem_targets, seqs = None, s.target.elts, list(it.args)
+        else:
+            index_name, elem_targets, seqs = None, [s.target], [it]
+        seq_atoms = []
+        for seq in seqs:
+            if self.expr_varied(seq) or isinstance(seq, n.Name):
+                seq_atoms.append(self.expr(seq, out, s) if self.expr_varied(seq) else seq)
+            else:
+                tmp = self.fresh("_items")
+                node = _gast.parse(f"{tmp} = list({_gast.unparse(seq)})").body[0]
+                node.lineno = s.lineno
+                out.append(Primal(node, line, text))
+                seq_atoms.append(_gast.name(tmp))
+        if index_name is not None and isinstance(index_name, n.Name):
+            var = index_name.id
+        else:
+            var = self.fresh("_i")
+        lengths = [f"len({_gast.unparse(a)})" for a in seq_atoms]
+        length = lengths[0] if len(lengths) == 1 else f"min({', '.join(lengths)})"
+        iter_node = _gast.parse_expr(f"range({length})")
+        for target, seq_atom in zip(elem_targets, seq_atoms):
+            read = n.Subscript(value=_gast.copy(seq_atom), slice=_gast.name(var), ctx=n.Load())
+            assign = n.Assign(targets=[target], value=read, type_comment=None)
+            assign.lineno = s.lineno
+            self.stmt(assign, prefix)
+        out.append(For(var, iter_node, prefix + self.block(s.body), flag, line, text))
+
+    # -- expressions ------------------------------------------------------------------------------
+    def expr(self, e, out, s, target=None):
+        """Emit Ops computing `e`; return the atom (a Name or an inactive expression) holding it."""
+        line, text = self.loc(s)
+        if not self.expr_varied(e):
+            if target is None and _simple(e):
+                return e
+            name = target or self.fresh()
+            node = n.Assign(targets=[_gast.name(name, store=True)], value=e, type_comment=None)
+            node.lineno = s.lineno
+            out.append(Primal(node, line, text))
+            return _gast.name(name)
+        if isinstance(e, n.Name):
+            if target is not None and target != e.id:
+                self._emit(Op(target, "copy", _gast.copy(e), [e], line, text), out)
+                return _gast.name(target)
+            return e
+        if isinstance(e, n.BinOp):
+            symbol, word = _BINOPS[type(e.op)]
+            a = self.expr(e.left, out, s)
+            b = self.expr(e.right, out, s)
+            spec = opmap.lookup(_BINOP_FN[symbol])
+            name = target or self.fresh(_hint(word, a, b))
+            self._emit(Op(name, "prim", n.BinOp(left=_gast.copy(a), op=e.op, right=_gast.copy(b)),
+                          [a, b], line, text, spec=spec), out)
+            return _gast.name(name)
+        if isinstance(e, n.UnaryOp):
+            if isinstance(e.op, n.UAdd):
+                return self.expr(e.operand, out, s, target)
+            if isinstance(e.op, n.USub):
+                a = self.expr(e.operand, out, s)
+                name = target or self.fresh(_hint("neg", a))
+                self._emit(Op(name, "prim", n.UnaryOp(op=n.USub(), operand=_gast.copy(a)), [a], line, text,
+                              spec=opmap.lookup(np.negative)), out)
+                return _gast.name(name)
+        if isinstance(e, n.Call):
+            return self.call(e, out, s, target)
+        if isinstance(e, n.Subscript):
+            base = self.expr(e.value, out, s)
+            name = target or self.fresh()
+            self._emit(Op(name, "getitem", n.Subscript(value=_gast.copy(base), slice=e.slice, ctx=n.Load()),
+                          [base], line, text, index=e.slice), out)
+            return _gast.name(name)
+        if isinstance(e, (n.Tuple, n.List)):
+            atoms = [self.expr(x, out, s) for x in e.elts]
+            name = target or self.fresh()
+            node = (n.Tuple if isinstance(e, n.Tuple) else n.List)(elts=[_gast.copy(a) for a in atoms], ctx=n.Load())
+            self._emit(Op(name, "pack", node, atoms, line, text,
+                          container="tuple" if isinstance(e, n.Tuple) else "list"), out)
+            return _gast.name(name)
+        if isinstance(e, n.IfExp):
+            name = target or self.fresh()
+            body, orelse = [], []
+            self.expr(e.body, body, s, target=name)
+            self.expr(e.orelse, orelse, s, target=name)
+            out.append(If(e.test, body, orelse, line, text))
+            return _gast.name(name)
+        if isinstance(e, n.Attribute):
+            raise self.fail(s, f"attribute `.{e.attr}` of a differentiated value is not supported",
+                            "Use the NumPy function instead (e.g. np.transpose(x) for x.T).")
+        construct = {n.ListComp: "a list comprehension", n.GeneratorExp: "a generator expression",
+                     n.DictComp: "a dict comprehension", n.SetComp: "a set comprehension",
+                     n.Lambda: "a lambda", n.Starred: "a starred expression"}.get(type(e), type(e).__name__)
+        raise self.fail(s, f"{construct} over differentiated values is not supported",
+                        "Write it as a for loop that builds the result, or wrap it with dualtape.custom_gradient.")
+
+    def call(self, e, out, s, target):
+        line, text = self.loc(s)
+        obj = self.resolve(e.func)
+        func_src = _gast.unparse(e.func)
+        if any(isinstance(a, n.Starred) for a in e.args) or any(k.arg is None for k in e.keywords):
+            raise self.fail(s, f"`*args` / `**kwargs` in the call of {func_src} on differentiated values",
+                            "Pass each argument by name or position.")
+        if obj is builtins.float:
+            return self.expr(e.args[0], out, s, target)
+        spec = opmap.lookup(obj) if obj is not None else None
+        if spec is not None:
+            if spec.prim.vjp is None:
+                raise self.fail(s, f"`{func_src}` ({spec.prim.name}) has no gradient in the registry",
+                                "Declare its VJP rule with defop, wrap the call with dualtape.custom_gradient, "
+                                "or mark it non-differentiable (stop_gradient).")
+            keywords = {k.arg: k.value for k in e.keywords}
+            try:
+                inputs, static = spec.bind(list(e.args), keywords)
+            except TypeError as exc:
+                raise self.fail(s, f"cannot bind the arguments of `{func_src}`: {exc}",
+                                "Call it with NumPy's signature.") from None
+            if spec.prim.variadic and spec.wrapper is None:
+                inputs = list(e.args)
+            elif spec.prim.variadic:
+                seq = inputs[0] if inputs else None
+                if not isinstance(seq, (n.List, n.Tuple)):
+                    raise self.fail(s, f"`{func_src}` needs a literal list of arrays to be differentiated",
+                                    "Write the sequence out: np.concatenate([a, b], axis=0).")
+                inputs = list(seq.elts)
+            atoms = [self.expr(a, out, s) if a is not None else None for a in inputs]
+            for k, v in static.items():
+                if self.expr_varied(v):
+                    raise self.fail(s, f"the static argument `{k}` of `{func_src}` depends on a differentiated value",
+                                    "Static arguments (axis, shape, ...) must not depend on the inputs being differentiated.")
+            call = _gast.copy(e)
+            mapping = {id(a): atom for a, atom in zip(inputs, atoms) if a is not None}
+            call.args = [_gast.copy(mapping.get(id(a), a)) for a in e.args]
+            if spec.prim.variadic and spec.wrapper is not None and call.args:
+                call.args[0] = type(e.args[0])(elts=[_gast.copy(a) for a in atoms], ctx=n.Load())
+            for k in call.keywords:
+                orig = keywords[k.arg]
+                k.value = _gast.copy(mapping.get(id(orig), orig))
+            name = target or self.fresh(_hint(getattr(obj, "__name__", "call"), *[a for a in atoms if a is not None][:1]))
+            self._emit(Op(name, "prim", call, [a for a in atoms], line, text, spec=spec,
+                          static=static), out)
+            return _gast.name(name)
+        if obj is not None and opmap.is_user_function(obj):
+            args = [self.expr(a, out, s) for a in e.args]
+            kws = {k.arg: self.expr(k.value, out, s) for k in e.keywords}
+            call = n.Call(func=_gast.copy(e.func), args=[_gast.copy(a) for a in args],
+                          keywords=[n.keyword(arg=k, value=_gast.copy(v)) for k, v in kws.items()])
+            name = target or self.fresh(_hint(obj.__name__, *args[:1]))
+            self._emit(Op(name, "call", call, args, line, text, fn=obj, keywords=kws), out)
+            return _gast.name(name)
+        what = f"`{func_src}`" if obj is None else f"`{func_src}` ({type(obj).__name__})"
+        raise self.fail(s, f"the call of {what} on differentiated values cannot be differentiated: "
+                        "it is neither a registry op nor a Python function with readable source",
+                        "Wrap it with dualtape.custom_gradient, declare it with defop, or mark it "
+                        "non-differentiable (stop_gradient).")
+
+
+def _as_load(node):
+    node = _gast.copy(node)
+    for sub in _gast.walk(node):
+        if hasattr(sub, "ctx"):
+            sub.ctx = n.Load()
+    return node
+
+
+def _simple(e):
+    if isinstance(e, (n.Name, n.Constant)):
+        return True
+    if isinstance(e, n.Attribute):
+        return _simple(e.value)
+    if isinstance(e, n.UnaryOp):
+        return _simple(e.operand)
+    if isinstance(e, n.BinOp):
+        return _simple(e.left) and _simple(e.right)
+    return False
+
+
+def _hint(word, *atoms):
+    parts = []
+    for a in atoms:
+        if isinstance(a, n.Name):
+            parts.append(a.id.strip("_"))
+        elif isinstance(a, n.Constant) and isinstance(a.value, int) and not isinstance(a.value, bool) and a.value >= 0:
+            parts.append(str(a.value))
+        else:
+            return None
+    return "_" + "_".join([word] + parts) if parts else None

@@ -1,0 +1,184 @@
+"""Which registry primitive a call means, and how its arguments map to the rule's parameters.
+
+`np.sin`, `math.sin`, `dnp.sin` and `x.sin`-free spellings all resolve to the `Sin`
+primitive. A `dnp` wrapper (`dnp.sum(x, axis=None, dtype=None, out=None, keepdims=False)`)
+is read once: the single primitive it calls is its op, its positional parameters feed the
+rule's inputs in order, and parameters named like the rule's keyword-only ones are static.
+"""
+
+import builtins
+import functools
+import inspect
+import math
+import textwrap
+
+import numpy as np
+
+from dualtape import numpy_api as dnp
+from dualtape.registry import NOT_DIFFERENTIABLE, Primitive
+
+from . import _gast
+from ._gast import nodes as n
+
+_MATH_TO_DNP = {
+    "sin": "sin", "cos": "cos", "tan": "tan", "asin": "arcsin", "acos": "arccos",
+    "atan": "arctan", "atan2": "arctan2", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh",
+    "exp": "exp", "log": "log", "log1p": "log1p", "expm1": "expm1", "sqrt": "sqrt",
+    "fabs": "abs", "pow": "power", "floor": "floor", "ceil": "ceil",
+}
+
+# Calls whose result never carries a gradient (ints, bools, shapes, indices).
+NONDIFF_BUILTINS = {len, range, int, bool, isinstance, type, round, print, id, str, repr,
+                    sorted, any, all, hash}
+NONDIFF_NUMPY = {np.shape, np.ndim, np.size, np.argmax, np.argmin, np.argsort, np.zeros,
+                 np.ones, np.zeros_like, np.ones_like, np.arange, np.linspace, np.eye,
+                 np.empty, np.empty_like, np.full, np.sign, np.isnan, np.isfinite, np.floor,
+                 np.ceil, np.round, np.greater, np.less, np.equal, np.nonzero, np.count_nonzero,
+                 math.floor, math.ceil, math.isnan, math.isfinite, dnp.shape, dnp.ndim, dnp.size,
+                 dnp.ones_like, dnp.zeros_like}
+NONDIFF_ATTRS = {"shape", "ndim", "size", "dtype"}
+
+
+class OpSpec:
+    """A resolved call: the primitive, its rule's input names, static names and the binder."""
+
+    __slots__ = ("prim", "wrapper", "inputs", "statics", "math")
+
+    def __init__(self, prim, wrapper, inputs, statics, is_math):
+        self.prim, self.wrapper, self.inputs, self.statics, self.math = prim, wrapper, inputs, statics, is_math
+
+    def bind(self, args, keywords):
+        """Map call arguments (gast nodes) to ([input node or None], {static name: node})."""
+        if self.wrapper is None:
+            if self.prim.variadic:
+                return list(args), {k: v for k, v in keywords.items() if k in self.statics}
+            inputs = list(args) + [None] * (len(self.inputs) - len(args))
+            statics = {k: v for k, v in keywords.items() if k in self.statics}
+            extra = set(keywords) - set(self.statics)
+            for k in extra:
+                if k in self.inputs:
+                    inputs[self.inputs.index(k)] = keywords[k]
+            return inputs[:max(len(self.inputs), len(args))], statics
+        sig = inspect.signature(self.wrapper)
+        bound = sig.bind(*args, **keywords)
+        params = [p for p in sig.parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        inputs = []
+        for i, _ in enumerate(self.inputs):
+            if i < len(params):
+                p = params[i]
+                value = bound.arguments.get(p.name, p.default)
+                inputs.append(value if isinstance(value, n.AST) else _literal(value))
+            else:
+                inputs.append(None)
+        statics = {}
+        for name in self.statics:
+            if name in bound.arguments:
+                statics[name] = bound.arguments[name]
+            elif name in sig.parameters and sig.parameters[name].default is not inspect.Parameter.empty:
+                statics[name] = _literal(sig.parameters[name].default)
+        if self.prim.name == "ClipByValue":  # dnp.clip maps a None bound to -inf / inf
+            for i, inf in ((1, "-np.inf"), (2, "np.inf")):
+                if i < len(inputs) and _gast.is_constant(inputs[i]) and inputs[i].value is None:
+                    inputs[i] = _gast.parse_expr(inf)
+        return inputs, statics
+
+
+def _literal(value):
+    return _gast.parse_expr(repr(value))
+
+
+def rule_params(prim):
+    """(input parameter names, static keyword names) of a primitive's VJP rules."""
+    rules = prim.vjp if isinstance(prim.vjp, tuple) else (prim.vjp,)
+    for rule in rules:
+        if callable(rule):
+            params = list(inspect.signature(rule).parameters.values())
+            inputs = [p.name for p in params[2:] if p.kind == p.POSITIONAL_OR_KEYWORD]
+            statics = [p.name for p in params if p.kind == p.KEYWORD_ONLY]
+            return inputs, statics
+    try:
+        sig = inspect.signature(prim.impl)
+        params = list(sig.parameters.values())
+        return ([p.name for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)],
+                [p.name for p in params if p.kind == p.KEYWORD_ONLY])
+    except (TypeError, ValueError):
+        return ["x"], []
+
+
+@functools.lru_cache(maxsize=None)
+def _wrapped_primitive(fn):
+    """The single primitive a dnp wrapper function calls, or None."""
+    try:
+        source = textwrap.dedent(inspect.getsource(fn))
+    except (OSError, TypeError):
+        return None
+    found = []
+    for node in _gast.walk(_gast.parse(source)):
+        if isinstance(node, n.Name) and isinstance(node.ctx, n.Load):
+            obj = fn.__globals__.get(node.id)
+            if isinstance(obj, Primitive) and obj not in found:
+                found.append(obj)
+    return found[0] if len(found) == 1 else None
+
+
+def _hashable(obj):
+    try:
+        hash(obj)
+        return True
+    except TypeError:
+        return False
+
+
+def lookup(obj):
+    """An OpSpec for a callable (np.sin, math.sin, dnp.sum, a Primitive), or None."""
+    if not _hashable(obj):
+        return None
+    return _lookup(obj)
+
+
+@functools.lru_cache(maxsize=None)
+def _lookup(obj):
+    is_math = False
+    if getattr(obj, "__module__", None) == "math" or (
+            inspect.isbuiltin(obj) and getattr(obj, "__self__", None) is math):
+        name = _MATH_TO_DNP.get(obj.__name__)
+        if name is None or not hasattr(dnp, name):
+            return None
+        obj, is_math = getattr(dnp, name), True
+    elif obj is builtins.abs:
+        obj = dnp.abs
+    elif obj is builtins.pow:
+        obj = dnp.power
+    elif obj is builtins.max:
+        obj = dnp.maximum
+    elif obj is builtins.min:
+        obj = dnp.minimum
+    elif obj is np.dot and np.dot not in dnp.NUMPY_DISPATCH:
+        obj = dnp.matmul
+    obj = dnp.NUMPY_DISPATCH.get(obj, obj)
+    if isinstance(obj, Primitive):
+        inputs, statics = rule_params(obj)
+        return OpSpec(obj, None, inputs, statics, is_math)
+    if inspect.isfunction(obj) and (obj.__module__ or "").startswith("dualtape.ops"):
+        prim = _wrapped_primitive(obj)
+        if prim is None:
+            return None
+        inputs, statics = rule_params(prim)
+        return OpSpec(prim, obj, inputs, statics, is_math)
+    return None
+
+
+def is_nondiff(obj):
+    """True for calls whose result carries no gradient (len, np.shape, comparisons, argmax)."""
+    if not _hashable(obj):
+        return False
+    if obj in NONDIFF_BUILTINS or obj in NONDIFF_NUMPY:
+        return True
+    spec = lookup(obj)
+    return spec is not None and spec.prim.vjp is NOT_DIFFERENTIABLE
+
+
+def is_user_function(obj):
+    """A plain Python function the transformer can read and differentiate recursively."""
+    return inspect.isfunction(obj) and not (obj.__module__ or "").startswith(("dualtape", "numpy"))
