@@ -59,7 +59,7 @@ def _tour_transforms():
         return
     print("\n== Source transformation: generated adjoint code ==")
     print("gradient at 0.5:", df(0.5))
-    print(df.source)
+    print(df.source_for(0.5))
 
 
 def _pendulum_step(theta):
