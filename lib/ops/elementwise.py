@@ -150,7 +150,7 @@ def abs_jvp(dx, ans, x):
     return dx * dnp.sign(x)
 
 
-ABS = _elementwise("Abs", np.abs, vjp=abs_vjp, jvp=abs_jvp)
+ABS = _elementwise("Abs", np.abs, vjp=abs_vjp, jvp=abs_jvp, domain={"x": "nonzero"})
 
 
 def sign_vjp(g, ans, x):
@@ -161,7 +161,7 @@ def sign_jvp(dx, ans, x):
     return zeros_like(dx)
 
 
-SIGN = _elementwise("Sign", np.sign, vjp=sign_vjp, jvp=sign_jvp)
+SIGN = _elementwise("Sign", np.sign, vjp=sign_vjp, jvp=sign_jvp, domain={"x": "nonzero"})
 ROUND = _elementwise("Round", np.round, vjp=NOT_DIFFERENTIABLE, jvp=NOT_DIFFERENTIABLE)
 FLOOR = _elementwise("Floor", np.floor, vjp=NOT_DIFFERENTIABLE, jvp=NOT_DIFFERENTIABLE)
 CEIL = _elementwise("Ceil", np.ceil, vjp=NOT_DIFFERENTIABLE, jvp=NOT_DIFFERENTIABLE)
@@ -332,7 +332,7 @@ def atan2_jvp_x(dx, ans, y, x):
 
 
 ATAN2 = _elementwise("Atan2", np.arctan2, vjp=(atan2_vjp_y, atan2_vjp_x),
-                     jvp=(atan2_jvp_y, atan2_jvp_x), domain={"x": "nonzero"})
+                     jvp=(atan2_jvp_y, atan2_jvp_x), domain={"x": "nonzero", "y": "nonzero"})
 
 
 def sinh_vjp(g, ans, x):
@@ -397,7 +397,7 @@ def relu_jvp(dx, ans, x):
     return dx * step(x)
 
 
-RELU = _elementwise("Relu", _relu, vjp=relu_vjp, jvp=relu_jvp)
+RELU = _elementwise("Relu", _relu, vjp=relu_vjp, jvp=relu_jvp, domain={"x": "nonzero"})
 
 
 def _elu(x):
@@ -412,7 +412,7 @@ def elu_jvp(dx, ans, x):
     return dx * dnp.where(x > 0, 1, ans + 1)
 
 
-ELU = _elementwise("Elu", _elu, vjp=elu_vjp, jvp=elu_jvp)
+ELU = _elementwise("Elu", _elu, vjp=elu_vjp, jvp=elu_jvp, domain={"x": "nonzero"})
 
 
 def _softplus(x):
@@ -520,7 +520,8 @@ def _clip(x, lo, hi):
 
 
 CLIP = _elementwise("ClipByValue", _clip, vjp=(clip_vjp_x, clip_vjp_lo, clip_vjp_hi),
-                    jvp=(clip_jvp_x, clip_jvp_lo, clip_jvp_hi), domain={"lo": "below_hi"})
+                    jvp=(clip_jvp_x, clip_jvp_lo, clip_jvp_hi),
+                    domain={"lo": "below_hi", "x": "no_ties"})
 
 
 # -- comparisons and logic: never differentiable -------------------------------------------

@@ -1,0 +1,26 @@
+"""Shared test setup: hypothesis profiles and seeded NumPy randomness.
+
+Profiles: "ci" (few examples, derandomized, so CI runs are fast and reproducible) and
+"dev" (200 examples, random). "ci" is used when the CI variable is set, and by default;
+choose "dev" locally with HYPOTHESIS_PROFILE=dev.
+"""
+
+import os
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, settings
+
+_SLOW_IS_FINE = [HealthCheck.too_slow, HealthCheck.data_too_large]
+
+settings.register_profile("ci", max_examples=15, deadline=None, derandomize=True,
+                          database=None, print_blob=True, suppress_health_check=_SLOW_IS_FINE)
+settings.register_profile("dev", max_examples=200, deadline=None, print_blob=True,
+                          suppress_health_check=_SLOW_IS_FINE)
+settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture(autouse=True)
+def _seed_numpy():
+    """Legacy np.random calls in tests draw the same numbers on every run."""
+    np.random.seed(0)
