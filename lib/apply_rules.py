@@ -51,6 +51,20 @@ def vjp_parts(op, g, ans, values, static, wanted, batch=0):
             return vjp_parts(op, g, ans, values, static, wanted)
         finally:
             rulekit.BATCH_NDIM[0] = saved
+    rules = op.vjp
+    if rules.__class__ is tuple and not GRADIENT_OVERRIDES and op.custom_vjp is None:
+        # the hot path of every backward pass: one rule call per wanted input
+        parts = []
+        for i in wanted:
+            rule = rules[i] if i < len(rules) else NOT_DIFFERENTIABLE
+            if rule is NOT_DIFFERENTIABLE:
+                parts.append(None)
+                continue
+            part = rule(g, ans, *values, **static) if static else rule(g, ans, *values)
+            if op.elementwise and part is not None:
+                part = _unbroadcast_to(part, values[i])
+            parts.append(part)
+        return parts
     custom = op.custom_vjp
     if custom is not None:
         grads = custom(g, values)
@@ -93,6 +107,11 @@ def _unbroadcast_to(part, x):
     A float32 input combined with float64 data (through NumPy's own promotion) still gets
     a float32 gradient, as every source's gradient has the source's dtype.
     """
+    try:
+        if part.shape == x.shape and part.dtype is x.dtype and not rulekit.BATCH_NDIM[0]:
+            return part  # the common case: nothing to sum, nothing to cast
+    except AttributeError:
+        pass
     x_dtype = getattr(x, "dtype", None)
     if x_dtype is not None:
         part_dtype = getattr(part, "dtype", None)

@@ -74,7 +74,8 @@ def _call_custom(f, args, kwargs):
                    False, True, {}, (), (), False)
     op.custom_vjp = _custom_vjp(f.__name__, grad_fn, len(inputs) - len(variables), variables)
     values = [t._value if isinstance(t, Tensor) else t for t in inputs]
-    _record(saved_tapes, op, inputs, values, out, out._value, {})
+    ids = [t._id if isinstance(t, Tensor) else None for t in inputs]
+    _record(saved_tapes, op, ids, values, out, out._value, {})
     return out
 
 

@@ -41,19 +41,23 @@ def bind(op, args, static, tensors_first=False):
     """
     state = STATE
     values = []
+    ids = []
     nested = False
     dual_type = _Dual[0]
     for a in args:
         if isinstance(a, Tensor):
             if a.__class__ is not _EagerTensor:
                 _note_variable_read(a, state)
+            ids.append(a._id)
             a = a._value
             if a.__class__ is not _ndarray and isinstance(a, _Traced):
                 nested = True  # a tensor holding a dual number (forward over reverse)
-        elif dual_type and isinstance(a, dual_type):
-            if not tensors_first:
-                return _dual_bind[0](op, args, static)
-            nested = True
+        else:
+            if dual_type and isinstance(a, dual_type):
+                if not tensors_first:
+                    return _dual_bind[0](op, args, static)
+                nested = True
+            ids.append(None)
         values.append(a)
     if nested:  # re-dispatch on the values so the dual level sees the op too
         ans = op(*values, **static)
@@ -71,7 +75,7 @@ def bind(op, args, static, tensors_first=False):
     out._value = ans
     out._id = _next_id()
     if state.tapes:
-        _record(state.tapes, op, args, values, out, ans, static)
+        _record(state.tapes, op, ids, values, out, ans, static)
     if state.accumulators:
         for acc in list(state.accumulators):
             acc._propagate(op, args, values, out, static)
@@ -92,8 +96,11 @@ def _op_error(op, values, static, error):
                 "(dualtape.cast) so that they match.")
 
 
-def _record(tapes, op, args, values, out, ans, static):
-    """Append one record to every tape that watches an input of this op."""
+def _record(tapes, op, in_ids, values, out, ans, static):
+    """Append one record to every tape that watches an input of this op.
+
+    in_ids: the id of each argument that is a tensor, None for the others.
+    """
     try:
         kind = ans.dtype.kind
     except AttributeError:
@@ -102,14 +109,14 @@ def _record(tapes, op, args, values, out, ans, static):
         return  # integer, bool and string results carry no gradient (as in TF)
     if op.vjp is _NOT_DIFFERENTIABLE and op.name not in GRADIENT_OVERRIDES:
         return  # stop_gradient, round, ...: nothing can flow back, so nothing is watched
-    in_ids = tuple([a._id if a.__class__ is _EagerTensor or isinstance(a, Tensor) else None
-                    for a in args])
     saved = None
     out_id = out._id
     for tape in tapes:
         watched = tape._watched
-        wanted = tuple([i for i, tid in enumerate(in_ids) if tid in watched])  # None never is
-        if not wanted:
+        for tid in in_ids:
+            if tid in watched:  # None never is
+                break
+        else:
             continue
         if saved is None:
             saved = values
@@ -121,7 +128,7 @@ def _record(tapes, op, args, values, out, ans, static):
                              for w in values]
                     break
         watched.add(out_id)
-        tape._entries.append((op, in_ids, wanted, saved, out_id, ans, static))
+        tape._entries.append((op, in_ids, saved, out_id, ans, static))
 
 
 def _dtype(value):

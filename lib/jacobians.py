@@ -43,7 +43,7 @@ def _chunk_rows(tape, n, per_row, itemsize, use_pfor):
     limit = max(1, min(n, CHUNK_ELEMENTS // max(per_row, 1)))
     if limit <= MIN_ROWS:
         return limit
-    largest = max([per_row] + [getattr(entry[5], "size", 1) for entry in tape._entries if entry])
+    largest = max([per_row] + [getattr(entry[4], "size", 1) for entry in tape._entries if entry])
     return min(limit, max(MIN_ROWS, CACHE_BYTES // max(largest * itemsize, 1)))
 
 

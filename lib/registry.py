@@ -179,6 +179,8 @@ def defop(name, impl, vjp=None, jvp=None, *, elementwise=False, variadic=False, 
         batch_jvp = elementwise
     op = Primitive(name, impl, vjp_rules, jvp_rules, elementwise, variadic, domain or {},
                    tuple(samples), tuple(nondiff_argnums), batch_jvp)
+    if isinstance(vjp_rules, tuple) and nondiff_argnums:  # fold them in: one lookup per input
+        op.vjp = tuple(NOT_DIFFERENTIABLE if i in nondiff_argnums else r for i, r in enumerate(vjp_rules))
     if batch_vjp is not None:
         op.batch_vjp = batch_vjp
     REGISTRY[name] = op

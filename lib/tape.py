@@ -2,8 +2,7 @@
 
 Recording order is already a topological order, so the backward pass is one loop over
 the records in reverse: no recursion, no graph sort. A record is
-`(op, input_ids, wanted, input_values, output_id, output_value, static)`, where
-`wanted` lists the inputs this tape watched; ids are the tensors'
+`(op, input_ids, input_values, output_id, output_value, static)`; ids are the tensors'
 own ids, so a tape never holds the Python tensor objects themselves.
 
 When another tape (or a forward accumulator) is recording while `gradient` runs, the
@@ -174,13 +173,16 @@ class GradientTape:
             return grads
         traced = bool(STATE.tapes or STATE.accumulators)  # someone records the backward pass
         release = consume and not self._persistent
+        watched = self._watched
         for index in range(len(entries) - 1, -1, -1):
-            op, in_ids, wanted, values, out_id, ans, static = entries[index]
+            op, in_ids, values, out_id, ans, static = entries[index]
             g = grads.get(out_id) if out_id in keep else grads.pop(out_id, None)
             if release:
                 entries[index] = None  # release what the rest of the pass no longer needs
             if g is None:
                 continue
+            # every watched input gets a gradient, also one watched after the op ran (as TF)
+            wanted = [i for i, tid in enumerate(in_ids) if tid in watched]
             if traced:
                 values = tuple([alias(v, tid) if tid is not None else v for v, tid in zip(values, in_ids)])
                 ans = alias(ans, out_id)
