@@ -120,8 +120,8 @@ def _record(tapes, op, in_ids, values, out, ans, static):
             continue
         if saved is None:
             saved = values
-            for v in values:
-                if v.__class__ is _ndarray and v.flags.writeable:
+            for v, tid in zip(values, in_ids):  # a tensor's value is read-only already
+                if tid is None and v.__class__ is _ndarray and v.flags.writeable:
                     # A plain ndarray argument belongs to the user, who may write into it
                     # later: keep a private copy so the backward pass sees the value used.
                     saved = [w.copy() if w.__class__ is _ndarray and w.flags.writeable else w

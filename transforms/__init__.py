@@ -1,4 +1,4 @@
-"""dualtape.transforms: reverse mode by source transformation (see docs/transforms.md).
+"""dualtape.transforms: reverse and forward mode by source transformation (docs/transforms.md).
 
 `grad(f)` reads `f`'s source and writes a new Python function that computes the forward
 values and then the adjoints, one readable line per VJP rule of the registry:
@@ -11,6 +11,7 @@ values and then the adjoints, one readable line per VJP rule of the registry:
 """
 
 from .api import grad, vjp
+from .api_forward import hessian, hvp, jacfwd, jvp
 from .parse import TransformError
 
-__all__ = ["grad", "vjp", "TransformError"]
+__all__ = ["grad", "vjp", "jvp", "jacfwd", "hvp", "hessian", "TransformError"]

@@ -27,7 +27,7 @@ RUNTIME_NAMES = {k: v for k, v in vars(runtime).items() if not k.startswith("_")
 class FunctionIR:
     """A normalized function: IR body, return atoms and the names it uses."""
 
-    def __init__(self, fn, wrt_names, api):
+    def __init__(self, fn, wrt_names, api, normalizer=Normalizer):
         info = FunctionInfo(fn)
         check_supported(info, api)
         node = info.node
@@ -44,7 +44,7 @@ class FunctionIR:
         if unknown:
             raise TransformError(f"[transforms.grad] {info.name} has no parameter {sorted(unknown)[0]!r}; "
                                  f"its parameters are {self.params}.\n  Pass wrt as parameter indices.")
-        norm = Normalizer(info, self.params, wrt_names, api)
+        norm = normalizer(info, self.params, wrt_names, api)
         ret = node.body[-1]
         self.body = norm.block(node.body[:-1])
         value = ret.value
@@ -115,6 +115,25 @@ class Module:
         self.functions.append(source)
         return name, seed
 
+    def forward_helper(self, fn, wrt, kinds, optimize, batch, st):
+        """(name, tangent parameter names) of the tangent function of a called user function."""
+        key = ("jvp", fn, wrt, tuple(sorted(kinds.items())), optimize, batch)
+        if key in self.helpers:
+            return self.helpers[key]
+        if fn in self.in_progress:
+            raise TransformError(f"[{self.api}] {st.text!r}: the recursive call of {fn.__name__} cannot be "
+                                 "transformed.\n  Rewrite the recursion as a loop, or wrap the function "
+                                 "with dualtape.custom_gradient.")
+        self.in_progress.add(fn)
+        try:
+            name = self.unique(f"{fn.__name__}_jvp")
+            source, tparams = generate_forward(self, fn, wrt, kinds, optimize, name, batch)
+        finally:
+            self.in_progress.discard(fn)
+        self.helpers[key] = (name, tparams)
+        self.functions.append(source)
+        return name, tparams
+
     def source(self):
         return "\n\n\n".join(self.functions) + "\n"
 
@@ -138,6 +157,15 @@ def generate(module, fn, wrt, kinds, optimize, name, seed_default, tuple_out=Fal
     rev = Reverse(fir, wrt, kinds, module, optimize)
     source, seed = rev.generate(name, seed_default, list(wrt), preserve_result, tuple_out)
     return source, seed
+
+
+def generate_forward(module, fn, wrt, kinds, optimize, name, batch=False):
+    """Source of the tangent function of `fn` w.r.t. parameter names `wrt`, and its tangent parameters."""
+    from .forward import Forward
+    from .fwd_rules import ForwardNormalizer
+    module.add_namespace(fn)
+    fir = FunctionIR(fn, wrt, module.api, ForwardNormalizer)
+    return Forward(fir, wrt, kinds, module, optimize, batch).generate(name)
 
 
 def module_source(module, header_doc):

@@ -116,6 +116,13 @@ class Normalizer:
             return getattr(base, node.attr, None) if base is not None else None
         return None
 
+    def lookup(self, obj):
+        """The OpSpec of a call target (a registry op), or None."""
+        return opmap.lookup(obj)
+
+    def is_nondiff(self, obj):
+        return opmap.is_nondiff(obj)
+
     # -- varied analysis on the source (flow-insensitive) --------------------------------------
     def expr_varied(self, e):
         if e is None:
@@ -136,7 +143,7 @@ class Normalizer:
             return self.expr_varied(e.body) or self.expr_varied(e.orelse)
         if isinstance(e, n.Call):
             obj = self.resolve(e.func)
-            if obj is not None and opmap.is_nondiff(obj):
+            if obj is not None and self.is_nondiff(obj):
                 return False
             return any(self.expr_varied(a) for a in e.args) or any(
                 self.expr_varied(k.value) for k in e.keywords) or (
@@ -468,7 +475,7 @@ class Normalizer:
                             "Pass each argument by name or position.")
         if obj is builtins.float:
             return self.expr(e.args[0], out, s, target)
-        spec = opmap.lookup(obj) if obj is not None else None
+        spec = self.lookup(obj) if obj is not None else None
         if spec is not None:
             if spec.prim.vjp is None:
                 raise self.fail(s, f"`{func_src}` ({spec.prim.name}) has no gradient in the registry",

@@ -13,36 +13,21 @@ before it, and restores every needed variable to its value before the item.
 - Branch decisions, trip counts and overwritten slices go on the same stack.
 """
 
-import re
-
 from . import _gast, tidy
 from ._gast import nodes as n
 from .analysis import Kinds, Segment, activity, diff_args, needed_names, segmentize, walk_items
 from .naming import Namer
 from .normalize import For, If, Op, Primal, SetItem, While, is_name
+from .reverse_control import ControlFlow
+from .reverse_util import (  # noqa: F401 (re-exported: the helpers used to live here)
+    _drop_blank_comments, _merge_split_copies, eliminate_dead_code, index_expr, propagate_copies, rename,
+    subscript_src, uses_ans)
 from .templates import instantiate, rule_uses
 
 IND = "    "
 
 
-class _Rename(_gast.NodeTransformer):
-    def __init__(self, loads, stores=None):
-        self.loads, self.stores = loads, stores or {}
-
-    def visit_Name(self, node):
-        table = self.stores if isinstance(node.ctx, n.Store) else self.loads
-        if node.id in table:
-            return _gast.name(table[node.id], store=isinstance(node.ctx, n.Store))
-        return node
-
-
-def rename(node, loads, stores=None):
-    if not loads and not stores:
-        return node
-    return _Rename(loads, stores).visit(_gast.copy(node))
-
-
-class Reverse:
+class Reverse(ControlFlow):
     """Generates one adjoint function from a normalized function."""
 
     def __init__(self, fir, wrt_names, param_kinds, module, optimize):
@@ -166,84 +151,6 @@ class Reverse:
         if depth == 0:
             self.loop_entry_defined = set(self.defined)
 
-    def fwd_if(self, item, depth):
-        item.cond = self.namer.fresh("_cond")
-        lines = [f"{item.cond} = {self.src(item.test)}"]
-        self.reads_before |= item.reads
-        self.in_branch += 1
-        snapshot = (set(self.reads_before), set(self.written_before))
-        body = self.fwd_block(item.body, depth) or ["pass"]
-        after = (self.reads_before, self.written_before)
-        self.reads_before, self.written_before = set(snapshot[0]), set(snapshot[1])
-        orelse = self.fwd_block(item.orelse, depth)
-        self.reads_before |= after[0]
-        self.written_before |= after[1]
-        self.in_branch -= 1
-        lines.append(f"if {item.cond}:")
-        lines += [IND + x for x in body]
-        if orelse:
-            lines.append("else:")
-            lines += [IND + x for x in orelse]
-        if depth > 0:
-            lines.append(self.push([item.cond]))  # after the branch: popped before it
-        return lines
-
-    def fwd_for(self, item, depth):
-        self._enter_loop(depth)
-        self.reads_before |= item.reads | {item.var}
-        lines = []
-        iter_src = self.src(item.iter)
-        stable = item.reads <= (self.stable | {"range", "len", "min"}) or not (item.reads & self.fir.locals)
-        item.count = None
-        if item.break_flag:
-            item.count = self.namer.fresh("_count")
-            lines.append(f"{item.count} = 0")
-        if stable:
-            item.range_src = iter_src
-            lines.append(f"for {item.var} in {iter_src}:")
-        else:
-            rng = self.namer.fresh("_range")
-            lines.append(f"{rng} = {iter_src}")
-            item.range_src = rng
-            lines.append(f"for {item.var} in {rng}:")
-        self.in_branch += 1
-        body = self.fwd_block(item.body, depth + 1)
-        self.in_branch -= 1
-        if item.count:
-            body.insert(0, f"{item.count} += 1")
-        if item.break_flag:
-            body.append(f"if {item.break_flag}:")
-            body.append(IND + "break")
-        lines += [IND + x for x in (body or ["pass"])]
-        saved = ([item.range_src] if item.range_src.startswith("_range") else []) + (
-            [item.count] if item.count else [])
-        item.saved_after = saved if depth > 0 else []
-        if item.saved_after:
-            lines.append(self.push(saved))
-        return lines
-
-    def fwd_while(self, item, depth):
-        self._enter_loop(depth)
-        self.reads_before |= item.reads
-        item.count = self.namer.fresh("_count")
-        lines = [f"{item.count} = 0", f"while {self.src(item.test)}:"]
-        self.in_branch += 1
-        body = [f"{item.count} += 1"] + self.fwd_block(item.body, depth + 1)
-        self.in_branch -= 1
-        if item.break_flag:
-            body += [f"if {item.break_flag}:", IND + "break"]
-        lines += [IND + x for x in body]
-        if depth > 0:
-            lines.append(self.push([item.count]))
-        return lines
-
-    def fwd_setitem(self, item, depth):
-        self.reads_before |= item.reads
-        self.uses_stack = True
-        target = subscript_src(item.target, item.index)
-        return [f"_stack.append(saved({target}))", f"{target} = {self.src(item.value)}"]
-
-    # -- backward sweep --------------------------------------------------------------------------
     def bwd_block(self, items, depth):
         lines = []
         for item in reversed(items):
@@ -434,110 +341,6 @@ class Reverse:
             self.accumulate(lines, arg_adj(var), t, var, loads.get(var, var))
         return lines
 
-    def _materialize(self, names):
-        lines = []
-        for var in sorted(names):
-            adj = self.namer.adjoint(var)
-            if adj not in self.nonzero:
-                lines.append(f"{adj} = {self.zero(var)}")
-                self.nonzero.add(adj)
-        return lines
-
-    def _touched(self, items):
-        out = set()
-        for s in walk_items(items):
-            if isinstance(s, Op) and s.target in self.active:
-                out.add(s.target)
-                out |= {name for _, name in diff_args(s) if name in self.active}
-            elif isinstance(s, SetItem) and s.target in self.active:
-                out.add(s.target)
-                if is_name(s.value) and s.value.id in self.active:
-                    out.add(s.value.id)
-            elif isinstance(s, Primal):
-                out |= s.writes & self.active
-        return out
-
-    def bwd_if(self, item, depth):
-        before = set(self.nonzero)
-        body = self.bwd_block(item.body, depth)
-        after_body = self.nonzero
-        self.nonzero = set(before)
-        orelse = self.bwd_block(item.orelse, depth)
-        after_else = self.nonzero
-        union = after_body | after_else
-        body += [f"{a} = {self._zero_for_adj(a)}" for a in sorted(union - after_body)]
-        orelse += [f"{a} = {self._zero_for_adj(a)}" for a in sorted(union - after_else)]
-        self.nonzero = union
-        lines = [f"# {item.text}"]
-        if depth > 0:
-            lines.append(self.pop([item.cond]))
-        if not body and not orelse:
-            return lines if depth > 0 else []
-        lines.append(f"if {item.cond}:")
-        lines += [IND + x for x in (body or ["pass"])]
-        if orelse:
-            lines.append("else:")
-            lines += [IND + x for x in orelse]
-        return lines
-
-    def _zero_for_adj(self, adj):
-        for var, name in self.namer._adjoints.items():
-            if name == adj:
-                return self.zero(var)
-        return "0.0"
-
-    def _carried(self, item):
-        """Active names whose adjoints cross the loop-body boundary (so must exist as variables)."""
-        inside = set(id(x) for x in walk_items(item.body))
-        outside = set(self.ret_names)
-        for x in walk_items(self.items):
-            if id(x) not in inside and x is not item and not isinstance(x, Segment):
-                outside |= getattr(x, "reads", set())
-        return self._touched(item.body) & (needed_names(item.body, []) | outside)
-
-    def _loop_body(self, item, depth):
-        touched = self._carried(item)
-        pre = self._materialize(touched)
-        body = self.bwd_block(item.body, depth + 1)
-        body += self._materialize(touched)
-        return pre, body
-
-    def bwd_for(self, item, depth):
-        lines = [f"# {item.text}"]
-        if item.saved_after:
-            lines.append(self.pop(item.saved_after))
-        rng = item.range_src
-        pre, body = self._loop_body(item, depth)
-        if item.count:
-            rng = f"{rng}[:{item.count}]"
-        header = [f"for {item.var} in reversed({rng}):"]
-        if not any(not x.startswith("#") for x in body):
-            return lines[1:]
-        return lines[:1] + pre + lines[1:] + header + [IND + x for x in body]
-
-    def bwd_while(self, item, depth):
-        lines = [f"# {item.text}"]
-        if depth > 0:
-            lines.append(self.pop([item.count]))
-        pre, body = self._loop_body(item, depth)
-        if not any(not x.startswith("#") for x in body):
-            return lines[1:]
-        return lines[:1] + pre + lines[1:] + [f"for _ in range({item.count}):"] + [IND + x for x in body]
-
-    def bwd_setitem(self, item):
-        lines = [f"# {item.text}"]
-        target = subscript_src(item.target, item.index)
-        adj = self.namer.adjoint(item.target)
-        if item.target in self.active and adj in self.nonzero:
-            if is_name(item.value) and item.value.id in self.active:
-                v = item.value.id
-                self.accumulate(lines, self.namer.adjoint(v),
-                                f"unbroadcast(saved({subscript_src(adj, item.index)}), np.shape({v}))", v, v)
-            lines.append(f"{subscript_src(adj, item.index)} = 0.0")
-        lines.append(f"{target} = _stack.pop()")
-        return lines
-
-    # -- the whole function ----------------------------------------------------------------------
     def generate(self, name, seed_default, returns, preserve_result, tuple_out=False):
         """Source of `def name(...)`; `returns` lists the parameters whose adjoints are returned."""
         fir = self.fir
@@ -599,130 +402,3 @@ class Reverse:
         if kwonly or (has_default and seed_default is None):
             return ", ".join(parts + ["*"] + kwonly + [seed_part])
         return ", ".join(parts + [seed_part])
-
-
-def _all_stmts(block):
-    for st in block:
-        yield st
-        for sub in ("body", "orelse"):
-            yield from _all_stmts(getattr(st, sub, []) or [])
-
-
-def eliminate_dead_code(block, live_out):
-    """Drop pure assignments whose values nothing reads (not the output, no statement)."""
-    while True:
-        reads = set(live_out)
-        for st in _all_stmts(block):
-            reads |= getattr(st, "reads", set())
-            if getattr(st, "break_flag", None):
-                reads.add(st.break_flag)
-
-        def keep(st):
-            if isinstance(st, Primal) and st.pure or isinstance(st, Op) and st.kind != "call":
-                return bool(st.writes & reads)
-            return True
-
-        changed = False
-
-        def prune(items):
-            nonlocal changed
-            out = []
-            for st in items:
-                if not keep(st):
-                    changed = True
-                    continue
-                for sub in ("body", "orelse"):
-                    if getattr(st, sub, None):
-                        setattr(st, sub, prune(getattr(st, sub)))
-                out.append(st)
-            return out
-
-        block = prune(block)
-        if not changed:
-            return block
-
-
-_COPY = re.compile(r"(\w+) = (\w+)")
-
-
-def propagate_copies(lines, local):
-    """Drop `b_t = bx` copies of segment-local adjoints, reading `bx` where `b_t` was read."""
-    lines = list(lines)
-    i = 0
-    while i < len(lines):
-        m = _COPY.fullmatch(lines[i])
-        if m and m.group(1) in local and m.group(1) != m.group(2):
-            a, b = m.group(1), m.group(2)
-            use = re.compile(rf"\b{a}\b")
-            later = lines[i + 1:]
-            uses = [j for j, x in enumerate(later) if use.search(x)]
-            if not any(x.startswith(f"{a} = ") for x in later):
-                last = max(uses) if uses else -1
-                if not any(x.startswith(f"{b} = ") for x in later[:last]):
-                    for j in uses:
-                        later[j] = use.sub(b, later[j])
-                    lines = lines[:i] + later
-                    continue
-        i += 1
-    return lines
-
-
-def subscript_src(name, index):
-    return _gast.unparse(n.Subscript(value=_gast.name(name), slice=_gast.copy(index), ctx=n.Load()))
-
-
-class _SliceToCall(_gast.NodeTransformer):
-    def visit_Slice(self, node):
-        self.generic_visit(node)
-        parts = [_gast.unparse(p) if p is not None else "None" for p in (node.lower, node.upper, node.step)]
-        if parts[2] == "None":
-            parts.pop()
-            if parts == ["None", "None"]:
-                parts = ["None"]
-        return _gast.parse_expr(f"slice({', '.join(parts)})")
-
-
-def index_expr(index):
-    """An index as a plain expression: `0, :` -> `(0, slice(None))`."""
-    return _SliceToCall().visit(_gast.copy(index))
-
-
-def uses_ans(op):
-    """True when the op's adjoint reads its own result (`ans`), e.g. exp, tanh, divide."""
-    if op.kind != "prim":
-        return False
-    prim = op.spec.prim
-    rules = prim.vjp if isinstance(prim.vjp, tuple) else (prim.vjp,)
-    return any(callable(r) and "ans" in rule_uses(r) for r in rules)
-
-
-def _merge_split_copies(stmts):
-    """Inside loops, `_t = E; x = _t` (made so `x = x * 2` never reads its target) is `x = E`:
-    the recomputation gives every value its own name anyway."""
-    out = []
-    for st in stmts:
-        prev = out[-1] if out else None
-        if (isinstance(st, Op) and st.kind == "copy" and getattr(st, "split", False) and isinstance(prev, Op)
-                and prev.kind == "prim"
-                and is_name(st.args[0]) and prev.target == st.args[0].id
-                and not any(st.args[0].id in o.reads for o in stmts if o is not st)):
-            prev.target = st.target
-            prev.writes = {st.target}
-            continue
-        out.append(st)
-    return out
-
-
-def _drop_blank_comments(lines):
-    out = []
-    for i, line in enumerate(lines):
-        stripped = line.strip()
-        if stripped.startswith("# ") and stripped not in ("# forward", "# backward"):
-            nxt = lines[i + 1].strip() if i + 1 < len(lines) else ""
-            indent = len(line) - len(line.lstrip())
-            nxt_indent = len(lines[i + 1]) - len(lines[i + 1].lstrip()) if i + 1 < len(lines) else -1
-            if not nxt or nxt_indent < indent or (nxt.startswith("# ") and nxt_indent == indent and
-                                                 nxt not in ("# backward",) and False):
-                continue
-        out.append(line)
-    return out

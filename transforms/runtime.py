@@ -52,3 +52,67 @@ def accumulate(b, g):
 def saved(value):
     """A copy of an overwritten slice, pushed before a subscript write."""
     return value.copy() if isinstance(value, np.ndarray) else value
+
+
+# -- forward mode (tangent code) ------------------------------------------------------------
+
+def broadcast_tangent(t, ans):
+    """The tangent `t` of an elementwise result, broadcast to the shape of the result `ans`."""
+    shape = np.shape(ans)
+    return t if np.shape(t) == shape else np.broadcast_to(t, shape)
+
+
+def batch_size(t):
+    """The number of directions k of a vector tangent (its leading axis)."""
+    if isinstance(t, (list, tuple)):
+        return batch_size(t[0])
+    return np.shape(t)[0]
+
+
+def bt(t, ans):
+    """A vector tangent (k, *x.shape) lined up with the result `ans` of an elementwise op:
+    (k, 1, ..., *x.shape), so broadcasting pairs direction j with direction j."""
+    ndim, out = np.ndim(t) - 1, np.ndim(ans)
+    if ndim < 0 or ndim >= out:
+        return t
+    shape = np.shape(t)
+    return np.reshape(t, shape[:1] + (1,) * (out - ndim) + shape[1:])
+
+
+def broadcast_batch(t, ans, k):
+    """A vector tangent of an elementwise result, broadcast to (k, *ans.shape)."""
+    shape = (k,) + np.shape(ans)
+    t = bt(t, ans) if np.ndim(t) else t
+    return t if np.shape(t) == shape else np.broadcast_to(t, shape)
+
+
+def zeros_batch(x, k):
+    """A zero vector tangent of `x`: k directions."""
+    return np.zeros((k,) + np.shape(x))
+
+
+def each(fn, *tangents):
+    """Apply a single-direction tangent rule `fn` to each of the k directions, and stack."""
+    k = next(batch_size(t) for t in tangents if isinstance(t, (list, tuple)) or np.ndim(t))
+    rows = [fn(*[_row(t, j) for t in tangents]) for j in range(k)]
+    if isinstance(rows[0], (list, tuple)):
+        return type(rows[0])(np.stack([r[i] for r in rows]) for i in range(len(rows[0])))
+    return np.stack(rows)
+
+
+def _row(t, j):
+    if isinstance(t, (list, tuple)):
+        return type(t)(_row(x, j) for x in t)
+    return t[j] if np.ndim(t) else t
+
+
+def tangent_item(t, index):
+    """`t[index]` of a vector tangent: the batch axis stays in front (tuples index directly)."""
+    if isinstance(t, (list, tuple)):
+        return t[index]
+    return t[(slice(None),) + (index if isinstance(index, tuple) else (index,))]
+
+
+def batch_index(index):
+    """The index of a vector tangent for `x[index]`: the batch axis stays in front."""
+    return (slice(None),) + (index if isinstance(index, tuple) else (index,))
