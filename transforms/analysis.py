@@ -12,7 +12,7 @@ import numbers
 
 import numpy as np
 
-from dualtape.registry import NOT_DIFFERENTIABLE
+from dualtape.registry import NOT_DIFFERENTIABLE, Traced
 
 from . import _gast
 from ._gast import nodes as n
@@ -109,6 +109,9 @@ def activity(items, wrt_names, ret_names, optimize):
 
 
 def value_kind(value):
+    """"scalar", "array", or "traced" (a tensor or dual number: an array that must see np.* calls)."""
+    if isinstance(value, Traced):
+        return "traced"
     if isinstance(value, (bool, numbers.Number, np.generic)) and not isinstance(value, complex):
         return "scalar"
     return "array"

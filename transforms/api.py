@@ -53,6 +53,7 @@ class Transformed:
             print(self.source)
 
     def _build(self, kinds):
+        kinds, traced = emit.traced_kinds(kinds)
         module = emit.Module(self.api)
         module.names.add(self.name)
         source, seed = emit.generate(module, self.f, self.wrt, kinds, self.optimize, self.name,
@@ -60,6 +61,8 @@ class Transformed:
                                      tuple_out=self.wrt_is_tuple and len(self.wrt) == 1,
                                      preserve_result=self.preserve_result)
         module.functions.append(source)
+        if traced:  # tensors and dual numbers: np.* everywhere, never math.* (see docs)
+            module.functions = [emit.respell_math(fn) for fn in module.functions]
         return module, seed
 
     @property

@@ -9,11 +9,12 @@ import inspect
 import itertools
 import linecache
 import textwrap
+import re
 import types
 
 import numpy as np
 
-from . import _gast, runtime
+from . import _gast, opmap, runtime
 from ._gast import nodes as n
 from .desugar import MethodRewriter, desugar_jumps, desugar_returns
 from .normalize import Normalizer
@@ -166,6 +167,24 @@ def generate_forward(module, fn, wrt, kinds, optimize, name, batch=False):
     module.add_namespace(fn)
     fir = FunctionIR(fn, wrt, module.api, ForwardNormalizer)
     return Forward(fir, wrt, kinds, module, optimize, batch).generate(name)
+
+
+_MATH_CALL = re.compile(r"\bmath\.(\w+)\(")
+
+
+def respell_math(source):
+    """`math.sin(x)` -> `np.sin(x)`: the version run on tensors and dual numbers, which
+    `math` would turn into floats (cutting the tape or dropping the tangent)."""
+    def repl(m):
+        name = opmap._MATH_TO_DNP.get(m.group(1))
+        return f"np.{name}(" if name and name != "abs" else m.group(0)
+    return _MATH_CALL.sub(repl, source)
+
+
+def traced_kinds(kinds):
+    """Kinds for code generation ("traced" is an array), and whether to respell math.*."""
+    traced = any(k == "traced" for k in kinds.values())
+    return {k: "array" if v == "traced" else v for k, v in kinds.items()}, traced
 
 
 def module_source(module, header_doc):

@@ -10,6 +10,7 @@ import numpy as np
 from .. import numpy_api as dnp
 from ..registry import defop
 from ..rulekit import negative_axis
+from .reductions import _axis
 
 __all__ = ["softmax", "log_softmax", "sigmoid_cross_entropy_with_logits"]
 
@@ -105,14 +106,6 @@ SIGMOID_XENT = defop("SigmoidCrossEntropyWithLogits", _sigmoid_xent,
                      vjp=(sigmoid_xent_vjp_labels, sigmoid_xent_vjp_logits),
                      jvp=(sigmoid_xent_jvp_labels, sigmoid_xent_jvp_logits), elementwise=True,
                      samples=(_sample_xent, _sample_xent_broadcast, _sample_xent_huge))
-
-
-def _axis(axis):
-    if axis is None:
-        return None
-    if isinstance(axis, (tuple, list)):
-        return tuple(int(a) for a in axis)
-    return int(axis)
 
 
 def softmax(x, axis=-1):
