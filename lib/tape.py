@@ -16,6 +16,7 @@ import warnings
 import numpy as np
 
 from . import nest
+from . import numpy_api as dnp
 from .apply_rules import vjp_parts
 from .dispatch import STATE
 from .dtypes import is_differentiable_dtype
@@ -254,6 +255,10 @@ def _as_result(g, source, unconnected):
         if unconnected is UnconnectedGradients.ZERO:
             return wrap(np.zeros(source.shape, dtype=source.dtype._np))
         return None
+    dtype = source.dtype._np
+    if dnp.result_dtype(g) != dtype and dtype.kind in "fc":
+        g = dnp.cast(g, dtype)  # NumPy's promotion inside the graph never leaks out: a
+        #                         gradient has its source's dtype (float32 stays float32)
     if isinstance(g, Tensor):
         return g
     return wrap(g if isinstance(g, Traced) else np.asarray(g))

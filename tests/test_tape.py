@@ -362,3 +362,15 @@ def test_numpy_function_without_rule_refuses_live_values_only():
 def test_multiline_str_matches_tf():
     assert str(tf.constant([[1.0, 2.0], [3.0, 4.0]])) == (
         "tf.Tensor(\n[[1. 2.]\n [3. 4.]], shape=(2, 2), dtype=float32)")
+
+
+def test_gradient_dtype_is_the_source_dtype_after_numpy_promotion():
+    v = tf.Variable([1.0, 2.0, 3.0])  # float32
+    a = np.arange(3.0)  # float64: NumPy promotes the results below to float64
+    with tf.GradientTape() as tape:
+        r = a + v
+        s = a @ v
+    assert r.dtype == tf.float64 and s.dtype == tf.float64
+    g = tape.gradient([r, s], v)
+    assert g.dtype == tf.float32
+    np.testing.assert_array_equal(g.numpy(), [1.0, 2.0, 3.0])
