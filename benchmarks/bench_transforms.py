@@ -4,7 +4,12 @@
    math.sin: the generated gradient vs a hand-written adjoint on Python floats, and vs the
    tape's gradient of the same program written with np.sin.
 2. The 784-512-512-10 MLP loss gradient vs hand-written NumPy.
+3. (issue #6) Source HVP (forward over source reverse, one generated function) of the RK4
+   pendulum and of the 64-64-64-10 tanh MLP loss: vs the source gradient (target <= 4x) and
+   vs the runtime forward-over-reverse `dualtape.functional.hvp` (target: faster).
 """
+
+import dualtape.functional as F
 
 import math
 import timeit
@@ -208,5 +213,55 @@ def main():
     print(f"  hand-written NumPy          {t_hand * 1e3:8.3f} ms   generated / hand = {t_gen / t_hand:.2f}x")
 
 
+def best_of(fns, number, rounds=15):
+    """Min time of each contender, alternating them round by round (the machine is shared)."""
+    times = [[] for _ in fns]
+    for _ in range(rounds):
+        for t, fn in zip(times, fns):
+            t.append(timeit.timeit(fn, number=number) / number)
+    return [min(t) for t in times]
+
+
+def hvp_main():
+    args, v = (0.3, 1.2), (1.0, 0.5)
+    dpend = dt.grad(pendulum, wrt=(0, 1))
+    hpend = dt.hvp(pendulum, wrt=(0, 1))
+    got = hpend(*args, v)
+    ref = F.hvp(pendulum_np, args, v)
+    assert np.allclose(got, [float(np.asarray(r)) for r in ref], rtol=1e-9), (got, ref)
+    t_grad, t_hvp = best_of([lambda: dpend(*args), lambda: hpend(*args, v)], 10)
+    (t_rt,) = best_of([lambda: F.hvp(pendulum_np, args, v)], 1, rounds=3)
+    print("RK4 pendulum, 1000 steps: Hessian-vector product w.r.t. (damping, length)")
+    print(f"  source gradient             {t_grad * 1e3:8.3f} ms")
+    print(f"  source hvp                  {t_hvp * 1e3:8.3f} ms   hvp / gradient = {t_hvp / t_grad:.2f}x")
+    print(f"  runtime hvp (functional)    {t_rt * 1e3:8.3f} ms   runtime / source hvp = {t_rt / t_hvp:.1f}x")
+
+    rng = np.random.default_rng(0)
+    sizes = [64, 64, 64, 10]
+    params = []
+    for n_in, n_out in zip(sizes[:-1], sizes[1:]):
+        params += [rng.standard_normal((n_in, n_out)) / np.sqrt(n_in), np.zeros(n_out)]
+    x = rng.standard_normal((128, 64))
+    y = rng.standard_normal((128, 10))
+    vs = tuple(rng.standard_normal(np.shape(p)) for p in params)
+    wrt = (0, 1, 2, 3, 4, 5)
+    dmlp = dt.grad(mlp_loss, wrt=wrt)
+    hmlp = dt.hvp(mlp_loss, wrt=wrt)
+
+    def runtime():
+        return F.hvp(lambda *ps: mlp_loss(*ps, x, y), tuple(params), vs)
+
+    for a, b in zip(hmlp(*params, x, y, vs), runtime()):
+        assert np.allclose(a, b, rtol=1e-9, atol=1e-12)
+    t_grad, t_hvp, t_rt = best_of([lambda: dmlp(*params, x, y), lambda: hmlp(*params, x, y, vs), runtime], 10)
+    print("MLP 64-64-64-10 tanh loss, batch 128: Hessian-vector product w.r.t. all parameters")
+    print(f"  source gradient             {t_grad * 1e3:8.3f} ms")
+    print(f"  source hvp                  {t_hvp * 1e3:8.3f} ms   hvp / gradient = {t_hvp / t_grad:.2f}x")
+    print(f"  runtime hvp (functional)    {t_rt * 1e3:8.3f} ms   runtime / source hvp = {t_rt / t_hvp:.1f}x")
+
+
 if __name__ == "__main__":
-    main()
+    import sys
+    if "--hvp" not in sys.argv:
+        main()
+    hvp_main()
