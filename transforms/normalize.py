@@ -8,6 +8,7 @@ structured: `If`, `For` (over a range; other iterables are indexed), `While`, an
 subscript writes `SetItem`, which the backward sweep must undo.
 """
 
+
 import builtins
 import math
 
@@ -15,80 +16,15 @@ import numpy as np
 
 from . import _gast, opmap
 from ._gast import nodes as n
+from .ir import For, If, Op, Primal, SetItem, Stmt, While, is_name  # noqa: F401 (re-exported)
+from .normalize_expr import Expressions, _as_load, _hint, _simple  # noqa: F401
 from .parse import error
 
-_BINOPS = {n.Add: ("+", "add"), n.Sub: ("-", "sub"), n.Mult: ("*", "mul"), n.Div: ("/", "div"),
-           n.Pow: ("**", "pow"), n.MatMult: ("@", "matmul"), n.Mod: ("%", "mod"),
-           n.FloorDiv: ("//", "floordiv")}
-_BINOP_FN = {"+": np.add, "-": np.subtract, "*": np.multiply, "/": np.divide, "**": np.power,
-             "@": np.matmul, "%": np.mod, "//": np.floor_divide}
 _MUTATORS = {"append", "extend", "insert", "pop", "remove", "sort", "reverse", "clear", "fill",
              "update", "setdefault", "__setitem__", "resize", "put", "itemset"}
 
 
-class Stmt:
-    line = 0
-    text = ""
-
-
-class Primal(Stmt):
-    """A statement that carries no gradient, kept as written."""
-
-    def __init__(self, node, line, text):
-        self.node, self.line, self.text = node, line, text
-        self.reads = _gast.load_names(node)
-        self.writes = _gast.store_names(node)
-        self.pure = isinstance(node, (n.Assign, n.AugAssign, n.AnnAssign))
-
-
-class Op(Stmt):
-    """`target = <one operation>(args)`; `expr` is the forward expression (a gast node)."""
-
-    def __init__(self, target, kind, expr, args, line, text, spec=None, static=None,
-                 index=None, fn=None, keywords=None, container=None):
-        self.target, self.kind, self.expr, self.args = target, kind, expr, args
-        self.line, self.text, self.spec = line, text, spec
-        self.static = static or {}
-        self.index, self.fn, self.keywords, self.container = index, fn, keywords or {}, container
-        self.reads = _gast.load_names(expr)
-        self.writes = {target}
-
-
-class SetItem(Stmt):
-    """`target[index] = value`: the overwritten slice is saved and restored."""
-
-    def __init__(self, target, index, value, line, text):
-        self.target, self.index, self.value, self.line, self.text = target, index, value, line, text
-        self.reads = {target} | _gast.load_names(index) | _gast.load_names(value)
-        self.writes = {target}
-
-
-class If(Stmt):
-    def __init__(self, test, body, orelse, line, text):
-        self.test, self.body, self.orelse, self.line, self.text = test, body, orelse, line, text
-        self.reads = _gast.load_names(test)
-
-
-class For(Stmt):
-    """`for var in range(...)`: `iter` is the range call; `break_flag` names a break flag."""
-
-    def __init__(self, var, iter, body, break_flag, line, text):
-        self.var, self.iter, self.body, self.break_flag = var, iter, body, break_flag
-        self.line, self.text = line, text
-        self.reads = _gast.load_names(iter)
-
-
-class While(Stmt):
-    def __init__(self, test, body, break_flag, line, text):
-        self.test, self.body, self.break_flag, self.line, self.text = test, body, break_flag, line, text
-        self.reads = _gast.load_names(test)
-
-
-def is_name(atom):
-    return isinstance(atom, n.Name)
-
-
-class Normalizer:
+class Normalizer(Expressions):
     def __init__(self, info, params, wrt_names, api):
         self.info, self.api = info, api
         self.params = params
@@ -399,161 +335,3 @@ class Normalizer:
             assign.lineno = s.lineno
             self.stmt(assign, prefix)
         out.append(For(var, iter_node, prefix + self.block(s.body), flag, line, text))
-
-    # -- expressions ------------------------------------------------------------------------------
-    def expr(self, e, out, s, target=None):
-        """Emit Ops computing `e`; return the atom (a Name or an inactive expression) holding it."""
-        line, text = self.loc(s)
-        if not self.expr_varied(e):
-            if target is None and _simple(e):
-                return e
-            name = target or self.fresh()
-            node = n.Assign(targets=[_gast.name(name, store=True)], value=e, type_comment=None)
-            node.lineno = s.lineno
-            out.append(Primal(node, line, text))
-            return _gast.name(name)
-        if isinstance(e, n.Name):
-            if target is not None and target != e.id:
-                self._emit(Op(target, "copy", _gast.copy(e), [e], line, text), out)
-                return _gast.name(target)
-            return e
-        if isinstance(e, n.BinOp):
-            symbol, word = _BINOPS[type(e.op)]
-            a = self.expr(e.left, out, s)
-            b = self.expr(e.right, out, s)
-            spec = opmap.lookup(_BINOP_FN[symbol])
-            name = target or self.fresh(_hint(word, a, b))
-            self._emit(Op(name, "prim", n.BinOp(left=_gast.copy(a), op=e.op, right=_gast.copy(b)),
-                          [a, b], line, text, spec=spec), out)
-            return _gast.name(name)
-        if isinstance(e, n.UnaryOp):
-            if isinstance(e.op, n.UAdd):
-                return self.expr(e.operand, out, s, target)
-            if isinstance(e.op, n.USub):
-                a = self.expr(e.operand, out, s)
-                name = target or self.fresh(_hint("neg", a))
-                self._emit(Op(name, "prim", n.UnaryOp(op=n.USub(), operand=_gast.copy(a)), [a], line, text,
-                              spec=opmap.lookup(np.negative)), out)
-                return _gast.name(name)
-        if isinstance(e, n.Call):
-            return self.call(e, out, s, target)
-        if isinstance(e, n.Subscript):
-            base = self.expr(e.value, out, s)
-            name = target or self.fresh()
-            self._emit(Op(name, "getitem", n.Subscript(value=_gast.copy(base), slice=e.slice, ctx=n.Load()),
-                          [base], line, text, index=e.slice), out)
-            return _gast.name(name)
-        if isinstance(e, (n.Tuple, n.List)):
-            atoms = [self.expr(x, out, s) for x in e.elts]
-            name = target or self.fresh()
-            node = (n.Tuple if isinstance(e, n.Tuple) else n.List)(elts=[_gast.copy(a) for a in atoms], ctx=n.Load())
-            self._emit(Op(name, "pack", node, atoms, line, text,
-                          container="tuple" if isinstance(e, n.Tuple) else "list"), out)
-            return _gast.name(name)
-        if isinstance(e, n.IfExp):
-            name = target or self.fresh()
-            body, orelse = [], []
-            self.expr(e.body, body, s, target=name)
-            self.expr(e.orelse, orelse, s, target=name)
-            out.append(If(e.test, body, orelse, line, text))
-            return _gast.name(name)
-        if isinstance(e, n.Attribute):
-            raise self.fail(s, f"attribute `.{e.attr}` of a differentiated value is not supported",
-                            "Use the NumPy function instead (e.g. np.transpose(x) for x.T).")
-        construct = {n.ListComp: "a list comprehension", n.GeneratorExp: "a generator expression",
-                     n.DictComp: "a dict comprehension", n.SetComp: "a set comprehension",
-                     n.Lambda: "a lambda", n.Starred: "a starred expression"}.get(type(e), type(e).__name__)
-        raise self.fail(s, f"{construct} over differentiated values is not supported",
-                        "Write it as a for loop that builds the result, or wrap it with dualtape.custom_gradient.")
-
-    def call(self, e, out, s, target):
-        line, text = self.loc(s)
-        obj = self.resolve(e.func)
-        func_src = _gast.unparse(e.func)
-        if any(isinstance(a, n.Starred) for a in e.args) or any(k.arg is None for k in e.keywords):
-            raise self.fail(s, f"`*args` / `**kwargs` in the call of {func_src} on differentiated values",
-                            "Pass each argument by name or position.")
-        if obj is builtins.float:
-            return self.expr(e.args[0], out, s, target)
-        spec = self.lookup(obj) if obj is not None else None
-        if spec is not None:
-            if spec.prim.vjp is None:
-                raise self.fail(s, f"`{func_src}` ({spec.prim.name}) has no gradient in the registry",
-                                "Declare its VJP rule with defop, wrap the call with dualtape.custom_gradient, "
-                                "or mark it non-differentiable (stop_gradient).")
-            keywords = {k.arg: k.value for k in e.keywords}
-            try:
-                inputs, static = spec.bind(list(e.args), keywords)
-            except TypeError as exc:
-                raise self.fail(s, f"cannot bind the arguments of `{func_src}`: {exc}",
-                                "Call it with NumPy's signature.") from None
-            if spec.prim.variadic and spec.wrapper is None:
-                inputs = list(e.args)
-            elif spec.prim.variadic:
-                seq = inputs[0] if inputs else None
-                if not isinstance(seq, (n.List, n.Tuple)):
-                    raise self.fail(s, f"`{func_src}` needs a literal list of arrays to be differentiated",
-                                    "Write the sequence out: np.concatenate([a, b], axis=0).")
-                inputs = list(seq.elts)
-            atoms = [self.expr(a, out, s) if a is not None else None for a in inputs]
-            for k, v in static.items():
-                if self.expr_varied(v):
-                    raise self.fail(s, f"the static argument `{k}` of `{func_src}` depends on a differentiated value",
-                                    "Static arguments (axis, shape, ...) must not depend on the inputs being differentiated.")
-            call = _gast.copy(e)
-            mapping = {id(a): atom for a, atom in zip(inputs, atoms) if a is not None}
-            call.args = [_gast.copy(mapping.get(id(a), a)) for a in e.args]
-            if spec.prim.variadic and spec.wrapper is not None and call.args:
-                call.args[0] = type(e.args[0])(elts=[_gast.copy(a) for a in atoms], ctx=n.Load())
-            for k in call.keywords:
-                orig = keywords[k.arg]
-                k.value = _gast.copy(mapping.get(id(orig), orig))
-            name = target or self.fresh(_hint(getattr(obj, "__name__", "call"), *[a for a in atoms if a is not None][:1]))
-            self._emit(Op(name, "prim", call, [a for a in atoms], line, text, spec=spec,
-                          static=static), out)
-            return _gast.name(name)
-        if obj is not None and opmap.is_user_function(obj):
-            args = [self.expr(a, out, s) for a in e.args]
-            kws = {k.arg: self.expr(k.value, out, s) for k in e.keywords}
-            call = n.Call(func=_gast.copy(e.func), args=[_gast.copy(a) for a in args],
-                          keywords=[n.keyword(arg=k, value=_gast.copy(v)) for k, v in kws.items()])
-            name = target or self.fresh(_hint(obj.__name__, *args[:1]))
-            self._emit(Op(name, "call", call, args, line, text, fn=obj, keywords=kws), out)
-            return _gast.name(name)
-        what = f"`{func_src}`" if obj is None else f"`{func_src}` ({type(obj).__name__})"
-        raise self.fail(s, f"the call of {what} on differentiated values cannot be differentiated: "
-                        "it is neither a registry op nor a Python function with readable source",
-                        "Wrap it with dualtape.custom_gradient, declare it with defop, or mark it "
-                        "non-differentiable (stop_gradient).")
-
-
-def _as_load(node):
-    node = _gast.copy(node)
-    for sub in _gast.walk(node):
-        if hasattr(sub, "ctx"):
-            sub.ctx = n.Load()
-    return node
-
-
-def _simple(e):
-    if isinstance(e, (n.Name, n.Constant)):
-        return True
-    if isinstance(e, n.Attribute):
-        return _simple(e.value)
-    if isinstance(e, n.UnaryOp):
-        return _simple(e.operand)
-    if isinstance(e, n.BinOp):
-        return _simple(e.left) and _simple(e.right)
-    return False
-
-
-def _hint(word, *atoms):
-    parts = []
-    for a in atoms:
-        if isinstance(a, n.Name):
-            parts.append(a.id.strip("_"))
-        elif isinstance(a, n.Constant) and isinstance(a.value, int) and not isinstance(a.value, bool) and a.value >= 0:
-            parts.append(str(a.value))
-        else:
-            return None
-    return "_" + "_".join([word] + parts) if parts else None

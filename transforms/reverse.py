@@ -22,7 +22,7 @@ from .reverse_control import ControlFlow
 from .reverse_util import (  # noqa: F401 (re-exported: the helpers used to live here)
     _drop_blank_comments, _merge_split_copies, eliminate_dead_code, index_expr, propagate_copies, rename,
     subscript_src, uses_ans)
-from .templates import instantiate, rule_uses
+from .templates import instantiate
 
 IND = "    "
 

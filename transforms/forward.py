@@ -1,0 +1,376 @@
+"""Forward mode by source transformation: each statement, then its tangent statement.
+
+The tangent of `x` is `dx`. Each tangent line is the sum of the op's JVP rules from the
+registry (`mul_jvp_x(dx, ans, x, y): return dx * y`), instantiated like the reverse
+templates: `z = x * y` gets `dz = dx * y + x * dy`. `LINEAR` ops apply themselves to the
+tangents (`dz = np.sum(dx, axis=0)`). Control flow is kept as written: forward mode never
+needs a stack, except to read adjoint code, whose `_stack` gets a tangent twin `_dstack`.
+
+Vector tangents (`batch=True`): every tangent has a leading axis of k directions.
+Elementwise rules run on all of them at once (`bt` lines the axes up); other ops map their
+single-direction rule over the directions (`each`).
+"""
+
+from dualtape.registry import LINEAR
+
+from . import _gast, tidy
+from ._gast import nodes as n
+from .analysis import Kinds, walk_items
+from .forward_analysis import _merge_split_copies, forward_activity, jvp_args
+from .fwd_rules import Pop, Push
+from .naming import Namer
+from .normalize import For, If, Op, Primal, SetItem, While, is_name
+from .parse import TransformError
+from .reverse_util import eliminate_dead_code, index_expr
+from .templates import instantiate, rule_template, rule_uses
+
+IND = "    "
+
+
+class Forward:
+    """Generates one tangent function (value and J @ tangents) from a normalized function."""
+
+    def __init__(self, fir, wrt_names, param_kinds, module, optimize, batch=False):
+        self.fir, self.module, self.optimize, self.batch = fir, module, optimize, batch
+        self.wrt = list(wrt_names)
+        self.ret_names = [a.id for a in fir.ret if is_name(a)]
+        body = fir.body
+        if optimize:
+            body = eliminate_dead_code(body, set(self.ret_names))
+        self.body = _merge_split_copies(body)
+        self.active = forward_activity(self.body, wrt_names, self.ret_names, optimize)
+        self.kinds = Kinds(self.body, param_kinds, fir.info.namespace, fir.locals)
+        self.namer = Namer(fir.used)
+        self.mutable = {s.target for s in walk_items(self.body) if isinstance(s, SetItem)}
+        self.uses_k = False
+        self.uses_dstack = False
+
+    # -- names and small pieces ----------------------------------------------------------------
+    def d(self, var):
+        """The tangent of `var`: `d` + var (suffixed if the user already uses that name)."""
+        if var not in self.namer._adjoints:
+            self.namer._adjoints[var] = self.namer.unique("d" + var)
+        return self.namer._adjoints[var]
+
+    def zero(self, var):
+        if self.batch:
+            self.uses_k = True
+            return f"zeros_batch({var}, _k)"
+        if self.kinds.kinds.get(var) == "scalar":
+            return "0.0"
+        return f"zeros_like({var})"
+
+    def zero_of(self, atom):
+        """A zero tangent for an inactive atom (a name or an expression)."""
+        if is_name(atom):
+            return self.zero(atom.id)
+        if self.kinds.is_scalar(atom) and not self.batch:
+            return "0.0"
+        src = _gast.unparse(atom)
+        return self.zero(f"({src})") if self.batch else f"zeros_like({src})"
+
+    def src(self, node):
+        return _gast.unparse(node)
+
+    def define(self, var, expr):
+        """`dvar = expr`, copied first where the tangent is later written into (`dx[i] = ...`)."""
+        if var in self.mutable and not expr.startswith(("zeros_like(", "zeros_batch(")):
+            expr = f"owned({expr})"
+        return f"{self.d(var)} = {expr}"
+
+    def tangent_sub(self, var, index):
+        """`dx[index]` (or `dx[:, index]` for vector tangents) as source."""
+        node = n.Subscript(value=_gast.name(self.d(var)), slice=_gast.copy(index), ctx=n.Load())
+        if self.batch:
+            elts = index.elts if isinstance(index, n.Tuple) else [index]
+            node.slice = n.Tuple(elts=[n.Slice(lower=None, upper=None, step=None)] + [_gast.copy(e) for e in elts],
+                                 ctx=n.Load())
+        return _gast.unparse(node)
+
+    # -- statements --------------------------------------------------------------------------------
+    def block(self, items):
+        lines = []
+        last = [None]
+        for st in items:
+            lines += self.stmt(st, last)
+        return lines
+
+    def _comment(self, st, first_line, last):
+        text = getattr(st, "text", "")
+        if text and text != last[0]:
+            last[0] = text
+            if first_line.strip() != text:
+                return [f"# {text}"]
+        return []
+
+    def stmt(self, st, last):
+        if isinstance(st, (Op, Primal, SetItem, Push, Pop)):
+            body = self.simple(st)
+            return self._comment(st, body[0], last) + body if body else []
+        last[0] = None
+        if isinstance(st, If):
+            body = self.block(st.body) or ["pass"]
+            orelse = self.block(st.orelse)
+            lines = [f"if {self.src(st.test)}:"] + [IND + x for x in body]
+            if orelse:
+                lines += ["else:"] + [IND + x for x in orelse]
+            return lines
+        if isinstance(st, For):
+            body = self.block(st.body)
+            if st.break_flag:
+                body += [f"if {st.break_flag}:", IND + "break"]
+            return [f"for {st.var} in {self.src(st.iter)}:"] + [IND + x for x in (body or ["pass"])]
+        if isinstance(st, While):
+            body = self.block(st.body)
+            if st.break_flag:
+                body += [f"if {st.break_flag}:", IND + "break"]
+            return [f"while {self.src(st.test)}:"] + [IND + x for x in (body or ["pass"])]
+        raise AssertionError(f"unknown statement {type(st).__name__}")
+
+    def simple(self, st):
+        if isinstance(st, Primal):
+            lines = self.src(st.node).split("\n")
+            if st.pure:
+                lines += [self.define(w, self.zero(w)) for w in sorted(st.writes & self.active)]
+            return lines
+        if isinstance(st, SetItem):
+            target = _gast.unparse(n.Subscript(value=_gast.name(st.target), slice=_gast.copy(st.index), ctx=n.Load()))
+            lines = [f"{target} = {self.src(st.value)}"]
+            if st.target in self.active:
+                value = self.d(st.value.id) if is_name(st.value) and st.value.id in self.active else "0.0"
+                lines.append(f"{self.tangent_sub(st.target, st.index)} = {value}")
+            return lines
+        if isinstance(st, Push):
+            return [self.src(st.node)] + self.push(st)
+        if isinstance(st, Pop):
+            return [self.src(st.node)] + self.pop(st)
+        return self.op(st)
+
+    # -- the tangent stack ----------------------------------------------------------------------
+    def _stack_items(self, node):
+        """Tangent sources of the active values in a pushed value or popped target."""
+        elts = node.elts if isinstance(node, (n.Tuple, n.List)) else [node]
+        out = []
+        for e in elts:
+            if isinstance(e, n.Call) and e.args:  # saved(x[i])
+                e = e.args[0]
+            if is_name(e) and e.id in self.active:
+                out.append(self.d(e.id))
+            elif isinstance(e, n.Subscript) and is_name(e.value) and e.value.id in self.active:
+                out.append(self.tangent_sub(e.value.id, e.slice))
+        return out
+
+    def push(self, st):
+        items = self._stack_items(st.value)
+        if not items:
+            return []
+        self.uses_dstack = True
+        value = items[0] if len(items) == 1 else f"({', '.join(items)})"
+        if isinstance(st.value, n.Call):
+            value = f"saved({value})"
+        return [f"_dstack.append({value})"]
+
+    def pop(self, st):
+        items = self._stack_items(st.target)
+        if not items:
+            return []
+        self.uses_dstack = True
+        return [f"{', '.join(items)} = _dstack.pop()"]
+
+    # -- one operation ------------------------------------------------------------------------------
+    def op(self, st):
+        primal = f"{st.target} = {self.src(st.expr)}"
+        if st.target not in self.active:
+            return [primal]
+        t = st.target
+        if st.kind == "copy":
+            name = st.args[0].id
+            return [primal, self.define(t, self.d(name) if name in self.active else self.zero(t))]
+        if st.kind == "getitem":
+            name = st.args[0].id
+            if name not in self.active:
+                return [primal, self.define(t, self.zero(t))]
+            if self.batch:
+                return [primal, self.define(t, f"tangent_item({self.d(name)}, {self.src(index_expr(st.index))})")]
+            return [primal, self.define(t, self.tangent_sub(name, st.index))]
+        if st.kind == "pack":
+            parts = [self.d(a.id) if is_name(a) and a.id in self.active else self.zero_of(a) for a in st.args]
+            expr = f"({', '.join(parts)}{',' if len(parts) == 1 else ''})" if st.container == "tuple" else f"[{', '.join(parts)}]"
+            return [primal, self.define(t, expr)]
+        if st.kind == "call":
+            return self.call(st)
+        expr = self.prim_tangent(st)
+        if getattr(st, "tangent_first", False):
+            if t not in _gast.load_names(_gast.parse_expr(expr)):
+                return [self.define(t, expr), primal]
+            temp = self.namer.unique("_" + t)  # the tangent reads the new value: keep a temporary
+            self.kinds.kinds[temp] = self.kinds.kinds.get(t, "array")
+            st.target = temp
+            expr = self.prim_tangent(st)
+            st.target = t
+            return [f"{temp} = {self.src(st.expr)}", f"{self.d(temp)} = {expr}", f"{t} = {temp}",
+                    self.define(t, self.d(temp))]
+        return [primal, self.define(t, expr)]
+
+    def prim_tangent(self, st):
+        prim, spec, t = st.spec.prim, st.spec, st.target
+        if prim.jvp is None:
+            raise TransformError(f"[{self.module.api}] {st.text!r}: `{prim.name}` has no JVP rule in the "
+                                 "registry, so forward mode cannot differentiate it.\n  Declare jvp= in its "
+                                 "defop, or use reverse mode (dualtape.transforms.grad).")
+        active = [(k, name) for k, name in jvp_args(st) if name in self.active]
+        ans = _gast.name(t)
+        if prim.jvp is LINEAR:
+            expr, covers = self.linear(st, active)
+            tangents = [self.d(name) for _, name in active]
+        else:
+            terms, covers, tangents = [], False, []
+            for k, name in active:
+                rule = prim.jvp if prim.variadic else prim.jvp_rule(k)
+                params = rule_template(rule)[0]
+                mapping = {params[0]: _gast.name(self.d(name)), params[1]: ans}
+                for pname, atom in zip(params[2:], st.args):
+                    if atom is not None:
+                        mapping[pname] = _gast.copy(atom)
+                if prim.variadic:
+                    mapping["argnum"] = _gast.constant(k)
+                for sname, snode in st.static.items():
+                    mapping[sname] = _gast.copy(snode)
+                if self.batch and prim.elementwise and len(st.args) > 1 and not self.kinds.is_scalar(ans):
+                    mapping[params[0]] = _gast.parse_expr(f"bt({self.d(name)}, {t})")
+                expr_node = tidy.simplify(instantiate(rule, mapping), self._is_scalar, self.optimize)
+                terms.append(expr_node)
+                tangents.append(self.d(name))
+                uses = rule_uses(rule)
+                others = [p for j, (p, a) in enumerate(zip(params[2:], st.args))
+                          if j != k and a is not None and not self.kinds.is_scalar(a)]
+                covers = covers or "ans" in uses or params[1] in uses or all(p in uses for p in others)
+            total = terms[0]
+            for term in terms[1:]:
+                total = n.BinOp(left=total, op=n.Add(), right=term)
+            expr = _gast.unparse(tidy.simplify(total, self._is_scalar, self.optimize))
+        if self.batch and not prim.elementwise:
+            ds = sorted(set(tangents))
+            expr = f"each(lambda {', '.join(ds)}: {expr}, {', '.join(ds)})"
+        elif prim.elementwise and not covers and not self.kinds.is_scalar(ans):
+            if self.batch:
+                self.uses_k = True
+                expr = f"broadcast_batch({expr}, {t}, _k)"
+            else:
+                expr = f"broadcast_tangent({expr}, {t})"
+        return expr
+
+    def linear(self, st, active):
+        """A LINEAR op on the tangents: (source, covers the full output shape)."""
+        prim = st.spec.prim
+        active_names = {name for _, name in active}
+        e = st.expr
+        if isinstance(e, n.BinOp) and isinstance(e.op, (n.Add, n.Sub)):
+            left, right = st.args
+            lname = left.id if is_name(left) and left.id in active_names else None
+            rname = right.id if is_name(right) and right.id in active_names else None
+            if self.batch and len(active_names) == 2 and not self.kinds.is_scalar(_gast.name(st.target)):
+                a, b = f"bt({self.d(lname)}, {st.target})", f"bt({self.d(rname)}, {st.target})"
+            else:
+                a, b = (self.d(lname) if lname else None), (self.d(rname) if rname else None)
+            sign = "+" if isinstance(e.op, n.Add) else "-"
+            if a and b:
+                return f"{a} {sign} {b}", True
+            if a:
+                return a, self.kinds.is_scalar(right)
+            return (b if sign == "+" else f"-{b}"), self.kinds.is_scalar(left)
+        if isinstance(e, n.UnaryOp):
+            return f"-{self.d(active[0][1])}", True
+        mapping = {}
+        for k, a in enumerate(st.args):
+            if not is_name(a) or k in prim.nondiff_argnums:
+                continue
+            mapping[a.id] = _gast.name(self.d(a.id)) if a.id in active_names else _gast.parse_expr(self.zero_of(a))
+        from .templates import _Substitute
+        node = _Substitute(mapping).visit(_gast.copy(e))
+        return _gast.unparse(tidy.simplify(node, self._is_scalar, self.optimize)), True
+
+    def _is_scalar(self, node):
+        if is_name(node) and node.id in self.namer._adjoints.values():
+            return False
+        return self.kinds.is_scalar(node)
+
+    def call(self, st):
+        import inspect
+        fn = st.fn
+        params = list(inspect.signature(fn).parameters)
+        wrt, dargs = [], []
+        for k, a in enumerate(st.args):
+            if is_name(a) and a.id in self.active and k < len(params):
+                wrt.append(params[k])
+                dargs.append(self.d(a.id))
+        for key, a in st.keywords.items():
+            if is_name(a) and a.id in self.active:
+                wrt.append(key)
+                dargs.append(self.d(a.id))
+        primal = f"{st.target} = {self.src(st.expr)}"
+        if not wrt:
+            return [primal, self.define(st.target, self.zero(st.target))]
+        kinds = {}
+        for k, a in enumerate(st.args):
+            if k < len(params):
+                kinds[params[k]] = self.kinds.expr_kind(a)
+        for key, a in st.keywords.items():
+            kinds[key] = self.kinds.expr_kind(a)
+        name, tparams = self.module.forward_helper(fn, tuple(wrt), kinds, self.optimize, self.batch, st)
+        args = [self.src(a) for a in st.args] + [f"{k}={self.src(a)}" for k, a in st.keywords.items()]
+        args += [f"{p}={d}" for p, d in zip(tparams, dargs)]
+        target = self.d(st.target)
+        if st.target in self.mutable:
+            return [f"{st.target}, {target} = {name}({', '.join(args)})", f"{target} = owned({target})"]
+        return [f"{st.target}, {target} = {name}({', '.join(args)})"]
+
+    # -- the whole function ---------------------------------------------------------------------
+    def generate(self, name):
+        """Source of `def name(*params, *, d<wrt>...)` returning (value, tangent)."""
+        fir = self.fir
+        tparams = [self.d(w) for w in self.wrt]
+        body = self.block(self.body)
+        outs, douts = [], []
+        for a in fir.ret:
+            outs.append(self.src(a))
+            if is_name(a) and a.id in self.active:
+                douts.append(self.d(a.id))
+            elif self.batch:
+                self.uses_k = True
+                douts.append(f"zeros_batch({self.src(a)}, _k)")
+            else:
+                douts.append("0.0" if self.kinds.is_scalar(a) else f"zeros_like({self.src(a)})")
+        ret_node = fir.info.node.body[-1].value if fir.info.node.body else None
+        if len(outs) == 1 and not isinstance(ret_node, n.Tuple):
+            ret = f"{outs[0]}, {douts[0]}"
+        elif len(outs) == 1:
+            ret = f"({outs[0]},), ({douts[0]},)"
+        else:
+            ret = f"({', '.join(outs)}), ({', '.join(douts)})"
+        zeros = [self.define(p, self.zero(p)) for p in self.fir.params  # parameters that later hold varied values
+                 if p in self.active and p not in self.wrt]
+        pre = []
+        if self.batch and self.uses_k:
+            pre.append(f"_k = batch_size({tparams[0]})")
+        if self.uses_dstack:
+            pre.append("_dstack = []")
+        pre += zeros
+        for w in self.wrt:
+            if w in self.mutable:
+                pre.append(f"{self.d(w)} = owned({self.d(w)})")
+        lines = [f"def {name}({self.signature(tparams)}):"]
+        if fir.doc:
+            lines.append(IND + f'"""Tangent of {fir.info.name}: generated by dualtape.transforms."""')
+        lines += [IND + x for x in pre + body + [f"return {ret}"]]
+        return "\n".join(lines), tparams
+
+    def signature(self, tparams):
+        args = self.fir.info.node.args
+        positional = args.posonlyargs + args.args
+        defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+        parts = [a.id if d is None else f"{a.id}={_gast.unparse(d)}" for a, d in zip(positional, defaults)]
+        kwonly = [a.id if d is None else f"{a.id}={_gast.unparse(d)}" for a, d in zip(args.kwonlyargs, args.kw_defaults)]
+        if kwonly or any(d is not None for d in defaults):
+            return ", ".join(parts + ["*"] + kwonly + tparams)
+        return ", ".join(parts + tparams)

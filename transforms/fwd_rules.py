@@ -1,0 +1,190 @@
+"""What the forward transformer needs beyond the registry, to read generated adjoint code.
+
+Adjoint code (the output of `grad`) calls a few helpers that are not registry ops:
+`unbroadcast`, `unreduce`, `matmul_cotangent_x`, `owned`, `add_at`, ... and pushes and pops
+a `_stack`. Forward mode over that code (`hvp`, source of source) needs a JVP rule for
+each helper: they are declared here as small primitives whose JVP rules are single-`return`
+templates, exactly like the registry's. `_stack.append(v)` / `v = _stack.pop()` become
+`Push` / `Pop` statements: the tangents travel on a second stack, `_dstack`.
+"""
+
+from dualtape import numpy_api as dnp
+from dualtape import rulekit
+from dualtape.registry import LINEAR, NOT_DIFFERENTIABLE, Primitive
+
+from . import _gast, opmap, runtime
+from ._gast import nodes as n
+from .normalize import Normalizer, Stmt, For
+
+ND = NOT_DIFFERENTIABLE
+
+
+# -- JVP templates of the helpers (parameters: tangent, ans, *inputs) ------------------------
+
+def unbroadcast_jvp(dg, ans, g, shape):
+    return unbroadcast(dg, shape)  # noqa: F821 (a runtime name of the generated code)
+
+
+def unreduce_jvp(dg, ans, g, shape, axis=None, keepdims=False):
+    return unreduce(dg, shape, axis, keepdims)  # noqa: F821
+
+
+def keepdims_shape_jvp(dg, ans, g, shape, axis=None, keepdims=False):
+    return keepdims_shape(dg, shape, axis, keepdims)  # noqa: F821
+
+
+def reshape_like_jvp(dg, ans, g, x):
+    return reshape_like(dg, x)  # noqa: F821
+
+
+def cast_back_jvp(dg, ans, g, x):
+    return cast_back(dg, x)  # noqa: F821
+
+
+def mct_x_g(dg, ans, g, x, y):
+    return matmul_cotangent_x(dg, x, y)  # noqa: F821
+
+
+def mct_x_y(dy, ans, g, x, y):
+    return matmul_cotangent_x(g, x, dy)  # noqa: F821
+
+
+def mct_y_g(dg, ans, g, x, y):
+    return matmul_cotangent_y(dg, x, y)  # noqa: F821
+
+
+def mct_y_x(dx, ans, g, x, y):
+    return matmul_cotangent_y(g, dx, y)  # noqa: F821
+
+
+def mvl_g(dg, ans, g, x, y):
+    return matmul_vjp_left(dg, x, y)  # noqa: F821
+
+
+def mvl_y(dy, ans, g, x, y):
+    return matmul_vjp_left(g, x, dy)  # noqa: F821
+
+
+def mvr_g(dg, ans, g, x, y):
+    return matmul_vjp_right(dg, x, y)  # noqa: F821
+
+
+def mvr_x(dx, ans, g, x, y):
+    return matmul_vjp_right(g, dx, y)  # noqa: F821
+
+
+def log_where_positive_jvp(dx, ans, x):
+    return dnp.where(x > 0, dx / dnp.where(x > 0, x, 1.0), 0.0)
+
+
+def owned_jvp(dg, ans, g):
+    return owned(dg)  # noqa: F821
+
+
+def _helper(name, impl, jvp, nondiff_argnums=()):
+    rules = jvp if jvp is LINEAR else tuple(jvp)
+    return Primitive(name, impl, rules, rules, False, False, {}, (), tuple(nondiff_argnums), False)
+
+
+HELPERS = {
+    rulekit.unbroadcast: _helper("unbroadcast", rulekit.unbroadcast, (unbroadcast_jvp, ND)),
+    rulekit.unreduce: _helper("unreduce", rulekit.unreduce, (unreduce_jvp, ND, ND, ND)),
+    rulekit.keepdims_shape: _helper("keepdims_shape", rulekit.keepdims_shape, (keepdims_shape_jvp, ND, ND, ND)),
+    rulekit.reshape_like: _helper("reshape_like", rulekit.reshape_like, (reshape_like_jvp, ND)),
+    rulekit.cast_back: _helper("cast_back", rulekit.cast_back, (cast_back_jvp, ND)),
+    rulekit.matmul_cotangent_x: _helper("matmul_cotangent_x", rulekit.matmul_cotangent_x, (mct_x_g, ND, mct_x_y)),
+    rulekit.matmul_cotangent_y: _helper("matmul_cotangent_y", rulekit.matmul_cotangent_y, (mct_y_g, mct_y_x, ND)),
+    rulekit.matmul_vjp_left: _helper("matmul_vjp_left", rulekit.matmul_vjp_left, (mvl_g, ND, mvl_y)),
+    rulekit.matmul_vjp_right: _helper("matmul_vjp_right", rulekit.matmul_vjp_right, (mvr_g, mvr_x, ND)),
+    rulekit.log_where_positive: _helper("log_where_positive", rulekit.log_where_positive, (log_where_positive_jvp,)),
+    rulekit.swap_last: _helper("swap_last", rulekit.swap_last, LINEAR),
+    rulekit.symmetrize: _helper("symmetrize", rulekit.symmetrize, LINEAR),
+    rulekit.untranspose: _helper("untranspose", rulekit.untranspose, LINEAR, (1,)),
+    rulekit.concat_piece: _helper("concat_piece", rulekit.concat_piece, LINEAR, (1, 2, 3)),
+    rulekit.untile: _helper("untile", rulekit.untile, LINEAR, (1,)),
+    rulekit.unpad: _helper("unpad", rulekit.unpad, LINEAR, (1,)),
+    rulekit.unindex_like: _helper("unindex_like", rulekit.unindex_like, LINEAR, (1, 2)),
+    rulekit.index_rows: _helper("index_rows", rulekit.index_rows, LINEAR, (1,)),
+    runtime.owned: _helper("owned", runtime.owned, (owned_jvp,)),
+    runtime.saved: _helper("saved", runtime.saved, LINEAR),
+    runtime.accumulate: _helper("accumulate", runtime.accumulate, LINEAR),
+    runtime.add_at: _helper("add_at", runtime.add_at, LINEAR, (1,)),
+}
+NONDIFF_HELPERS = {runtime.zeros_like, rulekit.zeros_like, rulekit.ones_like, rulekit.step,
+                   rulekit.reduced_size, rulekit.reduced_shape, rulekit.shape_of, rulekit.normalize_axis,
+                   rulekit.tie_share, rulekit.inverse_permutation, rulekit.batch_shape}
+
+
+def helper_spec(obj):
+    prim = HELPERS.get(obj) if opmap._hashable(obj) else None
+    if prim is None:
+        return None
+    inputs, statics = _inputs(prim)
+    return opmap.OpSpec(prim, None, inputs, statics, False)
+
+
+def _inputs(prim):
+    import inspect
+    try:
+        params = list(inspect.signature(prim.impl).parameters.values())
+    except (TypeError, ValueError):
+        return ["x"], []
+    return [p.name for p in params if p.kind == p.POSITIONAL_OR_KEYWORD], []
+
+
+# -- the _stack idiom --------------------------------------------------------------------------
+
+class Push(Stmt):
+    """`_stack.append(value)`: the tangents of the active values it names go on `_dstack`."""
+
+    def __init__(self, node, value, line, text):
+        self.node, self.value, self.line, self.text = node, value, line, text
+        self.reads = _gast.load_names(value) | {"_stack"}
+        self.writes = set()
+
+
+class Pop(Stmt):
+    """`target = _stack.pop()`: restores names (or a slice), and their tangents from `_dstack`."""
+
+    def __init__(self, node, target, line, text):
+        self.node, self.target, self.line, self.text = node, target, line, text
+        self.reads = _gast.load_names(target) | {"_stack"}
+        self.writes = _gast.store_names(target) | (
+            {target.value.id} if isinstance(target, n.Subscript) and isinstance(target.value, n.Name) else set())
+
+
+def _is_stack_call(node, method):
+    return (isinstance(node, n.Call) and isinstance(node.func, n.Attribute) and node.func.attr == method
+            and isinstance(node.func.value, n.Name) and node.func.value.id == "_stack")
+
+
+class ForwardNormalizer(Normalizer):
+    """The reverse transformer's normalizer, plus adjoint-code helpers, the `_stack` idiom,
+    and `for` loops over inactive iterables kept as written (forward mode never reverses them)."""
+
+    def lookup(self, obj):
+        return helper_spec(obj) or opmap.lookup(obj)
+
+    def is_nondiff(self, obj):
+        return (opmap._hashable(obj) and obj in NONDIFF_HELPERS) or opmap.is_nondiff(obj)
+
+    def stmt(self, s, out):
+        if isinstance(s, n.Expr) and _is_stack_call(s.value, "append"):
+            line, text = self.loc(s)
+            out.append(Push(s, s.value.args[0], line, text))
+            return None
+        if isinstance(s, n.Assign) and len(s.targets) == 1 and _is_stack_call(s.value, "pop"):
+            line, text = self.loc(s)
+            out.append(Pop(s, s.targets[0], line, text))
+            return None
+        return super().stmt(s, out)
+
+    def for_loop(self, s, out):
+        if self._writes_varied(s) and not self.expr_varied(s.iter):
+            line, text = self.loc(s)
+            loop = For(_gast.unparse(s.target), s.iter, self.block(s.body), getattr(s, "_dualtape_break", None),
+                       line, text)
+            loop.target_node = s.target
+            out.append(loop)
+            return None
+        return super().for_loop(s, out)

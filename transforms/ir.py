@@ -1,0 +1,71 @@
+"""The small IR the transformers work on: one operation per statement, over names.
+
+`Op` is one registry primitive (or a copy, subscript read, tuple build, or call of a user
+function); `Primal` a statement kept as written; `SetItem`, `If`, `For`, `While` the
+structured rest. `normalize.py` builds it from a function's gast tree.
+"""
+
+from . import _gast
+from ._gast import nodes as n
+
+
+class Stmt:
+    line = 0
+    text = ""
+
+
+class Primal(Stmt):
+    """A statement that carries no gradient, kept as written."""
+
+    def __init__(self, node, line, text):
+        self.node, self.line, self.text = node, line, text
+        self.reads = _gast.load_names(node)
+        self.writes = _gast.store_names(node)
+        self.pure = isinstance(node, (n.Assign, n.AugAssign, n.AnnAssign))
+
+
+class Op(Stmt):
+    """`target = <one operation>(args)`; `expr` is the forward expression (a gast node)."""
+
+    def __init__(self, target, kind, expr, args, line, text, spec=None, static=None,
+                 index=None, fn=None, keywords=None, container=None):
+        self.target, self.kind, self.expr, self.args = target, kind, expr, args
+        self.line, self.text, self.spec = line, text, spec
+        self.static = static or {}
+        self.index, self.fn, self.keywords, self.container = index, fn, keywords or {}, container
+        self.reads = _gast.load_names(expr)
+        self.writes = {target}
+
+
+class SetItem(Stmt):
+    """`target[index] = value`: the overwritten slice is saved and restored."""
+
+    def __init__(self, target, index, value, line, text):
+        self.target, self.index, self.value, self.line, self.text = target, index, value, line, text
+        self.reads = {target} | _gast.load_names(index) | _gast.load_names(value)
+        self.writes = {target}
+
+
+class If(Stmt):
+    def __init__(self, test, body, orelse, line, text):
+        self.test, self.body, self.orelse, self.line, self.text = test, body, orelse, line, text
+        self.reads = _gast.load_names(test)
+
+
+class For(Stmt):
+    """`for var in range(...)`: `iter` is the range call; `break_flag` names a break flag."""
+
+    def __init__(self, var, iter, body, break_flag, line, text):
+        self.var, self.iter, self.body, self.break_flag = var, iter, body, break_flag
+        self.line, self.text = line, text
+        self.reads = _gast.load_names(iter)
+
+
+class While(Stmt):
+    def __init__(self, test, body, break_flag, line, text):
+        self.test, self.body, self.break_flag, self.line, self.text = test, body, break_flag, line, text
+        self.reads = _gast.load_names(test)
+
+
+def is_name(atom):
+    return isinstance(atom, n.Name)
