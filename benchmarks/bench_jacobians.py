@@ -154,9 +154,12 @@ def check():
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--quick", action="store_true", help="check and time once, no peers (tests)")
     args = parser.parse_args()
     check()
-    others = peers()
+    if args.quick:
+        args.repeat = 1
+    others = {"dense": {}, "mlp": {}} if args.quick else peers()
     rows = []
     vectorized = min_ms(lambda: dense_jacobian(True), args.repeat)
     looped = min_ms(lambda: dense_jacobian(False), args.repeat)
