@@ -10,8 +10,7 @@ import threading
 import numpy as np
 
 from . import registry
-from .dtypes import is_differentiable_dtype
-from .tensor import Tensor, wrap
+from .tensor import Tensor
 
 
 class _State(threading.local):

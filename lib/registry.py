@@ -11,7 +11,6 @@ import ast
 import inspect
 import textwrap
 
-import numpy as np
 
 
 class _Sentinel:
