@@ -145,34 +145,96 @@ def jvp_output(op, tangents, ans, values, static, batch=None):
         raise no_jvp_error(op.name)
     if rules is NOT_DIFFERENTIABLE:
         return None
-    if all(t is None for t in tangents):
+    for t in tangents:
+        if t is not None:
+            break
+    else:
         return None
-    if batch is not None and op.elementwise:
+    elementwise = op.elementwise
+    if batch is not None and elementwise:
         # (k, *x.shape) -> (k, 1, ..., *x.shape): broadcasting against `ans` then lines
         # the directions up with axis 0 instead of with x's leading axes.
-        out_ndim = np.ndim(ans)
-        tangents = [t if t is None else _align_batch(t, batch, np.shape(values[i]), out_ndim)
+        out_ndim = len(_shape(ans))
+        tangents = [t if t is None else _align_batch(t, batch, _shape(values[i]), out_ndim)
                     for i, t in enumerate(tangents)]
     if rules is LINEAR:
-        args = [values[i] if i in op.nondiff_argnums else
-                (t if t is not None else rulekit.zeros_like(values[i]))
-                for i, t in enumerate(tangents)]
-        total = op(*args, **static)
+        total = op(*_linear_args(op, tangents, values), **static)
     else:
         total = None
+        simple = rules.__class__ is tuple and not op.nondiff_argnums
         for i, t in enumerate(tangents):
             if t is None:
                 continue
-            rule = op.jvp_rule(i)
+            if simple:
+                rule = rules[i] if i < len(rules) else NOT_DIFFERENTIABLE
+            else:
+                rule = op.jvp_rule(i)
             if rule is NOT_DIFFERENTIABLE:
                 continue
-            part = rule(t, ans, *values, argnum=i, **static) if op.variadic else rule(t, ans, *values, **static)
-            total = part if total is None else dnp.add(total, part)
-    if total is not None and op.elementwise:
-        shape = np.shape(ans) if batch is None else (batch,) + np.shape(ans)
-        if np.shape(total) != shape:
+            if op.variadic:
+                part = rule(t, ans, *values, argnum=i, **static)
+            elif static:
+                part = rule(t, ans, *values, **static)
+            else:
+                part = rule(t, ans, *values)
+            if total is None:
+                total = part
+            elif _owned_temporary(total, part, tangents, values, ans):
+                total = _np_add(total, part, out=total)  # a rule's fresh result: add in place
+            else:
+                total = dnp.add(total, part)
+    if total is not None and elementwise:
+        shape = _shape(ans)
+        if batch is not None:
+            shape = (batch,) + shape
+        if _shape(total) != shape:
             total = dnp.broadcast_to(total, shape)
     return total
+
+
+def _shape(x):
+    if x.__class__ is _ndarray:
+        return x.shape
+    return tuple(dnp.shape(x))
+
+
+def _linear_args(op, tangents, values):
+    """The arguments of a LINEAR op applied to the tangents: zeros for missing tangents
+    (a 0-d zero of the input's dtype for elementwise ops: it broadcasts, costing nothing)."""
+    args = []
+    nondiff = op.nondiff_argnums
+    for i, t in enumerate(tangents):
+        if nondiff and i in nondiff:
+            args.append(values[i])
+        elif t is not None:
+            args.append(t)
+        elif op.elementwise:
+            args.append(np.zeros((), dtype=dnp.result_dtype(values[i])))
+        else:
+            args.append(rulekit.zeros_like(values[i]))
+    return args
+
+
+def _owned_temporary(total, part, tangents, values, ans):
+    """True when `total` is a plain array a rule just made (not an input, not a view) that
+    can take `part` in place without changing its shape or dtype."""
+    if total.__class__ is not _ndarray or part.__class__ is not _ndarray:
+        return False
+    if total.base is not None or not total.flags.writeable or total is ans:
+        return False
+    if total.shape != part.shape or total.dtype != part.dtype:
+        return False
+    for x in tangents:
+        if x is total:
+            return False
+    for x in values:
+        if x is total:
+            return False
+    return True
+
+
+_ndarray = np.ndarray
+_np_add = np.add
 
 
 def _align_batch(t, batch, shape, out_ndim):

@@ -109,17 +109,28 @@ def _coerce(other):
     return NotImplemented
 
 
-def _binary(fn):
+def _binary(op):
+    # Operators go straight to `bind` (what dnp's call would reach after two dispatch
+    # layers); a Tensor operand still gets routed by level there.
     def forward(self, other):
-        other = _coerce(other)
-        return NotImplemented if other is NotImplemented else fn(self, other)
+        if other.__class__ not in _OPERANDS:
+            other = _coerce(other)
+            if other is NotImplemented:
+                return NotImplemented
+        return bind(op, (self, other), _NO_STATIC)
 
     def reverse(self, other):
-        other = _coerce(other)
-        return NotImplemented if other is NotImplemented else fn(other, self)
+        if other.__class__ not in _OPERANDS:
+            other = _coerce(other)
+            if other is NotImplemented:
+                return NotImplemented
+        return bind(op, (other, self), _NO_STATIC)
 
     return forward, reverse
 
+
+_NO_STATIC = {}
+_OPERANDS = frozenset((Dual, np.ndarray, float, int, np.float64, np.float32))
 
 for _name, _fn in (("add", dnp.add), ("sub", dnp.subtract), ("mul", dnp.multiply),
                    ("truediv", dnp.divide), ("floordiv", dnp.floor_divide), ("mod", dnp.mod),
@@ -171,16 +182,27 @@ def bind_dual(op, args, static):
     for a in args:
         if type(a) is Dual and a.tag > tag:
             tag, batch = a.tag, a.batch
+    return _bind_level(op, args, static, tag, batch)
+
+
+def _bind_level(op, args, static, tag, batch):
     primals = []
     tangents = []
+    plain = True  # no tensor or lower-level dual among the primals: call NumPy directly
     for a in args:
-        if type(a) is Dual and a.tag == tag:
-            primals.append(a.primal)
+        if a.__class__ is Dual and a.tag == tag:
+            p = a.primal
             tangents.append(a.tangent)
         else:
-            primals.append(a)
+            p = a
             tangents.append(None)
-    ans = op(*primals, **static)
+        primals.append(p)
+        if plain and p.__class__ is not _ndarray and isinstance(p, Traced):
+            plain = False
+    if plain:
+        ans = op.impl(*primals, **static) if static else op.impl(*primals)
+    else:
+        ans = op(*primals, **static)
     if batch is None:
         tangent = jvp_output(op, tangents, ans, primals, static)
     else:
@@ -213,15 +235,23 @@ def _tape_level(tensor):
 
 def bind(op, args, static):
     """Dual numbers or tensors first, whichever belongs to the newer level."""
-    top = 0
+    tag = 0
+    batch = None
+    tensors = False
     for a in args:
-        if type(a) is Dual and a.tag > top:
-            top = a.tag
-    for a in args:
-        if isinstance(a, Tensor) and level_of(a) >= top:
-            return dispatch.bind(op, args, static, tensors_first=True)
-    return bind_dual(op, args, static)
+        if a.__class__ is Dual:
+            if a.tag > tag:
+                tag, batch = a.tag, a.batch
+        elif isinstance(a, Tensor):
+            tensors = True
+    if tensors:
+        for a in args:
+            if isinstance(a, Tensor) and level_of(a) >= tag:
+                return dispatch.bind(op, args, static, tensors_first=True)
+    return _bind_level(op, args, static, tag, batch)
 
+
+_ndarray = np.ndarray
 
 dispatch._dual_bind[0] = bind
 dispatch._Dual[0] = Dual
