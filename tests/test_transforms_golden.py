@@ -136,3 +136,37 @@ def test_generated_code_has_no_tape_calls():
 def test_scalar_specialization_drops_unbroadcast():
     source = dt.grad(style_example, wrt=(0, 1)).source_for(1.0, 2.0)
     assert "unbroadcast" not in source and "math.cos" in source
+
+
+def concat_constant(x):
+    return np.sum(np.sin(np.concatenate([x, [1.0]])))
+
+
+def sum_rows(m, v):
+    return np.sum(np.tanh(m @ v), axis=0)
+
+
+# Forward mode and hvp (issue #6): (function, mode, wrt, specialization args or None).
+# `tangents` in the args select the layout: one direction, or k on a leading axis (batch).
+FORWARD_CASES = {
+    "jvp_style_example": (style_example, "jvp", (0, 1), None),
+    "jvp_loop_floats": (loop, "jvp", 0, (0.5, 3, 1.0)),
+    "jvp_branch_floats": (branch, "jvp", 0, (2.0, 1.0)),
+    "jvp_concat_constant": (concat_constant, "jvp", 0, None),
+    "jvp_sum_rows_batch": (sum_rows, "jvp", 0, (np.ones((2, 3)), np.ones(3), np.ones((6, 2, 3)))),
+    "hvp_style_example_floats": (style_example, "hvp", (0, 1), (1.0, 2.0, (1.0, 0.0))),
+    "hvp_calls_helper_floats": (calls_helper, "hvp", (0, 1), (1.0, 2.0, (1.0, 0.0))),
+    "hvp_mlp": (mlp, "hvp", (0, 1, 2), None),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FORWARD_CASES))
+def test_golden_forward_source(name):
+    fn, mode, wrt, args = FORWARD_CASES[name]
+    transformed = (dt.jvp if mode == "jvp" else dt.hvp)(fn, wrt=wrt)
+    source = transformed.source if args is None else transformed.source_for(*args)
+    path = GOLDEN / f"{name}.py"
+    if os.environ.get("DUALTAPE_UPDATE_GOLDEN") or not path.exists():
+        path.write_text(source)
+    assert source == path.read_text(), f"generated source of {name} changed; review and regenerate"
+    compile(source, str(path), "exec")

@@ -56,8 +56,11 @@ class ForwardTransformed:
         """The function the forward transformer reads: f itself, or (hvp) f's compiled adjoint."""
         if self.mode != "hvp":
             return self.f, kinds
-        df = _make("grad", self.f, self.wrt if self.wrt_is_tuple else self.wrt[0], False, self.optimize, False)
-        module, seed = df._build(kinds)
+        try:
+            df = _make("grad", self.f, self.wrt if self.wrt_is_tuple else self.wrt[0], False, self.optimize, False)
+            module, seed = df._build(kinds)
+        except TransformError as exc:  # the refusal is about f: name the API the user called
+            raise TransformError(str(exc).replace("[transforms.grad]", f"[{self.api}]", 1)) from None
         kinds = dict(kinds)
         kinds[seed] = "scalar" if any(k == "scalar" for k in kinds.values()) else "array"
         return module.compile(df.name), kinds

@@ -29,7 +29,7 @@ class FunctionIR:
     """A normalized function: IR body, return atoms and the names it uses."""
 
     def __init__(self, fn, wrt_names, api, normalizer=Normalizer):
-        info = FunctionInfo(fn)
+        info = FunctionInfo(fn, api)
         check_supported(info, api)
         node = info.node
         self.doc = bool(node.body and isinstance(node.body[0], n.Expr) and _gast.is_constant(node.body[0].value)
@@ -43,7 +43,7 @@ class FunctionIR:
         self.info = info
         unknown = set(wrt_names) - set(self.params)
         if unknown:
-            raise TransformError(f"[transforms.grad] {info.name} has no parameter {sorted(unknown)[0]!r}; "
+            raise TransformError(f"[{api}] {info.name} has no parameter {sorted(unknown)[0]!r}; "
                                  f"its parameters are {self.params}.\n  Pass wrt as parameter indices.")
         norm = normalizer(info, self.params, wrt_names, api)
         ret = node.body[-1]

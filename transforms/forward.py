@@ -7,8 +7,10 @@ tangents (`dz = np.sum(dx, axis=0)`). Control flow is kept as written: forward m
 needs a stack, except to read adjoint code, whose `_stack` gets a tangent twin `_dstack`.
 
 Vector tangents (`batch=True`): every tangent has a leading axis of k directions.
-Elementwise rules run on all of them at once (`bt` lines the axes up); other ops map their
-single-direction rule over the directions (`each`).
+Elementwise rules run on all of them at once (`bt` lines the axes up); so do matmul, the
+axis ops (sum, mean, concatenate, stack, ...: axes shifted by `batch_axis`), reshape,
+transpose, broadcast_to and the batch-aware adjoint helpers (`rows(unbroadcast, ...)`);
+other ops map their single-direction rule over the directions (`each`).
 """
 
 from dualtape.registry import LINEAR
@@ -22,9 +24,37 @@ from .naming import Namer
 from .normalize import For, If, Op, Primal, SetItem, While, is_name
 from .parse import TransformError
 from .reverse_util import eliminate_dead_code, index_expr
+from .runtime_names import RUNTIME_NAMES
 from .templates import instantiate, rule_template, rule_uses
 
 IND = "    "
+
+
+class _ById(_gast.NodeTransformer):
+    """Replace nodes by identity (the inputs of one call), not by name."""
+
+    def __init__(self, mapping):
+        self.mapping = mapping
+
+    def visit(self, node):
+        if id(node) in self.mapping:
+            return _gast.copy(self.mapping[id(node)])
+        return super().visit(node)
+
+
+# LINEAR ops whose vector tangent is the op itself with its axis arguments shifted past the
+# batch axis (as dualtape.batching does at run time); ops in neither set loop over the
+# directions with `each`.
+BATCH_AXIS_OPS = {"Sum", "Mean", "ConcatV2", "Pack", "ExpandDims", "Swapaxes"}
+# Adjoint helpers whose rule for the cotangent g accepts leading batch axes (rulekit.BATCH_NDIM).
+BATCH_AWARE_HELPERS = {"unbroadcast", "unreduce", "keepdims_shape", "matmul_cotangent_x", "matmul_cotangent_y",
+                       "matmul_vjp_left", "matmul_vjp_right", "einsum_vjp_rows"}
+
+
+def _star_param(rule):
+    import inspect
+    star = [p.name for p in inspect.signature(rule).parameters.values() if p.kind == p.VAR_POSITIONAL]
+    return star[0] if star else None
 
 
 class Forward:
@@ -40,7 +70,7 @@ class Forward:
         self.body = _merge_split_copies(body)
         self.active = forward_activity(self.body, wrt_names, self.ret_names, optimize)
         self.kinds = Kinds(self.body, param_kinds, fir.info.namespace, fir.locals)
-        self.namer = Namer(fir.used)
+        self.namer = Namer(fir.used | RUNTIME_NAMES)  # never shadow a helper (`bt`, `rows`)
         self.mutable = {s.target for s in walk_items(self.body) if isinstance(s, SetItem)}
         self.uses_k = False
         self.uses_dstack = False
@@ -220,6 +250,10 @@ class Forward:
                                  "defop, or use reverse mode (dualtape.transforms.grad).")
         active = [(k, name) for k, name in jvp_args(st) if name in self.active]
         ans = _gast.name(t)
+        if self.batch and not prim.elementwise:
+            vectorized = self.batch_tangent(st, active)
+            if vectorized is not None:
+                return vectorized
         if prim.jvp is LINEAR:
             expr, covers = self.linear(st, active)
             tangents = [self.d(name) for _, name in active]
@@ -229,9 +263,13 @@ class Forward:
                 rule = prim.jvp if prim.variadic else prim.jvp_rule(k)
                 params = rule_template(rule)[0]
                 mapping = {params[0]: _gast.name(self.d(name)), params[1]: ans}
-                for pname, atom in zip(params[2:], st.args):
-                    if atom is not None:
-                        mapping[pname] = _gast.copy(atom)
+                star = _star_param(rule) if prim.variadic else None
+                if star:  # einsum_jvp_rule(dx, ans, *operands, argnum, subscripts)
+                    mapping[star] = n.Tuple(elts=[_gast.copy(a) for a in st.args], ctx=n.Load())
+                else:
+                    for pname, atom in zip(params[2:], st.args):
+                        if atom is not None:
+                            mapping[pname] = _gast.copy(atom)
                 if prim.variadic:
                     mapping["argnum"] = _gast.constant(k)
                 for sname, snode in st.static.items():
@@ -250,7 +288,7 @@ class Forward:
                 total = n.BinOp(left=total, op=n.Add(), right=term)
             expr = _gast.unparse(tidy.simplify(total, self._is_scalar, self.optimize))
         if self.batch and not prim.elementwise:
-            ds = sorted(set(tangents))
+            ds = sorted(set(t for t in tangents if t.isidentifier()))
             expr = f"each(lambda {', '.join(ds)}: {expr}, {', '.join(ds)})"
         elif prim.elementwise and not covers and not self.kinds.is_scalar(ans):
             if self.batch:
@@ -260,12 +298,19 @@ class Forward:
                 expr = f"broadcast_tangent({expr}, {t})"
         return expr
 
-    def linear(self, st, active):
-        """A LINEAR op on the tangents: (source, covers the full output shape)."""
+    def linear(self, st, active, batch=False):
+        """A LINEAR op applied to the tangents: (source, covers the full output shape).
+
+        Every differentiable input that is not an active name (a constant, a literal, an
+        inactive array) gets a zero tangent, never its own value: `np.add(x, 1.5)` gives
+        `dx`, `np.concatenate([x, c])` gives `np.concatenate([dx, zeros_like(c)])`.
+        batch: the op on (k, ...) tangents with its axes shifted past the batch axis (see
+        `_batch_statics`); callers only ask for ops in BATCH_LINEAR.
+        """
         prim = st.spec.prim
         active_names = {name for _, name in active}
         e = st.expr
-        if isinstance(e, n.BinOp) and isinstance(e.op, (n.Add, n.Sub)):
+        if prim.name in ("AddV2", "Sub") and len(st.args) == 2:  # `x + c`, or np.add(x, c)
             left, right = st.args
             lname = left.id if is_name(left) and left.id in active_names else None
             rname = right.id if is_name(right) and right.id in active_names else None
@@ -273,7 +318,7 @@ class Forward:
                 a, b = f"bt({self.d(lname)}, {st.target})", f"bt({self.d(rname)}, {st.target})"
             else:
                 a, b = (self.d(lname) if lname else None), (self.d(rname) if rname else None)
-            sign = "+" if isinstance(e.op, n.Add) else "-"
+            sign = "+" if prim.name == "AddV2" else "-"
             if a and b:
                 return f"{a} {sign} {b}", True
             if a:
@@ -281,14 +326,90 @@ class Forward:
             return (b if sign == "+" else f"-{b}"), self.kinds.is_scalar(left)
         if isinstance(e, n.UnaryOp):
             return f"-{self.d(active[0][1])}", True
+        e = _gast.copy(e)
+        inputs, statics = self._bound(st, e)
         mapping = {}
-        for k, a in enumerate(st.args):
-            if not is_name(a) or k in prim.nondiff_argnums:
+        for k, a in enumerate(inputs):
+            if a is None or k in prim.nondiff_argnums:
                 continue
-            mapping[a.id] = _gast.name(self.d(a.id)) if a.id in active_names else _gast.parse_expr(self.zero_of(a))
-        from .templates import _Substitute
-        node = _Substitute(mapping).visit(_gast.copy(e))
+            if is_name(a) and a.id in active_names:
+                mapping[id(a)] = _gast.name(self.d(a.id))
+            elif batch:
+                self.uses_k = True
+                mapping[id(a)] = _gast.parse_expr(f"zeros_batch({self.src(a)}, _k)")
+            else:
+                mapping[id(a)] = _gast.parse_expr(self.zero_single(a))
+        if batch:
+            self._batch_statics(st, e, inputs, statics, mapping)
+        node = _ById(mapping).visit(e)
         return _gast.unparse(tidy.simplify(node, self._is_scalar, self.optimize)), True
+
+    def batch_tangent(self, st, active):
+        """The vector tangent of a non-elementwise op in one call, or None (then `each`)."""
+        prim, t = st.spec.prim, st.target
+        ds = {name: self.d(name) for _, name in active}
+        if prim.jvp is LINEAR and prim.name in BATCH_AXIS_OPS and isinstance(st.expr, n.Call):
+            return self.linear(st, active, batch=True)[0]
+        if prim.jvp is LINEAR and len(active) == 1 and active[0][0] == 0:
+            d = ds[active[0][1]]
+            x = self.src(st.args[0])
+            if prim.name == "Reshape":
+                self.uses_k = True
+                return f"np.reshape({d}, (_k,) + np.shape({t}))"
+            if prim.name == "Transpose":
+                _, statics = self._bound(st, _gast.copy(st.expr))
+                axes = self.src(statics["axes"]) if statics.get("axes") is not None else "None"
+                return f"np.transpose({d}, batch_axes({axes}, {x}))"
+            if prim.name == "BroadcastTo":
+                self.uses_k = True
+                return f"broadcast_batch({d}, {t}, _k)"
+        if prim.name == "MatMul" and len(st.args) == 2:
+            x, y = (self.src(a) for a in st.args)
+            dx = ds.get(st.args[0].id) if is_name(st.args[0]) else None
+            dy = ds.get(st.args[1].id) if is_name(st.args[1]) else None
+            return f"matmul_batch({x}, {y}, {dx or 'None'}, {dy or 'None'})"
+        if prim.name in BATCH_AWARE_HELPERS and [k for k, _ in active] == [0] and callable(prim.jvp_rule(0)):
+            rule = prim.jvp_rule(0)  # `unbroadcast(dg, shape)`: the helper, told that dg has rows
+            params = rule_template(rule)[0]
+            mapping = {params[0]: _gast.name(ds[active[0][1]]), params[1]: _gast.name(t)}
+            for pname, atom in zip(params[2:], st.args):
+                if atom is not None:
+                    mapping[pname] = _gast.copy(atom)
+            call = instantiate(rule, mapping)
+            if isinstance(call, n.Call):
+                call.args = [_gast.copy(call.func)] + call.args
+                call.func = _gast.name("rows")
+                return _gast.unparse(call)
+        return None
+
+    def zero_single(self, atom):
+        """The zero tangent of one direction (inside `each`, or without vector tangents)."""
+        if self.kinds.is_scalar(atom):
+            return "0.0"
+        return f"zeros_like({self.src(atom)})"
+
+    def _bound(self, st, call):
+        """(input nodes, {static name: node}) inside this copy of the op's call."""
+        if not isinstance(call, n.Call):
+            return [], {}
+        keywords = {k.arg: k.value for k in call.keywords}
+        inputs, statics = st.spec.bind(list(call.args), keywords)
+        if st.spec.prim.variadic and st.spec.wrapper is None:
+            inputs = list(call.args)
+        return inputs, statics
+
+    def _batch_statics(self, st, call, inputs, statics, mapping):
+        """Shift the op's axis arguments past the batch axis: `np.sum(x, axis=0)` on (k, ...)
+        tangents is `np.sum(dx, axis=batch_axis(0, x))`; an absent axis is added by keyword."""
+        name = st.spec.prim.name
+        ref = st.target if name in ("ExpandDims", "Pack") else self.src(inputs[0])
+        for key in (("axis1", "axis2") if name == "Swapaxes" else ("axis",)):
+            node = statics.get(key)
+            if node is not None and (any(node is a for a in call.args) or any(node is k.value for k in call.keywords)):
+                mapping[id(node)] = _gast.parse_expr(f"batch_axis({self.src(node)}, {ref})")
+            else:
+                default = self.src(node) if node is not None else "None"
+                call.keywords.append(n.keyword(arg=key, value=_gast.parse_expr(f"batch_axis({default}, {ref})")))
 
     def _is_scalar(self, node):
         if is_name(node) and node.id in self.namer._adjoints.values():

@@ -81,6 +81,30 @@ def owned_jvp(dg, ans, g):
     return owned(dg)  # noqa: F821
 
 
+def primal_keepdims_jvp(dans, ans, a, shape, axis=None, keepdims=False):
+    return primal_keepdims(dans, shape, axis, keepdims)  # noqa: F821 (a reshape: linear)
+
+
+def prod_others_jvp(dx, ans, x, axis=None):
+    return prod_others_tangent(x, dx, axis)  # noqa: F821 (zeros counted per group, as prod_others)
+
+
+def div_no_nan_x(dx, ans, x, y):
+    return div_no_nan(dx, y)  # noqa: F821
+
+
+def div_no_nan_y(dy, ans, x, y):
+    return -div_no_nan(ans * dy, y)  # noqa: F821 (d(x/y) = -(x/y) dy / y, and 0 where y == 0)
+
+
+def einsum_vjp_g(dg, ans, g, operands, argnum, subscripts):
+    return einsum_vjp_rows(dg, operands, argnum, subscripts)  # noqa: F821 (linear in g)
+
+
+def einsum_vjp_operands(doperands, ans, g, operands, argnum, subscripts):
+    return einsum_vjp_tangent(g, operands, doperands, argnum, subscripts)  # noqa: F821 (multilinear)
+
+
 def _helper(name, impl, jvp, nondiff_argnums=()):
     rules = jvp if jvp is LINEAR else tuple(jvp)
     return Primitive(name, impl, rules, rules, False, False, {}, (), tuple(nondiff_argnums), False)
@@ -105,12 +129,18 @@ HELPERS = {
     rulekit.unpad: _helper("unpad", rulekit.unpad, LINEAR, (1,)),
     rulekit.unindex_like: _helper("unindex_like", rulekit.unindex_like, LINEAR, (1, 2)),
     rulekit.index_rows: _helper("index_rows", rulekit.index_rows, LINEAR, (1,)),
+    rulekit.primal_keepdims: _helper("primal_keepdims", rulekit.primal_keepdims, (primal_keepdims_jvp, ND, ND, ND)),
+    rulekit.prod_others: _helper("prod_others", rulekit.prod_others, (prod_others_jvp, ND)),
+    rulekit.div_no_nan: _helper("div_no_nan", rulekit.div_no_nan, (div_no_nan_x, div_no_nan_y)),
+    rulekit.einsum_vjp_rows: _helper("einsum_vjp_rows", rulekit.einsum_vjp_rows,
+                                     (einsum_vjp_g, einsum_vjp_operands, ND, ND)),
+    rulekit.einsum_vjp: _helper("einsum_vjp", rulekit.einsum_vjp, (einsum_vjp_g, einsum_vjp_operands, ND, ND)),
     runtime.owned: _helper("owned", runtime.owned, (owned_jvp,)),
     runtime.saved: _helper("saved", runtime.saved, LINEAR),
     runtime.accumulate: _helper("accumulate", runtime.accumulate, LINEAR),
     runtime.add_at: _helper("add_at", runtime.add_at, LINEAR, (1,)),
 }
-NONDIFF_HELPERS = {runtime.zeros_like, rulekit.zeros_like, rulekit.ones_like, rulekit.step,
+NONDIFF_HELPERS = {runtime.zeros_like, runtime.take_axis, runtime.pad_pairs, runtime.prod_others_tangent, runtime.einsum_vjp_tangent, rulekit.zeros_like, rulekit.ones_like, rulekit.step,
                    rulekit.reduced_size, rulekit.reduced_shape, rulekit.shape_of, rulekit.normalize_axis,
                    rulekit.tie_share, rulekit.inverse_permutation, rulekit.batch_shape}
 
@@ -169,6 +199,8 @@ class ForwardNormalizer(Normalizer):
         return (opmap._hashable(obj) and obj in NONDIFF_HELPERS) or opmap.is_nondiff(obj)
 
     def stmt(self, s, out):
+        if isinstance(s, n.Delete):  # `del` in adjoint code frees memory: the tangent code keeps both
+            return None
         if isinstance(s, n.Expr) and _is_stack_call(s.value, "append"):
             line, text = self.loc(s)
             out.append(Push(s, s.value.args[0], line, text))

@@ -106,30 +106,41 @@ class Expressions:
             keywords = {k.arg: k.value for k in e.keywords}
             try:
                 inputs, static = spec.bind(list(e.args), keywords)
+            except opmap.VariadicError as exc:
+                raise self.fail(s, exc.args[0], exc.args[1]) from None
             except TypeError as exc:
                 raise self.fail(s, f"cannot bind the arguments of `{func_src}`: {exc}",
                                 "Call it with NumPy's signature.") from None
             if spec.prim.variadic and spec.wrapper is None:
                 inputs = list(e.args)
-            elif spec.prim.variadic:
-                seq = inputs[0] if inputs else None
-                if not isinstance(seq, (n.List, n.Tuple)):
-                    raise self.fail(s, f"`{func_src}` needs a literal list of arrays to be differentiated",
-                                    "Write the sequence out: np.concatenate([a, b], axis=0).")
-                inputs = list(seq.elts)
             atoms = [self.expr(a, out, s) if a is not None else None for a in inputs]
             for k, v in static.items():
                 if self.expr_varied(v):
                     raise self.fail(s, f"the static argument `{k}` of `{func_src}` depends on a differentiated value",
                                     "Static arguments (axis, shape, ...) must not depend on the inputs being differentiated.")
+            if spec.prim.name == "GatherV2" and _gast.is_constant(static.get("axis")) and static["axis"].value is None:
+                # np.take without axis flattens x first (dnp.take does it at run time)
+                static["axis"] = _gast.parse_expr(f"take_axis({_gast.unparse(atoms[0])})")
+            if spec.prim.name == "PadV2" and "pad_width" in static and not _pairs(static["pad_width"]):
+                # dnp.pad spreads `1` or `(1, 2)` over the axes at run time; the rules need the pairs
+                static["pad_width"] = _gast.parse_expr(
+                    f"pad_pairs({_gast.unparse(static['pad_width'])}, {_gast.unparse(atoms[0])})")
             call = _gast.copy(e)
             mapping = {id(a): atom for a, atom in zip(inputs, atoms) if a is not None}
             call.args = [_gast.copy(mapping.get(id(a), a)) for a in e.args]
-            if spec.prim.variadic and spec.wrapper is not None and call.args:
-                call.args[0] = type(e.args[0])(elts=[_gast.copy(a) for a in atoms], ctx=n.Load())
             for k in call.keywords:
                 orig = keywords[k.arg]
                 k.value = _gast.copy(mapping.get(id(orig), orig))
+            if spec.prim.variadic and spec.wrapper is not None:  # the list of arrays, written with atoms
+                seq_at = [(call.args, 0)] if e.args and isinstance(e.args[0], (n.List, n.Tuple)) else [
+                    (call.keywords, j) for j, k in enumerate(e.keywords) if k.arg == "arrays"]
+                for holder, j in seq_at:
+                    orig = e.args[0] if holder is call.args else e.keywords[j].value
+                    seq = type(orig)(elts=[_gast.copy(mapping.get(id(x), x)) for x in orig.elts], ctx=n.Load())
+                    if holder is call.args:
+                        holder[0] = seq
+                    else:
+                        holder[j].value = seq
             name = target or self.fresh(_hint(getattr(obj, "__name__", "call"), *[a for a in atoms if a is not None][:1]))
             self._emit(Op(name, "prim", call, [a for a in atoms], line, text, spec=spec,
                           static=static), out)
@@ -155,6 +166,11 @@ def _as_load(node):
         if hasattr(sub, "ctx"):
             sub.ctx = n.Load()
     return node
+
+
+def _pairs(node):
+    """A literal ((before, after), ...) pad width."""
+    return isinstance(node, n.Tuple) and all(isinstance(e, n.Tuple) and len(e.elts) == 2 for e in node.elts)
 
 
 def _simple(e):

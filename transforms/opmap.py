@@ -59,6 +59,8 @@ class OpSpec:
                 if k in self.inputs:
                     inputs[self.inputs.index(k)] = keywords[k]
             return inputs[:max(len(self.inputs), len(args))], statics
+        if self.prim.variadic:
+            return _bind_variadic(self, args, keywords)
         sig = inspect.signature(self.wrapper)
         bound = sig.bind(*args, **keywords)
         params = [p for p in sig.parameters.values()
@@ -82,6 +84,46 @@ class OpSpec:
                 if i < len(inputs) and _gast.is_constant(inputs[i]) and inputs[i].value is None:
                     inputs[i] = _gast.parse_expr(inf)
         return inputs, statics
+
+
+class VariadicError(TypeError):
+    """A variadic op's call the transformer cannot map to the op's inputs: (problem, fix)."""
+
+
+def _bind_variadic(spec, args, keywords):
+    """np.concatenate([a, b], axis=1) -> ([a, b], {axis: 1}); np.einsum('ij,j->i', a, b)
+    -> ([a, b], {subscripts: 'ij,j->i'}). The inputs are the nodes inside the call, so
+    the normalizer can replace each by its atom."""
+    name = spec.wrapper.__name__
+    if name in ("concatenate", "stack"):
+        seq = args[0] if args else keywords.get("arrays")
+        if not isinstance(seq, (n.List, n.Tuple)):
+            raise VariadicError(f"`{name}` needs the sequence of arrays written out as a list to be differentiated",
+                                f"Write it out: np.{name}([a, b], axis=0).")
+        if any(isinstance(e, n.Starred) for e in seq.elts):
+            raise VariadicError(f"`{name}` of a starred list (`[*xs]`) cannot be differentiated",
+                                f"Write each array out: np.{name}([a, b], axis=0).")
+        axis = args[1] if len(args) > 1 else keywords.get("axis", _gast.constant(0))
+        if name == "concatenate" and _gast.is_constant(axis) and axis.value is None:
+            raise VariadicError("`concatenate(..., axis=None)` cannot be differentiated",
+                                "Flatten the arrays first: np.concatenate([np.ravel(a), np.ravel(b)]).")
+        return list(seq.elts), {"axis": axis}
+    if name == "einsum":
+        sub = args[0] if args else None
+        if not (_gast.is_constant(sub) and isinstance(sub.value, str)):
+            raise VariadicError("`einsum` needs its subscripts as a string literal to be differentiated",
+                                "Write them out: np.einsum('ij,jk->ik', a, b).")
+        spec_text = sub.value.replace(" ", "")
+        if "..." in spec_text:
+            raise VariadicError("`einsum` with '...' cannot be differentiated by the transformer yet",
+                                "Name every axis: np.einsum('bij,bjk->bik', a, b).")
+        if "->" not in spec_text:  # NumPy's implicit output: the letters used once, sorted
+            letters = spec_text.replace(",", "")
+            spec_text += "->" + "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
+        return list(args[1:]), {"subscripts": _gast.constant(spec_text)}
+    raise VariadicError(f"`np.{name}` cannot be differentiated by the transformer yet",
+                        "Write it with np.einsum (e.g. np.outer(a, b) is np.einsum('i,j->ij', a, b), "
+                        "np.trace(m) is np.einsum('ii->', m)), or use GradientTape.")
 
 
 def _literal(value):

@@ -23,7 +23,7 @@ def error(api, fn_info, node, what, fix):
 class FunctionInfo:
     """A parsed function: its gast FunctionDef, where it lives, and the names it can see."""
 
-    def __init__(self, fn):
+    def __init__(self, fn, api="transforms.grad"):
         self.fn = fn
         self.name = fn.__name__
         self.filename = inspect.getsourcefile(fn) or "<unknown>"
@@ -31,7 +31,7 @@ class FunctionInfo:
             lines, self.first_line = inspect.getsourcelines(fn)
         except (OSError, TypeError) as exc:
             raise TransformError(
-                f"[transforms.grad] cannot read the source of {fn.__name__}: {exc}.\n  Define it "
+                f"[{api}] cannot read the source of {fn.__name__}: {exc}.\n  Define it "
                 "in a file (not a REPL or exec string) so the transformer can read it.") from None
         self.source_lines = textwrap.dedent("".join(lines)).splitlines()
         module = _gast.parse("\n".join(self.source_lines))
@@ -39,7 +39,7 @@ class FunctionInfo:
         if not isinstance(node, n.FunctionDef):
             what = "a lambda" if self.name == "<lambda>" else f"a {type(node).__name__}"
             raise TransformError(
-                f"[transforms.grad] {self.filename}:{self.first_line}: cannot transform {what}.\n  "
+                f"[{api}] {self.filename}:{self.first_line}: cannot transform {what}.\n  "
                 "Write the function with `def` so its body can be read.")
         node.decorator_list = []
         self.node = node
@@ -87,6 +87,7 @@ def check_supported(info, api="transforms.grad"):
     """Raise TransformError for the first construct the transformer refuses outright."""
     fn = info.node
     args = fn.args
+    generated = info.filename.startswith("<dualtape ")  # adjoint code read back by hvp frees with `del`
     if args.vararg is not None or args.kwarg is not None:
         raise error(api, info, fn, "`*args` / `**kwargs` parameters are not supported",
                     "Name each parameter; pass sequences as one list or array argument.")
@@ -94,7 +95,7 @@ def check_supported(info, api="transforms.grad"):
         if node is fn:
             continue
         for kind, (what, fix) in _REFUSED.items():
-            if isinstance(node, kind):
+            if isinstance(node, kind) and not (kind is n.Delete and generated):
                 raise error(api, info, node, f"{what} is not supported by the transformer", fix)
         if isinstance(node, (n.For, n.While)) and node.orelse:
             raise error(api, info, node, "a loop `else` clause is not supported",

@@ -16,12 +16,14 @@ before it, and restores every needed variable to its value before the item.
 from . import _gast, tidy
 from ._gast import nodes as n
 from .analysis import Kinds, Segment, activity, diff_args, needed_names, segmentize, walk_items
+from .liveness import free_dead_values
 from .naming import Namer
 from .normalize import For, If, Op, Primal, SetItem, While, is_name
 from .reverse_control import ControlFlow
 from .reverse_util import (  # noqa: F401 (re-exported: the helpers used to live here)
     _drop_blank_comments, _merge_split_copies, eliminate_dead_code, index_expr, propagate_copies, rename,
     subscript_src, uses_ans)
+from .runtime_names import RUNTIME_NAMES
 from .templates import instantiate
 
 IND = "    "
@@ -40,7 +42,7 @@ class Reverse(ControlFlow):
         self.active = activity(self.items, wrt_names, self.ret_names, optimize)
         self.kinds = Kinds(self.items, param_kinds, fir.info.namespace, fir.locals)
         self.needed = needed_names(self.items, self.ret_names)
-        self.namer = Namer(fir.used)
+        self.namer = Namer(fir.used | RUNTIME_NAMES)  # never shadow a helper (`bt`, `rows`)
         self.mutable = set()
         for s in walk_items(self.items):
             if isinstance(s, Op) and s.kind == "getitem" and is_name(s.args[0]):
@@ -385,8 +387,18 @@ class Reverse(ControlFlow):
             body.append("_stack = []")
         body += [f"{v} = None" for v in self.preinit]
         body += ["# forward"] + fwd + result_lines + ["# backward"] + bwd + [f"return {ret}"]
+        if self.optimize:
+            body = free_dead_values(body, fir.params, self._freeable, self.namer.taken)
         lines += [IND + x for x in body]
         return "\n".join(_drop_blank_comments(lines)), seed
+
+    def _freeable(self, name):
+        """A temporary of un-nesting (`_matmul_x_w1`) or its adjoint, that may hold an array:
+        Python frees the intermediate values of `np.tanh(x @ w1 + b1)` at once, so the
+        generated code frees them too. User variables live as long as in the user's code."""
+        primal = {adj: var for var, adj in self.namer._adjoints.items()}.get(name, name)
+        temps = {s.target for s in walk_items(self.items) if isinstance(s, Op) and s.kind != "copy"}
+        return primal.startswith("_") and primal in temps and self.kinds.kinds.get(primal) == "array"
 
     def signature(self, seed, seed_default):
         fir = self.fir

@@ -49,6 +49,20 @@ def accumulate(b, g):
     return b + g
 
 
+def pad_pairs(pad_width, x):
+    """np.pad's `pad_width` (an int, a pair, or pairs) as one (before, after) pair per axis of x."""
+    widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (np.ndim(x), 2))
+    return tuple((int(before), int(after)) for before, after in widths)
+
+
+def take_axis(x):
+    """The axis of np.take(x, indices) written without one: 0, for a vector x."""
+    if np.ndim(x) > 1:
+        raise ValueError(f"[GatherV2] np.take(x, indices) without axis flattens x of shape {np.shape(x)}; the "
+                         "transformed code supports it for vectors only.\n  Write np.take(np.ravel(x), indices).")
+    return 0
+
+
 def saved(value):
     """A copy of an overwritten slice, pushed before a subscript write."""
     return value.copy() if isinstance(value, np.ndarray) else value
@@ -116,3 +130,99 @@ def tangent_item(t, index):
 def batch_index(index):
     """The index of a vector tangent for `x[index]`: the batch axis stays in front."""
     return (slice(None),) + (index if isinstance(index, tuple) else (index,))
+
+
+# -- forward over adjoint code (hvp): tangents of the adjoint helpers ------------------------
+
+def prod_others_tangent(x, dx, axis=None):
+    """The tangent of rulekit.prod_others(x, axis) along dx, exact at zeros.
+
+    Per reduced group with c zeros: c == 0, d(p / x_k) = (p / x_k) (sum_j dx_j / x_j - dx_k / x_k);
+    c == 1 (a zero at m), slot m gets p' sum_j dx_j / x_j and slot k gets dx_m p' / x_k (p' the
+    product of the nonzeros); c == 2, each zero slot gets dx of the other zero times p';
+    c > 2, zero.
+    """
+    x = np.asarray(x)
+    dx = np.broadcast_to(dx, np.shape(x))
+    zero = x == 0
+    count = np.sum(zero, axis=axis, keepdims=True)
+    safe = np.where(zero, 1.0, x)
+    p = np.prod(safe, axis=axis, keepdims=True)
+    ratio = np.where(zero, 0.0, dx / safe)
+    total = np.sum(ratio, axis=axis, keepdims=True)
+    dzero = np.sum(np.where(zero, dx, 0.0), axis=axis, keepdims=True)
+    none = p / safe * (total - ratio)
+    one = np.where(zero, p * total, dzero * p / safe)
+    two = np.where(zero, p * (dzero - dx), 0.0)
+    return np.where(count == 0, none, np.where(count == 1, one, np.where(count == 2, two, 0.0)))
+
+
+def einsum_vjp_tangent(g, operands, doperands, argnum, subscripts):
+    """The tangent of rulekit.einsum_vjp_rows(g, operands, argnum, subscripts) along the
+    operands: linear in each operand other than `argnum` (whose value only gives a shape)."""
+    total = None
+    for j, d in enumerate(doperands):
+        if j == argnum or (not isinstance(d, np.ndarray) and d == 0.0):
+            continue
+        part = einsum_vjp_rows(g, tuple(d if i == j else o for i, o in enumerate(operands)), argnum, subscripts)
+        total = part if total is None else total + part
+    return total if total is not None else np.zeros(np.shape(operands[argnum]))
+
+
+# -- vector tangents: one call for k directions on a leading axis ----------------------------
+
+def batch_axis(axis, x):
+    """`axis` of `x`, shifted past the leading batch axis of x's vector tangent."""
+    ndim = np.ndim(x)
+    if axis is None:
+        return tuple(range(1, ndim + 1))
+    if isinstance(axis, (tuple, list)):
+        return tuple(int(a) % ndim + 1 for a in axis)
+    return int(axis) % ndim + 1
+
+
+def batch_axes(axes, x):
+    """np.transpose's `axes` for the vector tangent of x: the batch axis stays first."""
+    ndim = np.ndim(x)
+    axes = range(ndim - 1, -1, -1) if axes is None else axes
+    return (0,) + tuple(int(a) % ndim + 1 for a in axes)
+
+
+def matmul_batch(x, y, dx, dy):
+    """The vector tangent of x @ y from vector tangents dx (k, *x.shape) and dy (or None):
+    vectors become (1, n) rows and (n, 1) columns, the batch axis one more stack axis."""
+    xs, ys = np.shape(x), np.shape(y)
+    xm = xs if len(xs) >= 2 else (1,) + xs
+    ym = ys if len(ys) >= 2 else ys + (1,)
+    ndim = max(len(xm), len(ym))
+    total = None
+    if dx is not None:
+        k = np.shape(dx)[0]
+        total = np.reshape(dx, (k,) + (1,) * (ndim - len(xm)) + xm) @ np.reshape(y, ym)
+    if dy is not None:
+        k = np.shape(dy)[0]
+        part = np.reshape(x, xm) @ np.reshape(dy, (k,) + (1,) * (ndim - len(ym)) + ym)
+        total = part if total is None else total + part
+    return np.reshape(total, (k,) + _matmul_shape(xs, ys))
+
+
+def _matmul_shape(xs, ys):
+    if len(xs) == 1 and len(ys) == 1:
+        return ()
+    if len(xs) == 1:
+        return tuple(ys[:-2]) + (ys[-1],)
+    if len(ys) == 1:
+        return tuple(xs[:-1])
+    return tuple(np.broadcast_shapes(xs[:-2], ys[:-2])) + (xs[-2], ys[-1])
+
+
+def rows(helper, g, *args):
+    """An adjoint helper (unbroadcast, unreduce, matmul_cotangent_x, ...) applied to a
+    cotangent tangent with one leading axis of k directions."""
+    from dualtape import rulekit
+    before = rulekit.BATCH_NDIM[0]
+    rulekit.BATCH_NDIM[0] = 1
+    try:
+        return helper(g, *args)
+    finally:
+        rulekit.BATCH_NDIM[0] = before
