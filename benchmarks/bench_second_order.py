@@ -103,31 +103,42 @@ def numpy_hessian(x):
 
 
 def main():
-    rows = []
     hv = tf.hvp(mlp_loss, tuple(PARAMS), tuple(VECS))
     for a, b in zip(hv, numpy_grad_and_hvp(PARAMS, VECS)):
         np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
-    t_grad = median_ms(lambda: mlp_grad(*PARAMS))
-    t_hvp = median_ms(lambda: tf.hvp(mlp_loss, tuple(PARAMS), tuple(VECS)))
-    rows += [("MLP 64-64-64-10 loss, batch 32", "dualtape grad", t_grad),
-             ("", "dualtape hvp (fwd-over-rev)", t_hvp),
-             ("", "  hvp / grad ratio", t_hvp / t_grad),
-             ("", "numpy hand-written grad", median_ms(lambda: numpy_grad(PARAMS))),
-             ("", "numpy hand-written hvp", median_ms(lambda: numpy_grad_and_hvp(PARAMS, VECS)))]
-
     H = tf.hessian(coupled)(XH)
     np.testing.assert_allclose(H, numpy_hessian(XH), rtol=1e-10, atol=1e-10)
-    rows += [(f"Hessian, n={N}", "dualtape hessian (one chunk)", median_ms(lambda: tf.hessian(coupled)(XH))),
-             ("", "dualtape hessian (chunk 50)", median_ms(lambda: tf.hessian(coupled, chunk_size=50)(XH))),
-             ("", "numpy closed form", median_ms(lambda: numpy_hessian(XH)))]
-    rows += peers()
+    cases = [("MLP 64-64-64-10 loss, batch 32", "dualtape grad", lambda: mlp_grad(*PARAMS), 15),
+             ("", "dualtape hvp (fwd-over-rev)", lambda: tf.hvp(mlp_loss, tuple(PARAMS), tuple(VECS)), 15),
+             ("", "numpy hand-written grad", lambda: numpy_grad(PARAMS), 15),
+             ("", "numpy hand-written hvp", lambda: numpy_grad_and_hvp(PARAMS, VECS), 15),
+             (f"Hessian, n={N}", "dualtape hessian (one chunk)", lambda: tf.hessian(coupled)(XH), 15),
+             ("", "dualtape hessian (chunk 50)", lambda: tf.hessian(coupled, chunk_size=50)(XH), 15),
+             ("", "numpy closed form", lambda: numpy_hessian(XH), 15)]
+    for case in cases:
+        case[2]()
+    # Warm every implementation up before timing any: the allocator's state (glibc raises
+    # its mmap/trim thresholds after the first large free) then is the same for all of
+    # them, instead of depending on which library ran, or was imported, first.
+    for bench, impl, fn, repeat in peers():
+        try:
+            if fn is not None:
+                fn()
+        except Exception as error:  # installed, but failing at run time
+            bench, impl, fn = "(skipped)", f"{impl}: {type(error).__name__}", None
+        cases.append((bench, impl, fn, repeat))
+    rows = []
+    for bench, impl, fn, repeat in cases:
+        rows.append((bench, impl, float("nan") if fn is None else median_ms(fn, repeat=repeat)))
+    t_grad, t_hvp = rows[0][2], rows[1][2]
+    rows.insert(2, ("", "  hvp / grad ratio", t_hvp / t_grad))
     print(f"{'benchmark':34s} {'implementation':34s} {'ms (ratio)':>12s}")
     for bench, impl, t in rows:
         print(f"{bench:34s} {impl:34s} {t:12.3f}")
 
 
 def peers():
-    rows = []
+    cases = []
     try:
         import autograd
         import autograd.numpy as anp
@@ -141,14 +152,18 @@ def peers():
 
         ag_grad = autograd.grad(ag_loss)
         ag_hvp = autograd.grad(lambda p, v: sum(anp.sum(g * w) for g, w in zip(ag_grad(p), v)))
-        rows.append(("MLP 64-64-64-10 loss, batch 32", "autograd grad", median_ms(lambda: ag_grad(PARAMS))))
-        rows.append(("", "autograd hvp (rev-over-rev)", median_ms(lambda: ag_hvp(PARAMS, VECS))))
+        cases.append(("MLP 64-64-64-10 loss, batch 32", "autograd grad", lambda: ag_grad(PARAMS), 15))
+        cases.append(("", "autograd hvp (rev-over-rev)", lambda: ag_hvp(PARAMS, VECS), 15))
         ag_f = lambda x: anp.sum(anp.sin(x) * x ** 2) + anp.sum(x[:-1] * x[1:] ** 2)
-        rows.append((f"Hessian, n={N}", "autograd hessian", median_ms(lambda: ag_hessian(ag_f)(XH), repeat=5)))
+        cases.append((f"Hessian, n={N}", "autograd hessian", lambda: ag_hessian(ag_f)(XH), 5))
     except Exception as error:  # not installed, or installed without its native libraries
-        rows.append(("(skipped)", f"autograd: {type(error).__name__}", float("nan")))
+        cases.append(("(skipped)", f"autograd: {type(error).__name__}", None, 0))
     try:
         import torch
+        # one thread, as NumPy runs with OPENBLAS_NUM_THREADS=1: at these sizes a second
+        # thread only adds synchronisation, and on a shared machine its spin-waits
+        # dominate (hundreds of ms per call when another process holds a core)
+        torch.set_num_threads(1)
         params = [torch.tensor(p, requires_grad=True) for p in PARAMS]
         vecs = [torch.tensor(v) for v in VECS]
         xt, yt = torch.tensor(X), torch.tensor(Y)
@@ -163,13 +178,13 @@ def peers():
             g = torch.autograd.grad(t_loss(*params), params, create_graph=True)
             return torch.autograd.grad(g, params, grad_outputs=vecs)
 
-        rows.append(("MLP 64-64-64-10 loss, batch 32", "torch double backward hvp", median_ms(t_hvp)))
+        cases.append(("MLP 64-64-64-10 loss, batch 32", "torch double backward hvp", t_hvp, 15))
         xh = torch.tensor(XH)
         t_f = lambda x: (torch.sin(x) * x ** 2).sum() + (x[:-1] * x[1:] ** 2).sum()
-        rows.append((f"Hessian, n={N}", "torch hessian(vectorize=True)",
-                     median_ms(lambda: torch.autograd.functional.hessian(t_f, xh, vectorize=True))))
+        cases.append((f"Hessian, n={N}", "torch hessian(vectorize=True)",
+                      lambda: torch.autograd.functional.hessian(t_f, xh, vectorize=True), 15))
     except Exception as error:  # not installed, or installed without its native libraries
-        rows.append(("(skipped)", f"torch: {type(error).__name__}", float("nan")))
+        cases.append(("(skipped)", f"torch: {type(error).__name__}", None, 0))
     try:
         import jax
         import jax.numpy as jnp
@@ -184,10 +199,10 @@ def peers():
             return jnp.sum((h @ ps[-2] + ps[-1] - Y) ** 2) / BATCH
 
         j_hvp = lambda: jax.block_until_ready(jax.jvp(jax.grad(j_loss), (jparams,), (jvecs,))[1])
-        rows.append(("MLP 64-64-64-10 loss, batch 32", "jax eager jvp(grad)", median_ms(j_hvp, repeat=5)))
+        cases.append(("MLP 64-64-64-10 loss, batch 32", "jax eager jvp(grad)", j_hvp, 5))
     except Exception as error:  # not installed, or installed without its native libraries
-        rows.append(("(skipped)", f"jax: {type(error).__name__}", float("nan")))
-    return rows
+        cases.append(("(skipped)", f"jax: {type(error).__name__}", None, 0))
+    return cases
 
 
 if __name__ == "__main__":

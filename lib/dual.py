@@ -18,7 +18,7 @@ from . import dispatch
 from . import numpy_api as dnp
 from .apply_rules import jvp_output
 from .batching import batched_jvp
-from .registry import Traced
+from .registry import LINEAR, Traced
 from .tensor import Tensor
 
 _next_tag = itertools.count(1).__next__
@@ -47,7 +47,10 @@ class Dual(Traced):
 
     @property
     def shape(self):
-        return tuple(dnp.shape(self.primal))
+        primal = self.primal
+        if primal.__class__ is np.ndarray or primal.__class__ is np.float64:
+            return primal.shape  # the common cases, without dnp's dispatch
+        return tuple(dnp.shape(primal))
 
     @property
     def ndim(self):
@@ -59,7 +62,10 @@ class Dual(Traced):
 
     @property
     def dtype(self):
-        return dnp.result_dtype(self.primal)
+        primal = self.primal
+        if primal.__class__ is np.ndarray or primal.__class__ is np.float64:
+            return primal.dtype
+        return dnp.result_dtype(primal)
 
     @property
     def T(self):
@@ -189,12 +195,17 @@ def _bind_level(op, args, static, tag, batch):
     primals = []
     tangents = []
     plain = True  # no tensor or lower-level dual among the primals: call NumPy directly
+    full = True  # every argument has a plain-array tangent
     for a in args:
         if a.__class__ is Dual and a.tag == tag:
             p = a.primal
-            tangents.append(a.tangent)
+            t = a.tangent
+            if full and t.__class__ is not _ndarray:
+                full = False
+            tangents.append(t)
         else:
             p = a
+            full = False
             tangents.append(None)
         primals.append(p)
         if plain and p.__class__ is not _ndarray and isinstance(p, Traced):
@@ -204,7 +215,11 @@ def _bind_level(op, args, static, tag, batch):
     else:
         ans = op(*primals, **static)
     if batch is None:
-        tangent = jvp_output(op, tangents, ans, primals, static)
+        if full and op.jvp is LINEAR and not op.nondiff_argnums:
+            # a linear op's tangent is the op on the tangents (transpose, reshape, add, ...)
+            tangent = op.impl(*tangents, **static) if static else op.impl(*tangents)
+        else:
+            tangent = jvp_output(op, tangents, ans, primals, static)
     else:
         tangent = batched_jvp(op, tangents, ans, primals, static, batch)
     if tangent is None:

@@ -16,6 +16,7 @@ from .dispatch import STATE
 from .batching import stack
 from .dual import Dual, new_tag
 from .registry import Traced
+from .second_order import gradient_tangents
 from .tape import GradientTape
 from .tensor import Tensor, wrap
 
@@ -245,9 +246,7 @@ def value_and_grad(f, argnums=0, has_aux=False):
             if not (isinstance(out, (tuple, list)) and len(out) == 2):
                 raise TypeError("[grad] has_aux=True needs f to return a pair (output, aux).")
             out, aux = out
-        if int(np.prod(dnp.shape(out))) != 1:
-            raise TypeError(f"[grad] f must return a scalar, got shape {tuple(dnp.shape(out))}. "
-                            "Use jacrev / jacfwd for vector outputs, or vjp.")
+        _check_scalar(out, "grad")
         seed = np.ones(tuple(dnp.shape(out)), dtype=dnp.result_dtype(out))
         grads = _pullback(tape, inputs, [out], [seed]) if isinstance(out, Tensor) else \
             [_zeros(t) for t in inputs]
@@ -324,10 +323,47 @@ def jacrev(f, argnums=0):
 
 
 # -- second order ------------------------------------------------------------------------------
+#
+# Both record f once with plain arrays and run forward-over-reverse on that tape (see
+# second_order.py); a Hessian's chunks share the recording. Inside another transform, they
+# are jvp of grad, which nests like every other transform.
 
 def hessian(f, argnums=0, chunk_size=None):
-    """The Hessian as jacfwd of the reverse-mode gradient (forward-over-reverse, chunked)."""
-    return jacfwd(grad(f, argnums), argnums, chunk_size=chunk_size)
+    """The Hessian as jacfwd of the reverse-mode gradient (forward-over-reverse, chunked).
+
+    >>> hessian(lambda x: dnp.sum(x ** 3))(np.array([1.0, 2.0]))
+    array([[ 6.,  0.],
+           [ 0., 12.]])
+    """
+    nested = jacfwd(grad(f, argnums), argnums, chunk_size=chunk_size)
+
+    def hess(*args):
+        if not isinstance(argnums, int) or not _top_level(args):
+            return nested(*args)
+        nums = _argnums(argnums, len(args), "hessian")
+        if nest.is_nested(args[nums[0]]):
+            return nested(*args)
+        tape, inputs, out = _record(f, args, nums, "hessian")
+        _check_scalar(out, "hessian")
+        x = inputs[0]
+        shape = tuple(dnp.shape(x))
+        n = int(np.prod(shape))
+        chunk = n if chunk_size is None else max(1, min(int(chunk_size), n))
+        dtype = dnp.result_dtype(x)
+        rows = []
+        for start in range(0, n, chunk):
+            k = min(chunk, n - start)
+            basis = np.zeros((k, n), dtype=dtype)
+            basis[np.arange(k), np.arange(start, start + k)] = 1
+            dgrad = gradient_tangents(tape, inputs, out, [basis.reshape((k,) + shape)], k)
+            if dgrad is None:
+                return nested(*args)
+            row = dgrad[0] if dgrad[0].flags.writeable else np.array(dgrad[0])  # not a broadcast view
+            rows.append(row.reshape(k, n))
+        full = rows[0] if len(rows) == 1 else np.concatenate(rows)  # row j: d grad / d x_j
+        return full.T.reshape(shape + shape)  # H[i, j] = d grad_i / d x_j (a view for vectors)
+
+    return hess
 
 
 def hvp(f, primals, tangents):
@@ -337,4 +373,34 @@ def hvp(f, primals, tangents):
     three gradients. Returns one array per primal (a single array for one primal).
     """
     argnums = 0 if len(primals) == 1 else tuple(range(len(primals)))
-    return _forward(grad(f, argnums), tuple(primals), tuple(tangents), "hvp")[1]
+    if not (isinstance(primals, (tuple, list)) and isinstance(tangents, (tuple, list))
+            and _top_level(primals) and _top_level(tangents)):
+        return _forward(grad(f, argnums), tuple(primals), tuple(tangents), "hvp")[1]
+    if len(primals) != len(tangents):
+        raise ValueError(f"[hvp] got {len(primals)} primals but {len(tangents)} tangents.")
+    flat_p = [_as_input(p, "hvp", "a primal") for p in nest.flatten(primals)]
+    flat_t = nest.flatten(tangents)
+    if len(flat_p) != len(flat_t):
+        raise ValueError("[hvp] primals and tangents have different structures.")
+    flat_t = [_check_tangent(t, p, "hvp") for p, t in zip(flat_p, flat_t)]
+    primals = nest.pack_sequence_as(tuple(primals), flat_p)
+    tape, inputs, out = _record(f, primals, tuple(range(len(primals))), "hvp")
+    _check_scalar(out, "hvp")
+    dgrads = gradient_tangents(tape, inputs, out, flat_t, None)
+    if dgrads is None:
+        return _forward(grad(f, argnums), tuple(primals), tuple(tangents), "hvp")[1]
+    packed = nest.pack_sequence_as(list(primals), dgrads)
+    return packed[0] if argnums == 0 else tuple(packed)
+
+
+def _top_level(values):
+    """True outside every transform and tape, with no traced value among `values`."""
+    if STATE.tapes or STATE.accumulators:
+        return False
+    return not any(isinstance(v, Traced) for v in nest.flatten(list(values)))
+
+
+def _check_scalar(out, api):
+    if int(np.prod(dnp.shape(out))) != 1:
+        raise TypeError(f"[{api}] f must return a scalar, got shape {tuple(dnp.shape(out))}. "
+                        "Use jacrev / jacfwd for vector outputs, or vjp.")

@@ -171,3 +171,30 @@ def test_accumulator_matches_functional_jvp(values, data):
     with tf.autodiff.ForwardAccumulator(xt, v) as acc:
         y = f(xt)
     np.testing.assert_allclose(acc.jvp(y).numpy(), tf.jvp(f, (x,), (v,))[1], rtol=1e-10, atol=1e-12)
+
+
+def test_jvp_never_writes_into_input_tangents():
+    # FloorMod's x-rule returns dx itself: adding the y-part must not happen in place
+    x, y = np.array([5.5, -3.0]), np.array([2.0, 4.0])
+    dx, dy = np.array([1.0, 2.0]), np.array([0.5, 0.25])
+    saved = dx.copy(), dy.copy()
+    _, t = tf.jvp(dnp.mod, (x, y), (dx, dy))
+    np.testing.assert_array_equal(dx, saved[0])
+    np.testing.assert_array_equal(dy, saved[1])
+    np.testing.assert_allclose(t, dx - dy * np.floor_divide(x, y))
+    # Mul adds two fresh parts (in place); the inputs stay as they were
+    _, t = tf.jvp(lambda a, b: a * b, (x, y), (dx, dy))
+    np.testing.assert_allclose(t, dx * y + x * dy)
+    np.testing.assert_array_equal(dx, saved[0])
+
+
+def test_linear_ops_with_one_constant_argument():
+    x = np.array([[1.0, 2.0], [3.0, 4.0]])
+    c = np.array([10.0, 20.0], dtype=np.float32)
+    _, t = tf.jvp(lambda a: a - c, (x,), (np.ones_like(x),))
+    np.testing.assert_array_equal(t, np.ones_like(x))
+    assert t.dtype == np.float64
+    _, t = tf.jvp(lambda a: c - a, (x,), (np.ones_like(x),))
+    np.testing.assert_array_equal(t, -np.ones_like(x))
+    _, t = tf.jvp(lambda a: dnp.sum(dnp.transpose(a) + a, axis=0), (x,), (x,))
+    np.testing.assert_allclose(t, np.sum(x.T + x, axis=0))

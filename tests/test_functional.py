@@ -161,3 +161,93 @@ def test_grad_of_grad_and_jvp_of_jvp_give_second_derivatives():
     assert tf.jvp(lambda a: tf.jvp(f, (a,), (1.0,))[1], (x,), (1.0,))[1] == pytest.approx(d2)
     assert tf.jvp(tf.grad(f), (x,), (1.0,))[1] == pytest.approx(d2)
     assert tf.grad(lambda a: tf.jvp(f, (a,), (1.0,))[1])(x) == pytest.approx(d2)
+
+
+# -- second order on a recorded tape (second_order.py) -------------------------------------------
+
+SECOND_ORDER_CORPUS = [
+    lambda x: dnp.sum(dnp.exp(x) / (1 + x * x)),
+    lambda x: dnp.sum(dnp.tanh(dnp.reshape(x, (2, 3)) @ np.arange(6.0).reshape(3, 2) + x[:2])),
+    lambda x: dnp.sum(dnp.maximum(x, 0.1) * dnp.log1p(x * x)) + dnp.mean(x) ** 2,
+    lambda x: dnp.sum(dnp.sum(dnp.reshape(x, (3, 2)) ** 3, axis=1) * x[::2]),
+    lambda x: dnp.sum(dnp.where(x > 0, x ** 3, dnp.sin(x))) * dnp.prod(x[1:3]),
+    lambda x: dnp.sum(dnp.transpose(dnp.reshape(x, (2, 3))) @ dnp.reshape(x, (2, 3))),
+    lambda x: dnp.logsumexp(x * x) + dnp.sum(dnp.sqrt(1 + x ** 2)),
+]
+
+
+@pytest.mark.parametrize("f", SECOND_ORDER_CORPUS)
+def test_hessian_and_hvp_on_the_tape_match_jacfwd_of_grad(f):
+    x = np.array([0.3, -0.7, 1.1, 0.5, -1.3, 0.9])
+    v = np.array([1.0, -2.0, 0.5, 0.25, 3.0, -1.0])
+    nested = tf.jacfwd(tf.grad(f))(x)
+    np.testing.assert_allclose(tf.hessian(f)(x), nested, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(tf.hessian(f, chunk_size=4)(x), nested, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(tf.hvp(f, (x,), (v,)), nested @ v, rtol=1e-10, atol=1e-12)
+
+
+def test_hessian_of_matrix_argument_and_float32():
+    w = np.arange(6.0).reshape(2, 3) / 10
+    f = lambda a: dnp.sum(dnp.sin(a) * a)
+    H = tf.hessian(f)(w)
+    assert H.shape == (2, 3, 2, 3)
+    np.testing.assert_allclose(H, tf.jacfwd(tf.grad(f))(w), rtol=1e-12)
+    assert tf.hessian(f)(w.astype(np.float32)).dtype == np.float32
+
+
+def test_second_order_of_linear_and_constant_functions_is_zero():
+    x = np.array([1.0, 2.0, 3.0])
+    for f in (lambda a: dnp.sum(a * 2.0), lambda a: 5.0 * np.ones(()), lambda a: dnp.sum(a) * 0.0 + 1.0):
+        np.testing.assert_array_equal(tf.hessian(f)(x), np.zeros((3, 3)))
+        np.testing.assert_array_equal(tf.hvp(f, (x,), (x,)), np.zeros(3))
+
+
+def test_hvp_with_nested_primals_matches_hessian_blocks():
+    params = {"w": np.array([[0.5, -0.2], [0.1, 0.3]]), "b": np.array([0.2, -0.1])}
+    x = np.array([[1.0, 2.0], [-1.0, 0.5], [0.3, 0.3]])
+    loss = lambda p: dnp.sum(dnp.tanh(x @ p["w"] + p["b"]) ** 2)
+    v = {"w": np.array([[1.0, 0.0], [0.0, -1.0]]), "b": np.array([0.5, 2.0])}
+    hv = tf.hvp(loss, (params,), (v,))
+    expected = tf.jvp(tf.grad(loss), (params,), (v,))[1]
+    for key in ("w", "b"):
+        np.testing.assert_allclose(hv[key], expected[key], rtol=1e-12)
+
+
+def test_second_order_inside_other_transforms_and_with_transforms_inside():
+    f = lambda x: dnp.sum(x ** 3 * dnp.sin(x))
+    x = np.array([0.4, -0.8])
+    H = tf.hessian(f)(x)
+    # a transform around hessian / hvp: the jvp-of-grad fallback, which nests
+    third = tf.jvp(lambda a: tf.hessian(f)(a), (x,), (np.array([1.0, 0.0]),))[1]
+    eps = 1e-6
+    fd = (tf.hessian(f)(x + [eps, 0]) - tf.hessian(f)(x - [eps, 0])) / (2 * eps)
+    np.testing.assert_allclose(third, fd, rtol=1e-6, atol=1e-6)
+    d3 = tf.jacfwd(lambda a: tf.hvp(f, (a,), (np.array([1.0, 0.0]),)))(x)[:, 0]
+    np.testing.assert_allclose(d3, third[:, 0], rtol=1e-10)
+    # a transform inside f leaves traced values on the tape: also the fallback
+    g = lambda a: tf.jvp(f, (a,), (np.ones(2),))[1] + f(a)
+    np.testing.assert_allclose(tf.hessian(g)(x), tf.jacfwd(tf.grad(g))(x), rtol=1e-10)
+    np.testing.assert_allclose(H, tf.jacfwd(tf.grad(f))(x), rtol=1e-12)
+
+
+def test_second_order_errors_name_the_api():
+    with pytest.raises(TypeError, match=r"\[hessian\] f must return a scalar"):
+        tf.hessian(lambda a: a * 2)(np.ones(3))
+    with pytest.raises(TypeError, match=r"\[hvp\] f must return a scalar"):
+        tf.hvp(lambda a: a * 2, (np.ones(3),), (np.ones(3),))
+    with pytest.raises(ValueError, match=r"\[hvp\] tangent of shape \(2,\)"):
+        tf.hvp(lambda a: dnp.sum(a), (np.ones(3),), (np.ones(2),))
+
+
+def test_tangent_sweep_skips_what_the_backward_pass_never_reads():
+    from dualtape.ops import elementwise, reductions
+    from dualtape.second_order import _vjp_reads
+    assert _vjp_reads(reductions.sum_vjp) == (False, set())  # np.shape(x) only
+    assert _vjp_reads(elementwise.mul_vjp_x) == (False, {1})
+    assert _vjp_reads(elementwise.tanh_vjp) == (True, set())
+
+    def scale_vjp(g, ans, x, y):
+        return g * x.shape[0] * np.ndim(y)
+
+    assert _vjp_reads(scale_vjp) == (False, set())
+    assert _vjp_reads(lambda g, ans, x: g * x) is None  # no def to read: assume everything
