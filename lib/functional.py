@@ -206,10 +206,16 @@ def _watched_inputs(tape, leaves, api):
     return out
 
 
+def _seen_outside(t):
+    """True when an enclosing tape or accumulator traces tensor `t` (it must stay wrapped)."""
+    return any(t._id in tape._watched for tape in STATE.tapes) or any(
+        acc._tracks(t) for acc in STATE.accumulators)
+
+
 def _unwrap(x):
     """A gradient or output as the caller sees it: arrays at top level, traced inside."""
-    if isinstance(x, Tensor) and not (STATE.tapes or STATE.accumulators):
-        x = x._value
+    if isinstance(x, Tensor) and not _seen_outside(x):
+        x = x._value  # this level's wrapper; what an outer level traces lies inside it
     return _as_output(x)
 
 

@@ -157,8 +157,9 @@ class _Ref:
 
 
 def _primal(value):
+    """The plain array under any nesting of tensors and dual numbers."""
     while isinstance(value, Traced):
-        value = value.primal
+        value = value._value if isinstance(value, Tensor) else value.primal
     return value
 
 
