@@ -44,6 +44,7 @@ def zeros_like(x, dtype=None):
     return np.zeros(np.shape(x), dtype=dtype or result_dtype(x))
 
 
+from .ops import activations as _activations  # noqa: E402
 from .ops import constructors as _constructors  # noqa: E402
 from .ops import elementwise as _elementwise  # noqa: E402
 from .ops import indexing as _indexing  # noqa: E402
@@ -51,8 +52,9 @@ from .ops import linalg as _linalg  # noqa: E402
 from .ops import nn as _nn  # noqa: E402
 from .ops import reductions as _reductions  # noqa: E402
 from .ops import shape as _shape  # noqa: E402
+from .ops import transcendental as _transcendental  # noqa: E402
 
-_MODULES = (_elementwise, _reductions, _nn, _shape, _indexing, _linalg, _constructors)
+_MODULES = (_elementwise, _transcendental, _activations, _reductions, _nn, _shape, _indexing, _linalg, _constructors)
 for _module in _MODULES:
     for _name in _module.__all__:
         globals()[_name] = getattr(_module, _name)

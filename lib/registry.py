@@ -186,6 +186,11 @@ def defop(name, impl, vjp=None, jvp=None, *, elementwise=False, variadic=False, 
     return op
 
 
+def elementwise_op(name, impl, vjp=None, jvp=None, **kw):
+    """`defop` for an elementwise primitive: the engine handles broadcasting for its rules."""
+    return defop(name, impl, vjp=vjp, jvp=jvp, elementwise=True, **kw)
+
+
 class RegisterGradient:
     """Decorator registering a gradient function for an op name, globally, as in TF.
 
