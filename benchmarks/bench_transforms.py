@@ -41,21 +41,26 @@ def pendulum(damping, length, theta0=1.0, omega0=0.0):
     return theta
 
 
-def pendulum_np(damping, length, theta0=1.0, omega0=0.0):
+def pendulum_with(sin, damping, length, theta0=1.0, omega0=0.0):
+    """The same RK4 program for the runtime modes, with the `sin` of a given library."""
     theta = theta0
     omega = omega0
     for _ in range(STEPS):
         k1t = omega
-        k1w = -G / length * np.sin(theta) - damping * omega
+        k1w = -G / length * sin(theta) - damping * omega
         k2t = omega + 0.5 * DT * k1w
-        k2w = -G / length * np.sin(theta + 0.5 * DT * k1t) - damping * k2t
+        k2w = -G / length * sin(theta + 0.5 * DT * k1t) - damping * k2t
         k3t = omega + 0.5 * DT * k2w
-        k3w = -G / length * np.sin(theta + 0.5 * DT * k2t) - damping * k3t
+        k3w = -G / length * sin(theta + 0.5 * DT * k2t) - damping * k3t
         k4t = omega + DT * k3w
-        k4w = -G / length * np.sin(theta + DT * k3t) - damping * k4t
+        k4w = -G / length * sin(theta + DT * k3t) - damping * k4t
         theta = theta + DT / 6.0 * (k1t + 2.0 * k2t + 2.0 * k3t + k4t)
         omega = omega + DT / 6.0 * (k1w + 2.0 * k2w + 2.0 * k3w + k4w)
     return theta
+
+
+def pendulum_np(damping, length, theta0=1.0, omega0=0.0):
+    return pendulum_with(np.sin, damping, length, theta0, omega0)
 
 
 def pendulum_adjoint_by_hand(damping, length, theta0=1.0, omega0=0.0):
@@ -145,6 +150,21 @@ def tape_gradient(damping, length):
     return tape.gradient(y, [d, ell])
 
 
+def torch_gradient(damping, length):
+    """The same program on PyTorch eager tensors (None when torch is not installed)."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    torch.set_num_threads(1)
+    d = torch.tensor(damping, dtype=torch.float64, requires_grad=True)
+    ell = torch.tensor(length, dtype=torch.float64, requires_grad=True)
+    y = pendulum_with(torch.sin, d, ell, torch.tensor(1.0, dtype=torch.float64),
+                      torch.tensor(0.0, dtype=torch.float64))
+    y.backward()
+    return [d.grad.item(), ell.grad.item()]
+
+
 def mlp_loss(w1, b1, w2, b2, w3, b3, x, y):
     h1 = np.tanh(x @ w1 + b1)
     h2 = np.tanh(h1 @ w2 + b2)
@@ -189,11 +209,18 @@ def main():
     taped = [float(np.asarray(g)) for g in tape_gradient(*args)]
     assert np.allclose(gen, hand, rtol=1e-9) and np.allclose(gen, taped, rtol=1e-9), (gen, hand, taped)
     t_gen, t_hand = best_pair(lambda: dpend(*args), lambda: pendulum_adjoint_by_hand(*args), 20)
-    t_tape = best(lambda: tape_gradient(*args), 1, repeat=3)
+    torched = torch_gradient(*args)
+    if torched is not None:
+        assert np.allclose(gen, torched, rtol=1e-9), (gen, torched)
+        t_tape, t_torch = best_of([lambda: tape_gradient(*args), lambda: torch_gradient(*args)], 1, rounds=3)
+    else:
+        t_tape = best(lambda: tape_gradient(*args), 1, repeat=3)
     print("RK4 pendulum, 1000 steps, d theta_final / d(damping, length)")
     print(f"  generated (math.sin)        {t_gen * 1e3:8.3f} ms")
     print(f"  hand-written adjoint        {t_hand * 1e3:8.3f} ms   generated / hand = {t_gen / t_hand:.2f}x")
     print(f"  GradientTape (np.sin)       {t_tape * 1e3:8.3f} ms   tape / generated = {t_tape / t_gen:.1f}x")
+    if torched is not None:
+        print(f"  PyTorch eager (same code)   {t_torch * 1e3:8.3f} ms   torch / tape = {t_torch / t_tape:.2f}x")
 
     rng = np.random.default_rng(0)
     sizes = [784, 512, 512, 10]
