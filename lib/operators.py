@@ -114,6 +114,15 @@ Tensor.__invert__ = lambda self: dnp.logical_not(self)
 Tensor.__getitem__ = lambda self, index: dnp.getitem(self, index)
 
 
+def _setitem(self, index, value):
+    raise TypeError(f"[Tensor.__setitem__] tensors are immutable (as in TF), so t[{index!r}] = ... "
+                    "cannot write into one. Build a new tensor instead: dnp.where(mask, value, t), "
+                    "dnp.concatenate of slices, or a Variable and its assign().")
+
+
+Tensor.__setitem__ = _setitem
+
+
 # -- NumPy's protocols -------------------------------------------------------------------------
 
 def _is_live(x):

@@ -375,3 +375,9 @@ def test_gradient_dtype_is_the_source_dtype_after_numpy_promotion():
     g = tape.gradient([r, s], v)
     assert g.dtype == tf.float32
     np.testing.assert_array_equal(g.numpy(), [1.0, 2.0, 3.0])
+
+
+def test_writing_into_a_tensor_is_a_clear_error():
+    t = tf.constant([1.0, 2.0])
+    with pytest.raises(TypeError, match="immutable"):
+        t[0] = 5.0
