@@ -404,6 +404,26 @@ def row_write(m):
     return np.sum(z * m)
 
 
+def copy_then_write(x):
+    y = x.copy()
+    y[0] = 5.0
+    return np.sum(y * y * x)
+
+
+def copy_param_then_write(x):
+    x = np.copy(x)
+    x[0] = x[1] * x[2]
+    x[1:] += 2.0 * x[0]
+    return np.sum(x * x)
+
+
+def write_inactive_after_use(x):
+    a = np.ones(3)
+    r = np.sum(x * x * a)
+    a[0] = 2.0
+    return r + np.sum(a * x)
+
+
 def list_index(a, b):
     xs = [a, b, a * b]
     return xs[0] * xs[2] + xs[1]
@@ -469,6 +489,7 @@ CORPUS = [
     (loop_carried_two, "s s 4", (0, 1)),
     (subscript_read, "v3", 0), (subscript_slice, "m23", 0), (subscript_write, "v3", 0),
     (subscript_write_loop, "v3", 0), (subscript_overwrite, "v3", 0), (row_write, "m23", 0),
+    (copy_then_write, "v3", 0), (copy_param_then_write, "v3", 0), (write_inactive_after_use, "v3", 0),
     (list_index, "s s", (0, 1)),
     (calls_helper, "s", 0), (calls_helper_default, "s s", (0, 1)), (calls_array_helper, "v3 v3", (0, 1)),
     (calls_helper_in_loop, "s 3", 0), (calls_helper_with_loop, "s", 0), (keyword_defaults, "s", 0),

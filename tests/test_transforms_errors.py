@@ -1,6 +1,7 @@
 """Each construct the transformer refuses fails at transform time with file, line, construct
 and a suggested fix (STYLE.md section 5)."""
 
+import inspect
 import math
 import os
 
@@ -147,3 +148,113 @@ def poly_ok(a):
 def test_not_a_function():
     with pytest.raises(TransformError, match="expects a Python function"):
         dt.grad(math.sin)
+
+
+# -- subscript writes into arrays that may share memory (a silent wrong gradient otherwise) --------
+def alias_by_name(x):
+    y = x
+    y[0] = 5.0
+    return np.sum(x * x)
+
+
+def chained_alias(x):
+    y = x * 1.0
+    z = y
+    z[0] = 5.0
+    return np.sum(y * y)
+
+
+def slicing_view(x):
+    y = x[1:]
+    y[0] = 5.0
+    return np.sum(x * x)
+
+
+def transpose_view(x):
+    y = x.T
+    y[0] = 5.0
+    return np.sum(x * x)
+
+
+def reshape_view(x):
+    y = np.reshape(x, (3,))
+    y[0] = 5.0
+    return np.sum(x * x)
+
+
+def reshape_method_view(x):
+    y = x.reshape(3)
+    y[0] += 5.0
+    return np.sum(x * x)
+
+
+def parameter_write(x):
+    x[0] = 5.0
+    return np.sum(x * x)
+
+
+def view_alive_at_write(x):
+    y = x * 1.0
+    z = y[1:]
+    y[1] = 5.0
+    return np.sum(z * z)
+
+
+def alias_in_loop(x):
+    y = x * 1.0
+    for i in range(2):
+        y[i] = 5.0
+        y = x
+    return np.sum(y * x)
+
+
+ALIAS_CASES = [
+    (alias_by_name, "`y = x`", "y = x.copy()"),
+    (chained_alias, "`z = y`", "z = y.copy()"),
+    (slicing_view, "`y = x[1:]`", "y = x[1:].copy()"),
+    (transpose_view, "`y = x.T`", "y = x.T.copy()"),
+    (reshape_view, "`y = np.reshape(x, (3,))`", "y = np.reshape(x, (3,)).copy()"),
+    (reshape_method_view, "`y = x.reshape(3)`", "y = x.reshape(3).copy()"),
+    (parameter_write, "is a parameter", "x_copy = x.copy()"),
+    (view_alive_at_write, "`z` (line", "z = y[1:].copy()"),
+    (alias_in_loop, "`y = x`", "y = x.copy()"),
+]
+
+
+@pytest.mark.parametrize("api", ["grad", "jvp", "hvp"])
+@pytest.mark.parametrize("fn, binding, fix", ALIAS_CASES, ids=[c[0].__name__ for c in ALIAS_CASES])
+def test_write_into_shared_memory_is_refused(fn, binding, fix, api):
+    with pytest.raises(TransformError) as info:
+        getattr(dt, api)(fn)(np.array([1.0, 2.0, 3.0]), *([np.ones(3)] if api != "grad" else []))
+    message = str(info.value)
+    write_line = next(i for i, line in enumerate(inspect.getsource(fn).splitlines())
+                      if "] = " in line or "] += " in line) + fn.__code__.co_firstlineno
+    assert message.startswith(f"[transforms.{api}]"), message
+    assert f"test_transforms_errors.py:{write_line} in {fn.__name__}" in message, message
+    assert "may share memory" in message, message
+    assert binding in message, message
+    assert f"Make a copy first: {fix}" in message, message
+
+
+def copy_then_write(x):
+    y = x.copy()
+    y[0] = 5.0 * x[1]
+    z = y
+    return np.sum(z * y * x)
+
+
+def test_write_into_a_copy_matches_finite_differences():
+    x = np.array([1.0, 2.0, 3.0])
+    u = np.array([0.3, -1.0, 2.0])
+    before = x.copy()
+    g = dt.grad(copy_then_write)(x)
+    assert np.array_equal(x, before), "the gradient must not change the caller's array"
+    eps = 1e-6
+    fd = np.array([(copy_then_write(x + eps * e) - copy_then_write(x - eps * e)) / (2 * eps)
+                   for e in np.eye(3)])
+    assert np.allclose(g, fd, rtol=1e-6, atol=1e-6), (g, fd)
+    _, tangent = dt.jvp(copy_then_write)(x, u)
+    assert np.isclose(tangent, fd @ u, rtol=1e-6)
+    hv = dt.hvp(copy_then_write)(x, u)
+    fd_hv = (dt.grad(copy_then_write)(x + eps * u) - dt.grad(copy_then_write)(x - eps * u)) / (2 * eps)
+    assert np.allclose(hv, fd_hv, rtol=1e-5, atol=1e-6), (hv, fd_hv)

@@ -173,7 +173,13 @@ class MethodRewriter(_gast.NodeTransformer):
             args = [_gast.unparse(a) for a in node.args]
             kws = [f"{k.arg}={_gast.unparse(k.value)}" for k in node.keywords]
             name = func.attr
-            if name in ("copy", "item", "astype"):
+            if name in ("copy", "astype"):  # a new array (aliasing.py lets code write into it)
+                new = _gast.parse_expr(f"np.copy({receiver})")
+                for sub in _gast.walk(new):
+                    sub.lineno = getattr(node, "lineno", 1)
+                    sub.col_offset = 0
+                return new
+            if name == "item":
                 return _gast.copy(func.value)
             if name in ("flatten", "ravel"):
                 args, name = ["(-1,)"], "reshape"

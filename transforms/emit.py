@@ -16,6 +16,7 @@ import numpy as np
 
 from . import _gast, opmap, runtime
 from ._gast import nodes as n
+from .aliasing import check_writes
 from .desugar import MethodRewriter, desugar_jumps, desugar_returns
 from .normalize import Normalizer
 from .parse import FunctionInfo, TransformError, check_supported, error
@@ -32,6 +33,8 @@ class FunctionIR:
         info = FunctionInfo(fn, api)
         check_supported(info, api)
         node = info.node
+        args = node.args
+        check_writes(info, [a.id for a in args.posonlyargs + args.args + args.kwonlyargs], api)
         self.doc = bool(node.body and isinstance(node.body[0], n.Expr) and _gast.is_constant(node.body[0].value)
                         and isinstance(node.body[0].value.value, str))
         desugar_returns(node)

@@ -261,8 +261,10 @@ class Normalizer(Expressions):
             if not isinstance(root, n.Name):
                 raise self.fail(s, "assignment into a nested subscript or attribute of a differentiated value",
                                 "Assign into a plain array name (`x[i, j] = v`).")
-            if not (self.expr_varied(value) or root.id in self.varied):
+            if not (self.expr_varied(value) or root.id in self.varied) and root.id not in self.locals:
                 return self._primal(s, out)
+            # an inactive local array is written as a SetItem too: the write must stay in the
+            # forward sweep and be undone in the backward sweep, which may read the old value
             atom = self.expr(value, out, s)
             out.append(SetItem(root.id, target.slice, atom, line, text))
             return

@@ -97,6 +97,13 @@ class Expressions:
                             "Pass each argument by name or position.")
         if obj is builtins.float:
             return self.expr(e.args[0], out, s, target)
+        if (obj is np.copy or obj is np.array) and len(e.args) == 1 and not e.keywords:
+            # a copy: new memory (aliasing.py lets code write into it), the identity derivative
+            a = self.expr(e.args[0], out, s)
+            name = target or self.fresh(_hint("copy", a))
+            call = n.Call(func=_gast.copy(e.func), args=[_gast.copy(a)], keywords=[])
+            self._emit(Op(name, "copy", call, [a], line, text), out)
+            return _gast.name(name)
         spec = self.lookup(obj) if obj is not None else None
         if spec is not None:
             if spec.prim.vjp is None:

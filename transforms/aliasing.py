@@ -1,0 +1,369 @@
+"""Refusing subscript writes into arrays that may share memory with another variable.
+
+The transformer differentiates `y[i] = v` as if the write changed `y` only. NumPy writes
+through every name that shares `y`'s memory (`y = x`, `y = x[1:]`, `y = x.T`,
+`y = np.reshape(x, ...)`, a parameter the caller still holds), so such a write would give a
+silently wrong gradient. Before anything else is rewritten, a flow-sensitive pass over the
+function's tree tracks, for every name, the bindings that can reach each statement, and
+allows `name[...] = value` (and `name[...] += value`) only when
+
+- every binding of `name` reaching the write is a FRESH array: the result of arithmetic,
+  a literal, or a call known to return new memory (ufuncs, reductions, matmul,
+  concatenate/stack, np.array/np.copy/np.zeros/..., `.copy()`), and
+- no other variable reaching the write may share memory with (or hold a reference to) one
+  of those bindings (`z = y`, `z = y[1:]`, `pair = (y, 1)`).
+
+Anything it is unsure about (a user function, a call that may return a view) counts as
+shared: the refusal names the variable, the write, the binding and the fix (a copy).
+"""
+
+import builtins
+import math
+
+import numpy as np
+
+from . import _gast, opmap
+from ._gast import nodes as n
+from .parse import error
+
+# NumPy functions that always return new memory (or an immutable scalar).
+_FRESH_NUMPY_NAMES = (
+    "array copy zeros ones full empty zeros_like ones_like full_like empty_like arange linspace "
+    "logspace eye identity sum mean prod max min amax amin nansum nanmean std var cumsum cumprod "
+    "dot vdot inner outer tensordot matmul kron cross concatenate stack hstack vstack dstack "
+    "column_stack where clip sort diff pad tile repeat take trace argmax argmin argsort all any "
+    "count_nonzero around round round_ polyval interp convolve correlate cov corrcoef tri tril "
+    "triu vander average median percentile quantile ptp histogram logsumexp softmax "
+    "sigmoid relu".split())
+_FRESH_LINALG_NAMES = "norm inv solve det slogdet cholesky eigh eigvalsh qr svd pinv lstsq".split()
+_FRESH_METHODS = {"copy", "astype", "sum", "mean", "max", "min", "prod", "dot", "var", "std",
+                  "cumsum", "cumprod", "round", "tolist", "item", "argmax", "argmin", "all", "any",
+                  "trace", "clip", "conj", "conjugate", "__copy__", "__deepcopy__"}
+_FRESH_BUILTINS = {builtins.float, builtins.int, builtins.bool, builtins.len, builtins.abs,
+                   builtins.round, builtins.range, builtins.sum, builtins.complex, builtins.str,
+                   builtins.isinstance}
+_CONTAINER_BUILTINS = {builtins.list, builtins.tuple, builtins.dict, builtins.set,
+                       builtins.zip, builtins.enumerate, builtins.reversed, builtins.sorted}
+
+
+def _fresh_numpy(obj):
+    """True for NumPy (or dualtape.numpy_api) functions that always return new memory."""
+    if isinstance(obj, np.ufunc):
+        return True
+    name = getattr(obj, "__name__", None)
+    module = getattr(obj, "__module__", None) or ""
+    if name is None:
+        return False
+    if module.startswith(("numpy", "dualtape")) or getattr(np, name, None) is obj:
+        if "linalg" in module or getattr(np.linalg, name, None) is obj:
+            return name in _FRESH_LINALG_NAMES
+        if name in _FRESH_NUMPY_NAMES:
+            return True
+    spec = opmap.lookup(obj)
+    return spec is not None and (spec.math or spec.prim.elementwise)
+
+
+class Binding:
+    """One assignment of a name: where it is, whether it is fresh, what it may share."""
+
+    def __init__(self, name, line, text, fresh, why, refs, container=False):
+        self.name, self.line, self.text = name, line, text
+        self.fresh, self.why, self.refs, self.container = fresh, why, set(refs), container
+
+
+class _Value:
+    def __init__(self, fresh, why="", refs=(), container=False):
+        self.fresh, self.why, self.refs, self.container = fresh, why, set(refs), container
+
+
+class AliasCheck:
+    def __init__(self, info, params, api):
+        self.info, self.api = info, api
+        self.locals = set(params) | {x.id for x in _walk(info.node)
+                                     if isinstance(x, n.Name) and isinstance(x.ctx, n.Store)}
+        where = info.abs_line(info.node)
+        self.params = params
+        self.bindings = {}  # (id(node), name) -> Binding: one object per assignment, so loops converge
+        self.version = 0
+        self.start = {p: frozenset([Binding(p, where, "", False, "a parameter: writing into it would change "
+                                            "the caller's array", ())]) for p in params}
+
+    # -- resolving call targets (like Normalizer.resolve, before any rewriting) ----------------
+    def resolve(self, node):
+        if isinstance(node, n.Name):
+            if node.id in self.locals:
+                return None
+            if node.id in self.info.namespace:
+                return self.info.namespace[node.id]
+            return {"np": np, "math": math}.get(node.id, getattr(builtins, node.id, None))
+        if isinstance(node, n.Attribute):
+            base = self.resolve(node.value)
+            return getattr(base, node.attr, None) if base is not None else None
+        return None
+
+    # -- values ---------------------------------------------------------------------------------
+    def refs_of(self, e, state):
+        """Bindings of every name read in `e` (what a non-fresh value may share)."""
+        out = set()
+        for x in _walk(e):
+            if isinstance(x, n.Name) and isinstance(x.ctx, n.Load):
+                out |= state.get(x.id, frozenset())
+        return out
+
+    def held(self, e, state):
+        """Bindings a fresh value built from `e` holds references to (lists of arrays)."""
+        if isinstance(e, (n.List, n.Tuple, n.Set)):
+            return self.refs_of(e, state)
+        if isinstance(e, n.Dict):
+            return self.refs_of(e, state)
+        if isinstance(e, n.Name):
+            bs = state.get(e.id, frozenset())
+            return {b for b in bs if b.container}
+        if isinstance(e, n.BinOp):
+            return self.held(e.left, state) | self.held(e.right, state)
+        return set()
+
+    def value(self, e, state):
+        if isinstance(e, n.Constant):
+            return _Value(True)
+        if isinstance(e, (n.List, n.Tuple, n.Set, n.Dict)):
+            return _Value(True, refs=self.held(e, state), container=True)
+        if isinstance(e, (n.ListComp, n.SetComp, n.DictComp, n.GeneratorExp)):
+            return _Value(True, refs=self.refs_of(e, state), container=True)
+        if isinstance(e, n.BinOp):
+            held = self.held(e, state)
+            return _Value(True, refs=held, container=bool(held) or _is_container(e))
+        if isinstance(e, (n.UnaryOp, n.Compare)):
+            return _Value(True)
+        if isinstance(e, n.IfExp):
+            a, b = self.value(e.body, state), self.value(e.orelse, state)
+            if a.fresh and b.fresh:
+                return _Value(True, refs=a.refs | b.refs, container=a.container or b.container)
+            return a if not a.fresh else b
+        if isinstance(e, n.Name):
+            return _Value(False, f"another name for `{e.id}`", self.refs_of(e, state))
+        if isinstance(e, n.Subscript):
+            return _Value(False, "a subscript (a slice or row is a view of the array)", self.refs_of(e, state))
+        if isinstance(e, n.Attribute):
+            return _Value(False, f"the attribute `.{e.attr}` (e.g. `.T` is a view)", self.refs_of(e, state))
+        if isinstance(e, n.Call):
+            return self.call_value(e, state)
+        return _Value(False, f"a {type(e).__name__} expression", self.refs_of(e, state))
+
+    def call_value(self, e, state):
+        refs = self.refs_of(e, state)
+        if any(k.arg == "out" for k in e.keywords):
+            return _Value(False, "a call with `out=` (it returns the `out` array)", refs)
+        if any(k.arg == "copy" and not (isinstance(k.value, n.Constant) and k.value.value is True)
+               for k in e.keywords):
+            return _Value(False, "a call with `copy=` (it may return its argument)", refs)
+        func = e.func
+        obj = self.resolve(func)
+        shown = _src(func)
+        if obj is None and isinstance(func, n.Attribute):  # a method of a local value
+            if func.attr in _FRESH_METHODS:
+                return _Value(True)
+            return _Value(False, f"`.{func.attr}(...)`, which may return a view", refs)
+        if obj is not None:
+            try:
+                if obj in _FRESH_BUILTINS:
+                    return _Value(True)
+                if obj in _CONTAINER_BUILTINS:
+                    return _Value(True, refs=refs, container=True)
+            except TypeError:  # unhashable
+                pass
+            if _fresh_numpy(obj):
+                return _Value(True)
+        if obj is not None and opmap.is_user_function(obj):
+            return _Value(False, f"the result of `{shown}(...)`, which may return its argument", refs)
+        return _Value(False, f"the result of `{shown}(...)`, which may return a view", refs)
+
+    # -- statements -----------------------------------------------------------------------------
+    def run(self):
+        self.block(self.info.node.body, dict(self.start))
+
+    def bind(self, target, value, node, state):
+        line, text = self.info.abs_line(node), self.info.line_text(node)
+        if isinstance(target, n.Name):
+            key = (id(node), target.id)
+            b = self.bindings.get(key)
+            if b is None:
+                b = self.bindings[key] = Binding(target.id, line, text, value.fresh, value.why,
+                                                 value.refs, value.container)
+                self.version += 1
+            elif not value.refs <= b.refs or (b.fresh and not value.fresh) or (value.container and not b.container):
+                b.refs |= value.refs
+                b.container = b.container or value.container
+                if b.fresh and not value.fresh:
+                    b.fresh, b.why = False, value.why
+                self.version += 1
+            state[target.id] = frozenset([b])
+        elif isinstance(target, (n.Tuple, n.List)):
+            for t in target.elts:
+                if isinstance(t, n.Starred):
+                    t = t.value
+                self.bind(t, _Value(False, "an element unpacked from a sequence", value.refs), node, state)
+        elif isinstance(target, n.Subscript):
+            self.write(target, node, state)
+            if value.refs and isinstance(_root(target), n.Name):  # `xs[0] = y`: xs now holds y
+                for b in state.get(_root(target).id, frozenset()):
+                    if not value.refs <= b.refs or not b.container:
+                        b.refs |= value.refs
+                        b.container = True
+                        self.version += 1
+
+    def write(self, target, node, state):
+        root = _root(target)
+        if not isinstance(root, n.Name):
+            return
+        name = root.id
+        where = f"`{_src(target)} = ...` writes into `{name}`"
+        if name not in self.locals:
+            raise error(self.api, self.info, node,
+                        f"{where}, a global or closure array, which the caller may share",
+                        f"Make a copy first: {name}_copy = {name}.copy(), and write into the copy.")
+        bindings = state.get(name, frozenset())
+        for b in sorted(bindings, key=lambda b: b.line):
+            if not b.fresh:
+                source = (f"`{name}` is {b.why}" if b.name in self.params and not b.text
+                          else f"its binding at line {b.line} (`{b.text}`) is {b.why}")
+                raise error(self.api, self.info, node,
+                            f"{where}, which may share memory with another array: {source}; the "
+                            "transformer would differentiate the write as if it changed "
+                            f"`{name}` only",
+                            f"Make a copy first: {_fix(name, b)}, then write into the copy.")
+        for other, obs in state.items():
+            if other == name:
+                continue
+            for ob in obs:
+                if _reaches(ob, bindings):
+                    raise error(self.api, self.info, node,
+                                f"{where}, but `{other}` (line {ob.line}: `{ob.text}`) may share memory "
+                                f"with `{name}` or hold a reference to it, and would change too",
+                                f"Make a copy first: {other} = {_copy_src(ob)} (or copy `{name}`), "
+                                "so no other variable sees the write.")
+
+    def block(self, stmts, state):
+        for s in stmts:
+            state = self.stmt(s, state)
+        return state
+
+    def stmt(self, s, state):
+        state = dict(state)
+        if isinstance(s, (n.Assign, n.AnnAssign)):
+            targets = s.targets if isinstance(s, n.Assign) else [s.target]
+            if s.value is None:
+                return state
+            value = self.value(s.value, state)
+            if len(targets) > 1:  # `a = b = expr`: the names share one array
+                value = _Value(False, "bound together with other names in one chained assignment",
+                               value.refs)
+            for t in targets:
+                self.bind(t, value, s, state)
+            return state
+        if isinstance(s, n.AugAssign):
+            if isinstance(s.target, n.Subscript):
+                self.write(s.target, s, state)
+            return state
+        if isinstance(s, n.If):
+            a = self.block(s.body, state)
+            b = self.block(s.orelse, state)
+            return _join(a, b)
+        if isinstance(s, (n.For, n.While)):
+            entry = state
+            while True:
+                version = self.version
+                inner = dict(entry)
+                if isinstance(s, n.For):
+                    iterable = s.iter
+                    obj = self.resolve(iterable.func) if isinstance(iterable, n.Call) else None
+                    if obj is builtins.range:
+                        value = _Value(True)
+                    else:
+                        value = _Value(False, "a loop variable (an element or row of the sequence, "
+                                       "often a view)", self.refs_of(iterable, inner))
+                    self.bind(s.target, value, s, inner)
+                after = self.block(s.body, inner)
+                joined = _join(entry, after)
+                if _same(joined, entry) and self.version == version:
+                    return joined
+                entry = joined
+        return state
+
+
+def check_writes(info, params, api):
+    """Raise TransformError for a subscript write into an array that may share memory."""
+    if info.filename.startswith("<dualtape "):  # generated adjoint code read back (hvp)
+        return
+    AliasCheck(info, params, api).run()
+
+
+# -- helpers ---------------------------------------------------------------------------------------
+def _walk(node):
+    return _gast.walk(node)
+
+
+def _src(node):
+    return _gast.unparse(node)
+
+
+def _root(target):
+    while isinstance(target, (n.Subscript, n.Attribute)):
+        target = target.value
+    return target
+
+
+def _is_container(e):
+    return any(isinstance(x, (n.List, n.Tuple, n.ListComp)) for x in (e.left, e.right)) if isinstance(
+        e, n.BinOp) else False
+
+
+def _join(a, b):
+    out = dict(a)
+    for k, v in b.items():
+        out[k] = out.get(k, frozenset()) | v
+    return out
+
+
+def _same(a, b):
+    return a.keys() == b.keys() and all(a[k] == b[k] for k in a)
+
+
+def _reaches(binding, targets, seen=None):
+    """True when `binding` may share memory with one of `targets` (following refs)."""
+    seen = set() if seen is None else seen
+    for r in binding.refs:
+        if r in targets:
+            return True
+        if id(r) not in seen:
+            seen.add(id(r))
+            if _reaches(r, targets, seen):
+                return True
+    return False
+
+
+def _copy_src(binding):
+    text = binding.text
+    if "=" in text:
+        rhs = text.split("=", 1)[1].strip()
+        if rhs and "\n" not in rhs:
+            return f"({rhs}).copy()" if " " in _strip_brackets(rhs) else f"{rhs}.copy()"
+    return f"{binding.name}.copy()"
+
+
+def _fix(name, binding):
+    if not binding.text:  # a parameter
+        return f"{name}_copy = {name}.copy()"
+    return f"{name} = {_copy_src(binding)}"
+
+
+def _strip_brackets(text):
+    out, depth = [], 0
+    for ch in text:
+        if ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif depth == 0:
+            out.append(ch)
+    return "".join(out)
