@@ -258,3 +258,120 @@ def test_write_into_a_copy_matches_finite_differences():
     hv = dt.hvp(copy_then_write)(x, u)
     fd_hv = (dt.grad(copy_then_write)(x + eps * u) - dt.grad(copy_then_write)(x - eps * u)) / (2 * eps)
     assert np.allclose(hv, fd_hv, rtol=1e-5, atol=1e-6), (hv, fd_hv)
+
+
+# -- `c op= v` on an array that may share memory: NumPy writes in place (#aug-assign) --------------
+# For floats `c += v` rebinds `c`; on an array it writes through every name sharing `c`, which
+# the transformer (differentiating `c = c + v`) would not see. Refused where `c` may be an array.
+def aug_shared_by_other_name(x):
+    y = x * 1.0
+    z = y
+    y += x
+    return np.sum(z * z)
+
+
+def aug_alias_of_parameter(a, b):
+    c = a
+    c += b
+    c *= a
+    return np.sum(c * a)
+
+
+def aug_parameter(x):
+    x -= 1.0
+    return np.sum(x * x)
+
+
+def aug_view(x):
+    c = x[1:]
+    c *= 2.0
+    return np.sum(x * x)
+
+
+def aug_transpose_view(m):
+    c = m.T
+    c /= 2.0
+    return np.sum(m * m)
+
+
+def aug_alias_in_branch(x, flag):
+    if flag:
+        c = x
+    else:
+        c = x * 1.0
+    c += x
+    return np.sum(c * x)
+
+
+def aug_alias_in_loop(x):
+    c = x * 1.0
+    z = x
+    for i in range(2):
+        c -= x
+        z = c
+    return np.sum(z * x)
+
+
+def aug_helper(c, v):
+    c += v
+    return c
+
+
+def aug_in_helper(x):
+    return np.sum(aug_helper(x * 1.0, x) * x)
+
+
+AUG_CASES = [  # (function, its aug line's text, the shared binding, the fix)
+    (aug_shared_by_other_name, "y += x", "`z` (line",
+     "Write y = y + x to make a new array, or copy first: z = y.copy()"),
+    (aug_alias_of_parameter, "c += b", "(`c = a`) is another name for `a`",
+     "Write c = c + b to make a new array, or copy first: c = a.copy()"),
+    (aug_parameter, "x -= 1.0", "`x` is a parameter",
+     "Write x = x - 1.0 to make a new array, or copy first: x = x.copy()"),
+    (aug_view, "c *= 2.0", "(`c = x[1:]`) is a subscript", "copy first: c = x[1:].copy()"),
+    (aug_transpose_view, "c /= 2.0", "(`c = m.T`) is the attribute `.T`", "Write c = c / 2.0"),
+    (aug_alias_in_branch, "c += x", "(`c = x`) is another name for `x`", "copy first: c = x.copy()"),
+    (aug_alias_in_loop, "c -= x", "`z` (line", "copy first: z = c.copy()"),
+    (aug_in_helper, "c += v", "`c` is a parameter", "Write c = c + v to make a new array"),
+]
+
+
+def _aug_args(fn):
+    if fn is aug_alias_of_parameter:
+        return (np.array([1.0, 2.0, 3.0]), np.array([0.5, 1.5, 2.5]))
+    if fn is aug_transpose_view:
+        return (np.arange(1.0, 7.0).reshape(2, 3),)
+    if fn is aug_alias_in_branch:
+        return (np.array([1.0, 2.0, 3.0]), True)
+    return (np.array([1.0, 2.0, 3.0]),)
+
+
+@pytest.mark.parametrize("api", ["grad", "vjp", "jvp", "hvp"])
+@pytest.mark.parametrize("fn, text, binding, fix", AUG_CASES, ids=[c[0].__name__ for c in AUG_CASES])
+def test_aug_assign_into_shared_array_is_refused(fn, text, binding, fix, api):
+    args = _aug_args(fn)
+    before = [np.copy(a) for a in args]
+    extra = {"grad": (), "vjp": (1.0,), "jvp": (np.ones_like(args[0]),), "hvp": (np.ones_like(args[0]),)}[api]
+    transformed = getattr(dt, api)(fn)  # decorating succeeds: with Python floats `+=` rebinds
+    with pytest.raises(TransformError) as info:
+        transformed(*args, *extra)
+    message = str(info.value)
+    source_fn = aug_helper if fn is aug_in_helper else fn
+    line = next(i for i, s in enumerate(inspect.getsource(source_fn).splitlines())
+                if s.strip() == text) + source_fn.__code__.co_firstlineno
+    assert message.startswith(f"[transforms.{api}]"), message
+    assert f"test_transforms_errors.py:{line} in {source_fn.__name__}" in message, message
+    assert f"`{text}` writes into `{text.split()[0]}` in place when it is an array" in message, message
+    assert "may share memory" in message and binding in message, message
+    assert fix in message, message
+    for a, b in zip(args, before):
+        assert np.array_equal(a, b), "a refused call must not change the caller's arrays"
+    with pytest.raises(TransformError, match="with Python floats"):  # the general version is the array one
+        print(transformed.source)
+
+
+def test_aug_assign_refusal_holds_for_traced_values():
+    import dualtape
+    x = dualtape.constant(np.array([1.0, 2.0, 3.0]))
+    with pytest.raises(TransformError, match="`z` \\(line"):
+        dt.grad(aug_shared_by_other_name)(x)

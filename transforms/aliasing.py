@@ -15,10 +15,22 @@ allows `name[...] = value` (and `name[...] += value`) only when
 
 Anything it is unsure about (a user function, a call that may return a view) counts as
 shared: the refusal names the variable, the write, the binding and the fix (a copy).
+
+Augmented assignment on a whole name, `c += v` (also `-=`, `*=`, `/=`, ...), is differentiated
+as `c = c + v`. That is what Python does for floats (immutable), but NumPy writes into the
+array `c` in place, so every name sharing it changes too. The pass therefore also tracks
+which bindings are surely Python/NumPy scalars, from the argument types of the
+specialisation being compiled (`kinds`), and refuses `c op= v` when a binding of `c` that may
+be an array is not fresh or is shared by another variable. That refusal depends on the
+argument types: `check_writes` returns it (instead of raising) when asked to defer, so the
+general (all-array) version built at decoration time can record it while calls with floats
+still work.
 """
 
 import builtins
+import inspect
 import math
+import numbers
 
 import numpy as np
 
@@ -39,6 +51,8 @@ _FRESH_LINALG_NAMES = "norm inv solve det slogdet cholesky eigh eigvalsh qr svd 
 _FRESH_METHODS = {"copy", "astype", "sum", "mean", "max", "min", "prod", "dot", "var", "std",
                   "cumsum", "cumprod", "round", "tolist", "item", "argmax", "argmin", "all", "any",
                   "trace", "clip", "conj", "conjugate", "__copy__", "__deepcopy__"}
+_SCALAR_REDUCTIONS = {"sum", "mean", "prod", "max", "min", "amax", "amin", "std", "var", "nansum",
+                      "nanmean", "trace", "logsumexp", "vdot"}
 _FRESH_BUILTINS = {builtins.float, builtins.int, builtins.bool, builtins.len, builtins.abs,
                    builtins.round, builtins.range, builtins.sum, builtins.complex, builtins.str,
                    builtins.isinstance}
@@ -66,18 +80,20 @@ def _fresh_numpy(obj):
 class Binding:
     """One assignment of a name: where it is, whether it is fresh, what it may share."""
 
-    def __init__(self, name, line, text, fresh, why, refs, container=False):
+    def __init__(self, name, line, text, fresh, why, refs, container=False, scalar=False):
         self.name, self.line, self.text = name, line, text
         self.fresh, self.why, self.refs, self.container = fresh, why, set(refs), container
+        self.scalar = scalar  # surely an immutable Python/NumPy scalar (never written in place)
 
 
 class _Value:
-    def __init__(self, fresh, why="", refs=(), container=False):
+    def __init__(self, fresh, why="", refs=(), container=False, scalar=False):
         self.fresh, self.why, self.refs, self.container = fresh, why, set(refs), container
+        self.scalar = scalar
 
 
 class AliasCheck:
-    def __init__(self, info, params, api):
+    def __init__(self, info, params, api, kinds=None):
         self.info, self.api = info, api
         self.locals = set(params) | {x.id for x in _walk(info.node)
                                      if isinstance(x, n.Name) and isinstance(x.ctx, n.Store)}
@@ -85,8 +101,11 @@ class AliasCheck:
         self.params = params
         self.bindings = {}  # (id(node), name) -> Binding: one object per assignment, so loops converge
         self.version = 0
+        self.deferred = []  # refusals of `c op= v` (they depend on the argument types)
+        kinds = _param_kinds(info, params, kinds)
         self.start = {p: frozenset([Binding(p, where, "", False, "a parameter: writing into it would change "
-                                            "the caller's array", ())]) for p in params}
+                                            "the caller's array", (), scalar=kinds[p] == "scalar")])
+                      for p in params}
 
     # -- resolving call targets (like Normalizer.resolve, before any rewriting) ----------------
     def resolve(self, node):
@@ -124,6 +143,53 @@ class AliasCheck:
         return set()
 
     def value(self, e, state):
+        v = self._value(e, state)
+        v.scalar = self.scalar(e, state)
+        return v
+
+    def scalar(self, e, state):
+        """True when `e` surely evaluates to an immutable scalar (a float, int, np.float64...)."""
+        if isinstance(e, n.Constant):
+            return True
+        if isinstance(e, n.Name):
+            if e.id in self.locals:
+                bs = state.get(e.id, frozenset())
+                return bool(bs) and all(b.scalar for b in bs)
+            value = self.info.namespace.get(e.id, getattr(builtins, e.id, None))
+            return isinstance(value, (numbers.Number, np.generic)) and not isinstance(value, np.ndarray)
+        if isinstance(e, n.BinOp):
+            return self.scalar(e.left, state) and self.scalar(e.right, state)
+        if isinstance(e, n.UnaryOp):
+            return self.scalar(e.operand, state)
+        if isinstance(e, n.Compare):
+            return all(self.scalar(x, state) for x in [e.left] + e.comparators)
+        if isinstance(e, n.BoolOp):
+            return all(self.scalar(x, state) for x in e.values)
+        if isinstance(e, n.IfExp):
+            return self.scalar(e.body, state) and self.scalar(e.orelse, state)
+        if isinstance(e, n.Attribute):
+            return e.attr in ("ndim", "size", "shape", "itemsize", "nbytes")
+        if isinstance(e, n.Call) and not any(k.arg == "out" for k in e.keywords):
+            obj = self.resolve(e.func)
+            args_scalar = all(self.scalar(a, state) for a in e.args) and all(
+                self.scalar(k.value, state) for k in e.keywords)
+            if obj is None:  # a method: `.item()`, or a whole-array reduction `x.sum()`
+                return isinstance(e.func, n.Attribute) and (e.func.attr == "item" or (
+                    e.func.attr in _SCALAR_REDUCTIONS and not e.args and not e.keywords))
+            if (_fresh_numpy(obj) and getattr(obj, "__name__", None) in _SCALAR_REDUCTIONS
+                    and len(e.args) == 1 and not e.keywords):
+                return True  # np.sum(x): no axis, a NumPy scalar
+            if getattr(obj, "__module__", None) == "math" or obj in (builtins.float, builtins.int, builtins.bool,
+                                                                   builtins.len, builtins.complex):
+                return True
+            if obj in (builtins.abs, builtins.round, builtins.min, builtins.max, builtins.pow):
+                return args_scalar
+            if isinstance(obj, np.ufunc) or (_hashable(obj) and opmap.lookup(obj) is not None
+                                             and (opmap.lookup(obj).math or opmap.lookup(obj).prim.elementwise)):
+                return args_scalar
+        return False
+
+    def _value(self, e, state):
         if isinstance(e, n.Constant):
             return _Value(True)
         if isinstance(e, (n.List, n.Tuple, n.Set, n.Dict)):
@@ -189,11 +255,13 @@ class AliasCheck:
             b = self.bindings.get(key)
             if b is None:
                 b = self.bindings[key] = Binding(target.id, line, text, value.fresh, value.why,
-                                                 value.refs, value.container)
+                                                 value.refs, value.container, value.scalar)
                 self.version += 1
-            elif not value.refs <= b.refs or (b.fresh and not value.fresh) or (value.container and not b.container):
+            elif (not value.refs <= b.refs or (b.fresh and not value.fresh) or (value.container and not b.container)
+                  or (b.scalar and not value.scalar)):
                 b.refs |= value.refs
                 b.container = b.container or value.container
+                b.scalar = b.scalar and value.scalar
                 if b.fresh and not value.fresh:
                     b.fresh, b.why = False, value.why
                 self.version += 1
@@ -243,6 +311,47 @@ class AliasCheck:
                                 f"Make a copy first: {other} = {_copy_src(ob)} (or copy `{name}`), "
                                 "so no other variable sees the write.")
 
+    def augment(self, s, state):
+        """`c op= v` on a name: in place when `c` is an array, a rebinding when it is a scalar."""
+        name = s.target.id
+        bindings = state.get(name, frozenset())
+        arrays = {b for b in bindings if not b.scalar}
+        rebuilt = _gast.unparse(n.BinOp(left=_gast.name(name), op=s.op, right=s.value))
+        where = (f"`{_src(s)}` writes into `{name}` in place when it is an array, but the transformer "
+                 f"differentiates it as `{name} = {rebuilt}`")
+        refusal = None
+        for b in sorted(arrays, key=lambda b: b.line):
+            if not b.fresh:
+                source = (f"`{name}` is {b.why}" if b.name in self.params and not b.text
+                          else f"its binding at line {b.line} (`{b.text}`) is {b.why}")
+                copy = f"{name} = {name}.copy()" if not b.text else _fix(name, b)
+                refusal = (f"{where}; `{name}` may share memory with another array: {source}",
+                           f"Write {name} = {rebuilt} to make a new array, or copy first: {copy}.")
+                break
+        if refusal is None:
+            for other, obs in sorted(state.items()):
+                hit = next((ob for ob in sorted(obs, key=lambda b: b.line)
+                            if other != name and _reaches(ob, arrays)), None)
+                if hit is not None:
+                    what = (f"{where}; `{other}` (line {hit.line}: `{hit.text}`) may share memory "
+                            f"with `{name}` or hold a reference to it, and would change too")
+                    fix = f"Write {name} = {rebuilt} to make a new array, or copy first: {other} = {_copy_src(hit)}."
+                    refusal = (what, fix)
+                    break
+        if refusal is not None:
+            self.deferred.append(error(self.api, self.info, s, *refusal))
+        value = self.value(n.BinOp(left=_gast.name(name), op=s.op, right=s.value), state)
+        held = self.held(s.value, state) if isinstance(s.value, (n.List, n.Tuple, n.Name)) else set()
+        for b in arrays:  # in place: `xs += [y]` makes the list hold y
+            if held and (not held <= b.refs or not b.container):
+                b.refs |= held
+                b.container = True
+                self.version += 1
+        if len(arrays) < len(bindings):  # a scalar `c`: a new object, fresh
+            self.bind(s.target, _Value(True, refs=value.refs, container=value.container, scalar=value.scalar),
+                      s, state)
+            state[name] = state[name] | frozenset(arrays)
+
     def block(self, stmts, state):
         for s in stmts:
             state = self.stmt(s, state)
@@ -254,6 +363,14 @@ class AliasCheck:
             targets = s.targets if isinstance(s, n.Assign) else [s.target]
             if s.value is None:
                 return state
+            if (len(targets) == 1 and isinstance(targets[0], (n.Tuple, n.List))
+                    and isinstance(s.value, (n.Tuple, n.List)) and len(targets[0].elts) == len(s.value.elts)
+                    and not any(isinstance(x, n.Starred) for x in targets[0].elts + s.value.elts)):
+                # `c, d = a * b, a + b`: each name gets its own value (all read before any is bound)
+                values = [self.value(e, state) for e in s.value.elts]
+                for t, v in zip(targets[0].elts, values):
+                    self.bind(t, v, s, state)
+                return state
             value = self.value(s.value, state)
             if len(targets) > 1:  # `a = b = expr`: the names share one array
                 value = _Value(False, "bound together with other names in one chained assignment",
@@ -264,6 +381,8 @@ class AliasCheck:
         if isinstance(s, n.AugAssign):
             if isinstance(s.target, n.Subscript):
                 self.write(s.target, s, state)
+            elif isinstance(s.target, n.Name):
+                self.augment(s, state)
             return state
         if isinstance(s, n.If):
             a = self.block(s.body, state)
@@ -291,14 +410,48 @@ class AliasCheck:
         return state
 
 
-def check_writes(info, params, api):
-    """Raise TransformError for a subscript write into an array that may share memory."""
+def check_writes(info, params, api, kinds=None, defer=False):
+    """Raise TransformError for a write into an array that may share memory.
+
+    `kinds` maps parameters to "scalar" or "array" (missing: from the default value, else
+    "array"). A refusal of `c op= v` holds for these argument types only: with `defer`, the
+    first one is returned (subscript-write refusals still raise); else it is raised.
+    """
     if info.filename.startswith("<dualtape "):  # generated adjoint code read back (hvp)
-        return
-    AliasCheck(info, params, api).run()
+        return None
+    check = AliasCheck(info, params, api, kinds)
+    check.run()
+    if check.deferred and not defer:
+        raise check.deferred[0]
+    return check.deferred[0] if check.deferred else None
 
 
 # -- helpers ---------------------------------------------------------------------------------------
+def _param_kinds(info, params, kinds):
+    """"scalar" or "array" per parameter: the specialisation's kinds, else the default's type."""
+    out = {}
+    try:
+        defaults = {k: p.default for k, p in inspect.signature(info.fn).parameters.items()
+                    if p.default is not inspect.Parameter.empty}
+    except (TypeError, ValueError):
+        defaults = {}
+    for p in params:
+        kind = (kinds or {}).get(p)
+        if kind is None and p in defaults:
+            d = defaults[p]
+            kind = "scalar" if isinstance(d, (numbers.Number, np.generic)) and not isinstance(d, complex) else "array"
+        out[p] = kind if kind == "scalar" else "array"  # "traced" (tensors, dual numbers) counts as an array
+    return out
+
+
+def _hashable(obj):
+    try:
+        hash(obj)
+    except TypeError:
+        return False
+    return True
+
+
 def _walk(node):
     return _gast.walk(node)
 
@@ -344,7 +497,7 @@ def _reaches(binding, targets, seen=None):
 
 def _copy_src(binding):
     text = binding.text
-    if "=" in text:
+    if "=" in text and text.split("=", 1)[0].strip() == binding.name:  # `name = rhs`
         rhs = text.split("=", 1)[1].strip()
         if rhs and "\n" not in rhs:
             return f"({rhs}).copy()" if " " in _strip_brackets(rhs) else f"{rhs}.copy()"

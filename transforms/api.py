@@ -48,13 +48,14 @@ class Transformed:
         self.__name__ = self.name
         self.__doc__ = f"Gradient of {f.__name__} w.r.t. {', '.join(self.wrt)} (dualtape.transforms)."
         functools.update_wrapper(self, f, assigned=("__module__",), updated=())
-        self.module  # transform now: refusals surface at decoration time
+        self._general_module()  # transform now: refusals surface at decoration time
         if verbose:
             print(self.source)
 
-    def _build(self, kinds):
+    def _build(self, kinds, defer=False):
         kinds, traced = emit.traced_kinds(kinds)
         module = emit.Module(self.api)
+        module.defer = defer
         module.names.add(self.name)
         source, seed = emit.generate(module, self.f, self.wrt, kinds, self.optimize, self.name,
                                      "1.0" if self.mode == "grad" else None,
@@ -65,11 +66,15 @@ class Transformed:
             module.functions = [emit.respell_math(fn) for fn in module.functions]
         return module, seed
 
+    def _general_module(self):
+        """The all-array version, recording (not raising) refusals that hold for arrays only."""
+        if self._general is None:
+            self._general = self._build({p: "array" for p in self.params}, defer=True)
+        return self._general[0]
+
     @property
     def module(self):
-        if self._general is None:
-            self._general = self._build({p: "array" for p in self.params})
-        return self._general[0]
+        return general_or_refusal(self._general_module())
 
     @property
     def source(self):
@@ -116,6 +121,19 @@ class Transformed:
 
     def __repr__(self):
         return f"<dualtape.transforms.{self.mode} of {self.f.__qualname__} wrt {self.wrt}>"
+
+
+def general_or_refusal(module):
+    """The general module, or the refusal it recorded: `c += v` where `c` may share an array.
+
+    Such a function may still be transformed for Python floats (immutable: `+=` rebinds), so
+    the refusal is raised by `.source`, `.save` and calls with arrays, not at decoration time.
+    """
+    if module.deferred:
+        raise TransformError(f"{module.deferred[0]}\n  (This holds when the arguments are arrays; with "
+                             "Python floats `+=` makes a new float, and `.source_for(1.0, ...)` shows that "
+                             "version.)")
+    return module
 
 
 def _make(mode, f, wrt, preserve_result, optimize, verbose):

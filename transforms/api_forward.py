@@ -14,7 +14,7 @@ import numpy as np
 
 from . import emit
 from .analysis import value_kind
-from .api import _make
+from .api import _make, general_or_refusal
 from .parse import TransformError
 
 _CACHE = {}
@@ -47,28 +47,34 @@ class ForwardTransformed:
         self._compiled = {}
         self._general = None
         functools.update_wrapper(self, f, assigned=("__module__",), updated=())
-        self.module  # transform now: refusals surface at decoration time
+        self._general_module()  # transform now: refusals surface at decoration time
         if verbose:
             print(self.source)
 
     # -- building --------------------------------------------------------------------------------
-    def _target(self, kinds):
-        """The function the forward transformer reads: f itself, or (hvp) f's compiled adjoint."""
+    def _target(self, kinds, defer=False):
+        """The function the forward transformer reads: f itself, or (hvp) f's compiled adjoint,
+        and the refusals its general version recorded (see api.general_or_refusal)."""
         if self.mode != "hvp":
-            return self.f, kinds
+            return self.f, kinds, []
         try:
             df = _make("grad", self.f, self.wrt if self.wrt_is_tuple else self.wrt[0], False, self.optimize, False)
-            module, seed = df._build(kinds)
+            module, seed = df._build(kinds, defer)
         except TransformError as exc:  # the refusal is about f: name the API the user called
-            raise TransformError(str(exc).replace("[transforms.grad]", f"[{self.api}]", 1)) from None
+            raise TransformError(self._rename(exc)) from None
         kinds = dict(kinds)
         kinds[seed] = "scalar" if any(k == "scalar" for k in kinds.values()) else "array"
-        return module.compile(df.name), kinds
+        return module.compile(df.name), kinds, [TransformError(self._rename(e)) for e in module.deferred]
 
-    def _build(self, kinds, batch=False):
-        target, kinds = self._target(kinds)
+    def _rename(self, exc):
+        return str(exc).replace("[transforms.grad]", f"[{self.api}]", 1)
+
+    def _build(self, kinds, batch=False, defer=False):
+        target, kinds, deferred = self._target(kinds, defer)
         kinds, traced = emit.traced_kinds(kinds)
         module = emit.Module(self.api)
+        module.defer = defer
+        module.deferred.extend(deferred)
         module.names.add(self.name)
         source, tparams = emit.generate_forward(module, target, self.wrt, kinds, self.optimize, self.name, batch)
         module.functions.append(source)
@@ -76,11 +82,15 @@ class ForwardTransformed:
             module.functions = [emit.respell_math(fn) for fn in module.functions]
         return module, tparams
 
+    def _general_module(self):
+        """The all-array version, recording (not raising) refusals that hold for arrays only."""
+        if self._general is None:
+            self._general = self._build({p: "array" for p in self.params}, defer=True)
+        return self._general[0]
+
     @property
     def module(self):
-        if self._general is None:
-            self._general = self._build({p: "array" for p in self.params})
-        return self._general[0]
+        return general_or_refusal(self._general_module())
 
     @property
     def source(self):

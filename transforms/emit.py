@@ -29,12 +29,15 @@ RUNTIME_NAMES = {k: v for k, v in vars(runtime).items() if not k.startswith("_")
 class FunctionIR:
     """A normalized function: IR body, return atoms and the names it uses."""
 
-    def __init__(self, fn, wrt_names, api, normalizer=Normalizer):
+    def __init__(self, fn, wrt_names, api, normalizer=Normalizer, kinds=None, module=None):
         info = FunctionInfo(fn, api)
         check_supported(info, api)
         node = info.node
         args = node.args
-        check_writes(info, [a.id for a in args.posonlyargs + args.args + args.kwonlyargs], api)
+        refused = check_writes(info, [a.id for a in args.posonlyargs + args.args + args.kwonlyargs], api,
+                               kinds, defer=module is not None and module.defer)
+        if refused is not None:  # the general version: calls with other argument types may work
+            module.deferred.append(refused)
         self.doc = bool(node.body and isinstance(node.body[0], n.Expr) and _gast.is_constant(node.body[0].value)
                         and isinstance(node.body[0].value.value, str))
         desugar_returns(node)
@@ -79,6 +82,10 @@ class Module:
         self.names = set()
         self.in_progress = set()
         self.user_functions = []
+        # the general (all-array) version records refusals that depend on the argument types
+        # (`c += v` on an array that may share memory) instead of raising them: see api.py
+        self.defer = False
+        self.deferred = []
 
     def add_namespace(self, fn):
         ns = dict(fn.__globals__)
@@ -157,7 +164,7 @@ class Module:
 def generate(module, fn, wrt, kinds, optimize, name, seed_default, tuple_out=False, preserve_result=False):
     """Source of the adjoint of `fn` w.r.t. parameter names `wrt`, and its seed parameter."""
     module.add_namespace(fn)
-    fir = FunctionIR(fn, wrt, module.api)
+    fir = FunctionIR(fn, wrt, module.api, kinds=kinds, module=module)
     rev = Reverse(fir, wrt, kinds, module, optimize)
     source, seed = rev.generate(name, seed_default, list(wrt), preserve_result, tuple_out)
     return source, seed
@@ -168,7 +175,7 @@ def generate_forward(module, fn, wrt, kinds, optimize, name, batch=False):
     from .forward import Forward
     from .fwd_rules import ForwardNormalizer
     module.add_namespace(fn)
-    fir = FunctionIR(fn, wrt, module.api, ForwardNormalizer)
+    fir = FunctionIR(fn, wrt, module.api, ForwardNormalizer, kinds=kinds, module=module)
     return Forward(fir, wrt, kinds, module, optimize, batch).generate(name)
 
 

@@ -156,8 +156,13 @@ class Normalizer(Expressions):
         if isinstance(s, n.Assign):
             return self.assign(s, out)
         if isinstance(s, n.AugAssign):
-            if not (self.expr_varied(s.value) or self.expr_varied(s.target)):
-                return self._primal(s, out)
+            if not (self.expr_varied(s.value) or self.expr_varied(s.target)) and (
+                    self.info.filename.startswith("<dualtape ") or not isinstance(s.target, (n.Name, n.Subscript))):
+                return self._primal(s, out)  # generated code read back (hvp): integer loop counters
+            # `c += v` is differentiated as `c = c + v`, also when inactive: on an array, `+=`
+            # writes in place and the backward sweep would read the new value where it saved the
+            # old one. aliasing.py has checked that no other variable shares `c`'s memory, so
+            # the new array is indistinguishable from the in-place result.
             load = _gast.copy(s.target)
             for sub in _gast.walk(load):
                 if hasattr(sub, "ctx"):
