@@ -141,6 +141,28 @@ def jvp_output(op, tangents, ans, values, static, batch=None):
     only pass it for elementwise ops and ops declared `batch_jvp=True` (see batching.py).
     """
     rules = op.jvp
+    if batch is None and rules.__class__ is tuple and not op.nondiff_argnums:
+        # the hot path of forward mode and of the second-order sweeps: one rule per tangent
+        total = None
+        count = len(rules)
+        for i, t in enumerate(tangents):
+            if t is None:
+                continue
+            rule = rules[i] if i < count else NOT_DIFFERENTIABLE
+            if rule is NOT_DIFFERENTIABLE:
+                continue
+            part = rule(t, ans, *values, **static) if static else rule(t, ans, *values)
+            if total is None:
+                total = part
+            elif _owned_temporary(total, part, tangents, values, ans):
+                total = _np_add(total, part, out=total)  # a rule's fresh result: add in place
+            else:
+                total = dnp.add(total, part)
+        if total is not None and op.elementwise:
+            shape = _shape(ans)
+            if _shape(total) != shape:
+                total = dnp.broadcast_to(total, shape)
+        return total
     if rules is None:
         raise no_jvp_error(op.name)
     if rules is NOT_DIFFERENTIABLE:

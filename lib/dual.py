@@ -254,10 +254,11 @@ def bind(op, args, static):
     batch = None
     tensors = False
     for a in args:
-        if a.__class__ is Dual:
+        cls = a.__class__
+        if cls is Dual:
             if a.tag > tag:
                 tag, batch = a.tag, a.batch
-        elif isinstance(a, Tensor):
+        elif cls is not _ndarray and cls is not float and isinstance(a, Tensor):
             tensors = True
     if tensors:
         for a in args:

@@ -8,6 +8,8 @@ inputs and outputs are that transform's dual numbers or tensors, and every level
 its own perturbations (see dual.py).
 """
 
+import math
+
 import numpy as np
 
 from . import nest
@@ -25,6 +27,8 @@ from .tensor import Tensor, wrap
 
 def _as_input(x, api, what):
     """A differentiable input: traced values pass through, the rest become float arrays."""
+    if x.__class__ is _ndarray and x.dtype.kind in "fc":  # the common case, as is
+        return x
     if isinstance(x, Traced):
         dtype = dnp.result_dtype(x)
     else:
@@ -45,6 +49,9 @@ def _zeros(x):
 
 
 def _check_tangent(t, p, api, batch=None):
+    if (batch is None and t.__class__ is _ndarray and p.__class__ is _ndarray
+            and t.dtype == p.dtype and t.shape == p.shape):
+        return t  # what np.asarray(t, dtype=p.dtype) gives, already checked
     if not isinstance(t, Traced):
         t = np.asarray(t, dtype=dnp.result_dtype(p))
     expected = tuple(dnp.shape(p)) if batch is None else (batch,) + tuple(dnp.shape(p))
@@ -53,6 +60,30 @@ def _check_tangent(t, p, api, batch=None):
                          f"primal's shape {tuple(dnp.shape(p))}. Give one tangent per primal, "
                          "with the same structure and shapes.")
     return t
+
+
+_ndarray = np.ndarray
+_NESTED = (list, tuple, dict)
+
+
+def _flatten(structure):
+    """nest.flatten, without its walk for a flat tuple or list of leaves (the common call)."""
+    if structure.__class__ is tuple or structure.__class__ is list:
+        for leaf in structure:
+            if isinstance(leaf, _NESTED):
+                return nest.flatten(structure)
+        return list(structure)
+    return nest.flatten(structure)
+
+
+def _pack(structure, flat):
+    """nest.pack_sequence_as, without its walk for a flat tuple or list of leaves."""
+    if structure.__class__ is tuple or structure.__class__ is list:
+        for leaf in structure:
+            if isinstance(leaf, _NESTED):
+                return nest.pack_sequence_as(structure, flat)
+        return structure.__class__(flat)
+    return nest.pack_sequence_as(structure, flat)
 
 
 def _argnums(argnums, nargs, api):
@@ -208,6 +239,8 @@ def _watched_inputs(tape, leaves, api):
 
 def _seen_outside(t):
     """True when an enclosing tape or accumulator traces tensor `t` (it must stay wrapped)."""
+    if not STATE.tapes and not STATE.accumulators:
+        return False
     return any(t._id in tape._watched for tape in STATE.tapes) or any(
         acc._tracks(t) for acc in STATE.accumulators)
 
@@ -224,10 +257,10 @@ def _record(f, args, nums, api):
     tape = GradientTape(persistent=True, watch_accessed_variables=False)
     tape._dual_level = new_tag()  # duals of older levels are constants to this tape
     wrt = [args[i] for i in nums]
-    flat = nest.flatten(wrt)
+    flat = _flatten(wrt)
     with tape:
         inputs = _watched_inputs(tape, flat, api)
-        packed = nest.pack_sequence_as(wrt, inputs)
+        packed = _pack(wrt, inputs)
         full = list(args)
         for slot, i in enumerate(nums):
             full[i] = packed[slot]
@@ -257,7 +290,7 @@ def value_and_grad(f, argnums=0, has_aux=False):
         grads = _pullback(tape, inputs, [out], [seed]) if isinstance(out, Tensor) else \
             [_zeros(t) for t in inputs]
         wrt = [args[i] for i in nums]
-        packed = nest.pack_sequence_as(wrt, grads)
+        packed = _pack(wrt, grads)
         result = packed[0] if isinstance(argnums, int) else tuple(packed)
         value = _unwrap(out)
         return ((value, nest.map_structure(_unwrap, aux)), result) if has_aux else (value, result)
@@ -384,18 +417,18 @@ def hvp(f, primals, tangents):
         return _forward(grad(f, argnums), tuple(primals), tuple(tangents), "hvp")[1]
     if len(primals) != len(tangents):
         raise ValueError(f"[hvp] got {len(primals)} primals but {len(tangents)} tangents.")
-    flat_p = [_as_input(p, "hvp", "a primal") for p in nest.flatten(primals)]
-    flat_t = nest.flatten(tangents)
+    flat_p = [_as_input(p, "hvp", "a primal") for p in _flatten(primals)]
+    flat_t = _flatten(tangents)
     if len(flat_p) != len(flat_t):
         raise ValueError("[hvp] primals and tangents have different structures.")
     flat_t = [_check_tangent(t, p, "hvp") for p, t in zip(flat_p, flat_t)]
-    primals = nest.pack_sequence_as(tuple(primals), flat_p)
+    primals = _pack(tuple(primals), flat_p)
     tape, inputs, out = _record(f, primals, tuple(range(len(primals))), "hvp")
     _check_scalar(out, "hvp")
     dgrads = gradient_tangents(tape, inputs, out, flat_t, None)
     if dgrads is None:
         return _forward(grad(f, argnums), tuple(primals), tuple(tangents), "hvp")[1]
-    packed = nest.pack_sequence_as(list(primals), dgrads)
+    packed = _pack(list(primals), dgrads)
     return packed[0] if argnums == 0 else tuple(packed)
 
 
@@ -403,10 +436,13 @@ def _top_level(values):
     """True outside every transform and tape, with no traced value among `values`."""
     if STATE.tapes or STATE.accumulators:
         return False
-    return not any(isinstance(v, Traced) for v in nest.flatten(list(values)))
+    for v in _flatten(list(values)):
+        if isinstance(v, Traced):
+            return False
+    return True
 
 
 def _check_scalar(out, api):
-    if int(np.prod(dnp.shape(out))) != 1:
+    if math.prod(dnp.shape(out)) != 1:
         raise TypeError(f"[{api}] f must return a scalar, got shape {tuple(dnp.shape(out))}. "
                         "Use jacrev / jacfwd for vector outputs, or vjp.")

@@ -11,8 +11,22 @@ from . import numpy_api as dnp
 
 def shape_of(x):
     """np.shape, without NumPy's dispatch overhead for arrays, scalars and tensors."""
+    if x.__class__ is _ndarray:
+        return x.shape
     shape = getattr(x, "shape", None)
     return np.shape(x) if shape is None else tuple(shape)
+
+
+def _ndim(x):
+    """np.ndim, without NumPy's dispatch overhead (dual numbers reach it through
+    `__array_function__` otherwise)."""
+    if x.__class__ is _ndarray:
+        return x.ndim
+    return len(shape_of(x))
+
+
+_ndarray = np.ndarray
+_add_reduce = np.add.reduce
 
 
 BATCH_NDIM = [0]  # leading cotangent axes that are a batch (jacobians): set by apply_rules
@@ -35,9 +49,13 @@ def unbroadcast(g, shape):
     lead = len(gshape) - batch - len(shape)
     axes = tuple(range(batch, batch + lead)) + tuple(
         batch + lead + i for i, n in enumerate(shape) if n == 1 and gshape[batch + lead + i] != 1)
+    target = gshape[:batch] + shape
+    if g.__class__ is _ndarray:  # plain NumPy: what dnp would call, without its layers
+        if axes:
+            g = _add_reduce(g, axis=axes)
+        return g.reshape(target) if g.shape != target else g
     if axes:
         g = dnp.sum(g, axis=axes, keepdims=False)
-    target = gshape[:batch] + shape
     return dnp.reshape(g, target) if shape_of(g) != target else g
 
 
@@ -48,14 +66,14 @@ def unreduce(g, shape, axis=None, keepdims=False):
     contributed once.
     """
     return dnp.broadcast_to(keepdims_shape(g, shape, axis, keepdims),
-                            np.shape(g)[:BATCH_NDIM[0]] + tuple(shape))
+                            shape_of(g)[:BATCH_NDIM[0]] + tuple(shape))
 
 
 def keepdims_shape(g, shape, axis=None, keepdims=False):
     """Reshape a reduction result so it broadcasts against the input of `shape`."""
-    if keepdims or axis is None and np.ndim(g) == BATCH_NDIM[0] and len(shape) == 0:
+    if keepdims or axis is None and _ndim(g) == BATCH_NDIM[0] and len(shape) == 0:
         return g
-    return dnp.reshape(g, np.shape(g)[:BATCH_NDIM[0]] + reduced_shape(shape, axis))
+    return dnp.reshape(g, shape_of(g)[:BATCH_NDIM[0]] + reduced_shape(shape, axis))
 
 
 def reduced_shape(shape, axis):
@@ -93,7 +111,7 @@ def zeros_like(x):
 
 def swap_last(x):
     """Swap the last two axes (the matrix transpose of a stack of matrices)."""
-    return dnp.swapaxes(x, -1, -2) if np.ndim(x) >= 2 else x
+    return dnp.swapaxes(x, -1, -2) if _ndim(x) >= 2 else x
 
 
 def step(x):
@@ -109,24 +127,24 @@ def log_where_positive(x):
 
 def matmul_vjp_left(g, x, y):
     """Cotangent of x in x @ y, for vectors, matrices and broadcast stacks of matrices."""
-    if np.ndim(y) == 1:
-        if np.ndim(x) == 1:
+    if _ndim(y) == 1:
+        if _ndim(x) == 1:
             return dnp.expand_dims(g, -1) * y  # also right for a batch of cotangents
-        return unbroadcast(dnp.expand_dims(g, -1) * y, np.shape(x))
-    if np.ndim(x) == 1:
-        return unbroadcast(dnp.matmul(y, dnp.expand_dims(g, -1))[..., 0], np.shape(x))
-    return unbroadcast(dnp.matmul(g, swap_last(y)), np.shape(x))
+        return unbroadcast(dnp.expand_dims(g, -1) * y, shape_of(x))
+    if _ndim(x) == 1:
+        return unbroadcast(dnp.matmul(y, dnp.expand_dims(g, -1))[..., 0], shape_of(x))
+    return unbroadcast(dnp.matmul(g, swap_last(y)), shape_of(x))
 
 
 def matmul_vjp_right(g, x, y):
     """Cotangent of y in x @ y, for vectors, matrices and broadcast stacks of matrices."""
-    if np.ndim(x) == 1:
-        if np.ndim(y) == 1:
+    if _ndim(x) == 1:
+        if _ndim(y) == 1:
             return dnp.expand_dims(g, -1) * x
-        return unbroadcast(dnp.expand_dims(x, -1) * dnp.expand_dims(g, -2), np.shape(y))
-    if np.ndim(y) == 1:
-        return unbroadcast(dnp.matmul(swap_last(x), dnp.expand_dims(g, -1))[..., 0], np.shape(y))
-    return unbroadcast(dnp.matmul(swap_last(x), g), np.shape(y))
+        return unbroadcast(dnp.expand_dims(x, -1) * dnp.expand_dims(g, -2), shape_of(y))
+    if _ndim(y) == 1:
+        return unbroadcast(dnp.matmul(swap_last(x), dnp.expand_dims(g, -1))[..., 0], shape_of(y))
+    return unbroadcast(dnp.matmul(swap_last(x), g), shape_of(y))
 
 
 def inverse_permutation(axes):
@@ -393,7 +411,7 @@ def einsum_vjp_rows(g, operands, argnum, subscripts):
 def matmul_cotangent_x(g, x, y):
     """`matmul_vjp_left`, with one matrix product instead of a stack of matrix-vector
     products when x is a vector and y a matrix (g may carry leading batch axes)."""
-    if np.ndim(x) == 1 and np.ndim(y) == 2:
+    if _ndim(x) == 1 and _ndim(y) == 2:
         return dnp.matmul(g, swap_last(y))
     return matmul_vjp_left(g, x, y)
 
@@ -401,7 +419,7 @@ def matmul_cotangent_x(g, x, y):
 def matmul_cotangent_y(g, x, y):
     """`matmul_vjp_right`, with one matrix product when y is a vector: its cotangent sums
     g times x over every row of x (g may carry leading batch axes)."""
-    if np.ndim(y) == 1 and np.ndim(x) >= 2:
-        rows = dnp.reshape(g, batch_shape(g) + (-1,)) if np.ndim(x) > 2 else g
-        return dnp.matmul(rows, dnp.reshape(x, (-1, shape_of(x)[-1])) if np.ndim(x) > 2 else x)
+    if _ndim(y) == 1 and _ndim(x) >= 2:
+        rows = dnp.reshape(g, batch_shape(g) + (-1,)) if _ndim(x) > 2 else g
+        return dnp.matmul(rows, dnp.reshape(x, (-1, shape_of(x)[-1])) if _ndim(x) > 2 else x)
     return matmul_vjp_right(g, x, y)

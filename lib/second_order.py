@@ -60,7 +60,10 @@ def _tangent_sweep(records, inputs, tangents, tag, batch):
     for entry in records:
         op, in_ids, values, out_id, ans, static = entry
         ins = [None if i is None else dots.get(i) for i in in_ids]
-        if all(d is None for d in ins):
+        for d in ins:
+            if d is not None:
+                break
+        else:  # no input carries a tangent: the record stays as it is
             entries.append(entry)
             continue
         if isinstance(ans, Traced):

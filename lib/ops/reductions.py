@@ -55,7 +55,13 @@ def _reduction(name, impl, vjp, jvp, samples=REDUCE_SAMPLES, **kw):
 # -- sum and mean: linear ------------------------------------------------------------------------
 
 def _sum(x, *, axis=None, keepdims=False):
+    if x.__class__ is _ndarray:  # what np.sum calls, without its Python-level wrapper
+        return _add_reduce(x, axis=axis, keepdims=keepdims)
     return np.sum(x, axis=axis, keepdims=keepdims)
+
+
+_ndarray = np.ndarray
+_add_reduce = np.add.reduce
 
 
 def sum_vjp(g, ans, x, *, axis=None, keepdims=False):
@@ -275,6 +281,8 @@ def _axis(axis):
     """None, an int, or a tuple of ints: one spelling for records and rules."""
     if axis is None:
         return None
+    if axis.__class__ is int:
+        return axis
     if isinstance(axis, (tuple, list)):
         return tuple(int(a) for a in axis)
     return int(axis)
@@ -287,6 +295,8 @@ def _reduce(op, name, x, axis, keepdims, dtype=None, out=None, **unsupported):
 
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
     """np.sum: `dnp.sum(x, axis=(0, 2), keepdims=True)`; its gradient broadcasts g back."""
+    if dtype is None and out is None and initial is None and where is None:  # the common call
+        return SUM(a, axis=_axis(axis), keepdims=bool(keepdims))
     return _reduce(SUM, "sum", a, axis, keepdims, dtype, out, initial=initial, where=where)
 
 

@@ -7,12 +7,14 @@ records and rules see one spelling. Ops NumPy has no primitive for (split, ravel
 repeat, moveaxis) are public functions built from these and `getitem`.
 """
 
+import math
+
 import numpy as np
 
 from .. import numpy_api as dnp
 from ..registry import LINEAR, Traced, defop
-from ..rulekit import (axis_index, concat_piece, negative_axis, reshape_like, unbroadcast, unpad,
-                       untile, untranspose)
+from ..rulekit import (axis_index, concat_piece, negative_axis, reshape_like, shape_of, unbroadcast,
+                       unpad, untile, untranspose)
 
 __all__ = ["reshape", "broadcast_to", "swapaxes", "transpose", "expand_dims", "squeeze",
            "concatenate", "stack", "split", "array_split", "pad", "tile", "repeat", "ravel",
@@ -20,7 +22,12 @@ __all__ = ["reshape", "broadcast_to", "swapaxes", "transpose", "expand_dims", "s
 
 
 def _reshape(x, *, shape):
+    if x.__class__ is _ndarray:  # the method np.reshape calls, without its wrapper
+        return x.reshape(shape)
     return np.reshape(x, shape)
+
+
+_ndarray = np.ndarray
 
 
 def reshape_vjp(g, ans, x, *, shape):
@@ -52,6 +59,8 @@ BROADCAST_TO = defop("BroadcastTo", _broadcast_to, vjp=broadcast_to_vjp, jvp=LIN
 
 
 def _transpose(x, *, axes=None):
+    if x.__class__ is _ndarray:
+        return x.transpose(axes)
     return np.transpose(x, axes)
 
 
@@ -72,6 +81,8 @@ TRANSPOSE = defop("Transpose", _transpose, vjp=transpose_vjp, jvp=LINEAR, batch_
 
 
 def _swapaxes(x, *, axis1, axis2):
+    if x.__class__ is _ndarray:
+        return x.swapaxes(axis1, axis2)
     return np.swapaxes(x, axis1, axis2)
 
 
@@ -220,6 +231,8 @@ TILE = defop("Tile", _tile, vjp=tile_vjp, jvp=LINEAR, batch_vjp=True,
 
 
 def _shape_arg(shape):
+    if shape.__class__ is tuple and all(s.__class__ is int for s in shape):
+        return shape
     if isinstance(shape, (int, np.integer)) or hasattr(shape, "__index__") and not hasattr(shape, "__len__"):
         return (int(shape),)
     return tuple(int(s) for s in shape)
@@ -229,12 +242,13 @@ def reshape(x, shape, order="C"):
     if order != "C":
         raise TypeError("[reshape] only order='C' is supported for differentiable values.")
     shape = _shape_arg(shape)
+    size = math.prod(shape_of(x))
     if -1 in shape:
-        known = int(np.prod([s for s in shape if s != -1]))
-        shape = tuple(int(np.size(x)) // max(known, 1) if s == -1 else s for s in shape)
-    if int(np.prod(shape)) != int(np.size(x)):
+        known = math.prod([s for s in shape if s != -1])
+        shape = tuple(size // max(known, 1) if s == -1 else s for s in shape)
+    if math.prod(shape) != size:
         raise ValueError(f"[Reshape] cannot reshape a tensor of shape {tuple(np.shape(x))} "
-                         f"({int(np.size(x))} elements) into shape {shape}. The element counts "
+                         f"({size} elements) into shape {shape}. The element counts "
                          "must match.")
     return RESHAPE(x, shape=shape)
 
@@ -248,7 +262,9 @@ def transpose(x, axes=None):
 
 
 def swapaxes(x, axis1, axis2):
-    return SWAPAXES(x, axis1=int(axis1), axis2=int(axis2))
+    if axis1.__class__ is not int or axis2.__class__ is not int:
+        axis1, axis2 = int(axis1), int(axis2)
+    return SWAPAXES(x, axis1=axis1, axis2=axis2)
 
 
 def _axes(axis, ndim, api):
