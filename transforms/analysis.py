@@ -1,13 +1,15 @@
 """Flow-insensitive facts the reverse pass needs: activity, scalar kinds, what bwd re-reads.
 
 - varied: depends differentiably on a `wrt` input; useful: reaches the output. Only
-  active (varied and useful) values get adjoint code.
+  active (varied and useful) values get adjoint code. Forward mode uses the same analysis
+  with its own argument filter (`forward_analysis.jvp_args`).
 - kind: "scalar" for Python/NumPy scalars (no broadcasting possible, math.* is fine),
   else "array" (anything else). Decided per call from the argument types.
 - needed: names whose values some backward code reads (upward-exposed reads of every
   straight-line segment, control-flow headers, subscript writes); only they are saved.
 """
 
+import inspect
 import numbers
 
 import numpy as np
@@ -57,38 +59,69 @@ def walk_items(items):
             yield from walk_items(item.body)
 
 
-def diff_args(op):
-    """(position, name) of the arguments a gradient can flow to."""
+def flow_args(op, blocked):
+    """(position or keyword, name) of the named arguments of `op`, less those of a primitive
+    that `blocked(prim, position)` rules out."""
     out = []
     for k, a in enumerate(op.args):
         if not is_name(a):
             continue
-        if op.kind == "prim":
-            prim = op.spec.prim
-            rule = prim.vjp if prim.variadic else prim.vjp_rule(k)
-            if rule is None or rule is NOT_DIFFERENTIABLE or (prim.variadic and k in prim.nondiff_argnums):
-                continue
+        if op.kind == "prim" and blocked(op.spec.prim, k):
+            continue
         out.append((k, a.id))
     if op.kind == "call":
         out += [(key, a.id) for key, a in op.keywords.items() if is_name(a)]
     return out
 
 
-def activity(items, wrt_names, ret_names, optimize):
+def _no_vjp(prim, k):
+    rule = prim.vjp if prim.variadic else prim.vjp_rule(k)
+    return rule is None or rule is NOT_DIFFERENTIABLE or (prim.variadic and k in prim.nondiff_argnums)
+
+
+def diff_args(op):
+    """(position, name) of the arguments a gradient can flow to."""
+    return flow_args(op, _no_vjp)
+
+
+def call_wrt(st, active, kinds):
+    """For a call of a user function: the parameters its active arguments are passed to, those
+    arguments' names, and the kind of every parameter passed (what its helper is made for)."""
+    params = list(inspect.signature(st.fn).parameters)
+    wrt, names = [], []
+    for k, a in enumerate(st.args):
+        if is_name(a) and a.id in active and k < len(params):
+            wrt.append(params[k])
+            names.append(a.id)
+    for key, a in st.keywords.items():
+        if is_name(a) and a.id in active:
+            wrt.append(key)
+            names.append(a.id)
+    arg_kinds = {params[k]: kinds.expr_kind(a) for k, a in enumerate(st.args) if k < len(params)}
+    arg_kinds.update((key, kinds.expr_kind(a)) for key, a in st.keywords.items())
+    return wrt, names, arg_kinds
+
+
+def activity(items, wrt_names, ret_names, optimize, args_of=diff_args):
+    """Names that are varied (depend on a `wrt` name through the arguments `args_of(op)` names)
+    and, with optimize, useful (reach a returned name the same way): the active names.
+
+    Shared by both modes: reverse passes `diff_args`, forward `jvp_args`.
+    """
     stmts = [s for s in walk_items(items) if isinstance(s, (Op, SetItem))]
+
+    def sources(s):
+        if isinstance(s, Op):
+            return [name for _, name in args_of(s)]
+        return [s.value.id] if is_name(s.value) else []
+
     varied = set(wrt_names)
     changed = True
     while changed:
         changed = False
         for s in stmts:
-            if isinstance(s, Op):
-                hit = any(name in varied for _, name in diff_args(s))
-                target = s.target
-            else:
-                hit = is_name(s.value) and s.value.id in varied
-                target = s.target
-            if hit and target not in varied:
-                varied.add(target)
+            if s.target not in varied and any(name in varied for name in sources(s)):
+                varied.add(s.target)
                 changed = True
     if not optimize:
         return varied
@@ -99,9 +132,7 @@ def activity(items, wrt_names, ret_names, optimize):
         for s in stmts:
             if s.target not in useful:
                 continue
-            names = [name for _, name in diff_args(s)] if isinstance(s, Op) else (
-                [s.value.id] if is_name(s.value) else [])
-            for name in names:
+            for name in sources(s):
                 if name not in useful:
                     useful.add(name)
                     changed = True

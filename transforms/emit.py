@@ -109,26 +109,20 @@ class Module:
         return name
 
     def helper(self, fn, wrt, kinds, optimize, st):
+        """(name, seed parameter name) of the adjoint function of a called user function."""
         key = (fn, wrt, tuple(sorted(kinds.items())), optimize)
-        if key in self.helpers:
-            return self.helpers[key]
-        if fn in self.in_progress:
-            raise TransformError(f"[{self.api}] {st.text!r}: the recursive call of {fn.__name__} cannot be "
-                                 "transformed.\n  Rewrite the recursion as a loop, or wrap the function "
-                                 "with dualtape.custom_gradient.")
-        self.in_progress.add(fn)
-        try:
-            name = self.unique(f"{fn.__name__}_vjp")
-            source, seed = generate(self, fn, wrt, kinds, optimize, name, "1.0", tuple_out=True)
-        finally:
-            self.in_progress.discard(fn)
-        self.helpers[key] = (name, seed)
-        self.functions.append(source)
-        return name, seed
+        return self._helper(key, fn, "vjp", st,
+                            lambda name: generate(self, fn, wrt, kinds, optimize, name, "1.0", tuple_out=True))
 
     def forward_helper(self, fn, wrt, kinds, optimize, batch, st):
         """(name, tangent parameter names) of the tangent function of a called user function."""
         key = ("jvp", fn, wrt, tuple(sorted(kinds.items())), optimize, batch)
+        return self._helper(key, fn, "jvp", st,
+                            lambda name: generate_forward(self, fn, wrt, kinds, optimize, name, batch))
+
+    def _helper(self, key, fn, suffix, st, make):
+        """Generate `fn`'s helper once per key with `make(name) -> (source, parameters)`;
+        a recursive call is refused."""
         if key in self.helpers:
             return self.helpers[key]
         if fn in self.in_progress:
@@ -137,13 +131,13 @@ class Module:
                                  "with dualtape.custom_gradient.")
         self.in_progress.add(fn)
         try:
-            name = self.unique(f"{fn.__name__}_jvp")
-            source, tparams = generate_forward(self, fn, wrt, kinds, optimize, name, batch)
+            name = self.unique(f"{fn.__name__}_{suffix}")
+            source, params = make(name)
         finally:
             self.in_progress.discard(fn)
-        self.helpers[key] = (name, tparams)
+        self.helpers[key] = (name, params)
         self.functions.append(source)
-        return name, tparams
+        return name, params
 
     def source(self):
         return "\n\n\n".join(self.functions) + "\n"

@@ -17,13 +17,13 @@ from dualtape.registry import LINEAR
 
 from . import _gast, tidy
 from ._gast import nodes as n
-from .analysis import Kinds, walk_items
-from .forward_analysis import _merge_split_copies, forward_activity, jvp_args
+from .analysis import Kinds, activity, call_wrt, walk_items
+from .forward_analysis import _merge_split_copies, jvp_args
 from .fwd_rules import Pop, Push
 from .naming import Namer
 from .normalize import For, If, Op, Primal, SetItem, While, is_name
 from .parse import TransformError
-from .reverse_util import eliminate_dead_code, index_expr
+from .reverse_util import index_expr, live_body
 from .runtime_names import RUNTIME_NAMES
 from .templates import instantiate, rule_template, rule_uses
 
@@ -63,12 +63,9 @@ class Forward:
     def __init__(self, fir, wrt_names, param_kinds, module, optimize, batch=False):
         self.fir, self.module, self.optimize, self.batch = fir, module, optimize, batch
         self.wrt = list(wrt_names)
-        self.ret_names = [a.id for a in fir.ret if is_name(a)]
-        body = fir.body
-        if optimize:
-            body = eliminate_dead_code(body, set(self.ret_names))
+        self.ret_names, body = live_body(fir, optimize)
         self.body = _merge_split_copies(body)
-        self.active = forward_activity(self.body, wrt_names, self.ret_names, optimize)
+        self.active = activity(self.body, wrt_names, self.ret_names, optimize, args_of=jvp_args)
         self.kinds = Kinds(self.body, param_kinds, fir.info.namespace, fir.locals)
         self.namer = Namer(fir.used | RUNTIME_NAMES)  # never shadow a helper (`bt`, `rows`)
         self.mutable = {s.target for s in walk_items(self.body) if isinstance(s, SetItem)}
@@ -417,28 +414,12 @@ class Forward:
         return self.kinds.is_scalar(node)
 
     def call(self, st):
-        import inspect
-        fn = st.fn
-        params = list(inspect.signature(fn).parameters)
-        wrt, dargs = [], []
-        for k, a in enumerate(st.args):
-            if is_name(a) and a.id in self.active and k < len(params):
-                wrt.append(params[k])
-                dargs.append(self.d(a.id))
-        for key, a in st.keywords.items():
-            if is_name(a) and a.id in self.active:
-                wrt.append(key)
-                dargs.append(self.d(a.id))
+        wrt, names, kinds = call_wrt(st, self.active, self.kinds)
+        dargs = [self.d(name) for name in names]
         primal = f"{st.target} = {self.src(st.expr)}"
         if not wrt:
             return [primal, self.define(st.target, self.zero(st.target))]
-        kinds = {}
-        for k, a in enumerate(st.args):
-            if k < len(params):
-                kinds[params[k]] = self.kinds.expr_kind(a)
-        for key, a in st.keywords.items():
-            kinds[key] = self.kinds.expr_kind(a)
-        name, tparams = self.module.forward_helper(fn, tuple(wrt), kinds, self.optimize, self.batch, st)
+        name, tparams = self.module.forward_helper(st.fn, tuple(wrt), kinds, self.optimize, self.batch, st)
         args = [self.src(a) for a in st.args] + [f"{k}={self.src(a)}" for k, a in st.keywords.items()]
         args += [f"{p}={d}" for p, d in zip(tparams, dargs)]
         target = self.d(st.target)

@@ -1,64 +1,26 @@
 """Facts forward mode needs: which arguments a tangent flows from, which names carry one.
 
 - active: depends differentiably on a `wrt` input (and, with optimize, reaches the output):
-  only active names get a tangent `d<name>`.
+  only active names get a tangent `d<name>`. Computed by `analysis.activity` over `jvp_args`.
 - `_t = x * a; x = _t` (the normalizer never lets an op read its own target) is merged
   back into `x = x * a`, its tangent line written first.
 """
 
 from dualtape.registry import LINEAR, NOT_DIFFERENTIABLE
 
-from .analysis import walk_items
-from .ir import Op, SetItem, is_name
+from .analysis import flow_args
+from .ir import Op, is_name
+
+
+def _no_jvp(prim, k):
+    rule = prim.jvp if prim.variadic else prim.jvp_rule(k)
+    return (rule is NOT_DIFFERENTIABLE or (prim.variadic and k in prim.nondiff_argnums)
+            or (prim.jvp is LINEAR and k in prim.nondiff_argnums))
 
 
 def jvp_args(op):
     """(position, name) of the arguments a tangent can flow from."""
-    out = []
-    for k, a in enumerate(op.args):
-        if not is_name(a):
-            continue
-        if op.kind == "prim":
-            prim = op.spec.prim
-            rule = prim.jvp if prim.variadic else prim.jvp_rule(k)
-            if rule is NOT_DIFFERENTIABLE or (prim.variadic and k in prim.nondiff_argnums):
-                continue
-            if prim.jvp is LINEAR and k in prim.nondiff_argnums:
-                continue
-        out.append((k, a.id))
-    if op.kind == "call":
-        out += [(key, a.id) for key, a in op.keywords.items() if is_name(a)]
-    return out
-
-
-def forward_activity(block, wrt_names, ret_names, optimize):
-    stmts = [s for s in walk_items(block) if isinstance(s, (Op, SetItem))]
-    varied = set(wrt_names)
-    changed = True
-    while changed:
-        changed = False
-        for s in stmts:
-            hit = any(name in varied for _, name in jvp_args(s)) if isinstance(s, Op) else (
-                is_name(s.value) and s.value.id in varied)
-            if hit and s.target not in varied:
-                varied.add(s.target)
-                changed = True
-    if not optimize:
-        return varied
-    useful = set(ret_names)
-    changed = True
-    while changed:
-        changed = False
-        for s in stmts:
-            if s.target not in useful:
-                continue
-            names = [name for _, name in jvp_args(s)] if isinstance(s, Op) else (
-                [s.value.id] if is_name(s.value) else [])
-            for name in names:
-                if name not in useful:
-                    useful.add(name)
-                    changed = True
-    return varied & useful
+    return flow_args(op, _no_jvp)
 
 
 def _merge_split_copies(block):

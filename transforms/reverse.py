@@ -15,14 +15,14 @@ before it, and restores every needed variable to its value before the item.
 
 from . import _gast, tidy
 from ._gast import nodes as n
-from .analysis import Kinds, Segment, activity, diff_args, needed_names, segmentize, walk_items
+from .analysis import Kinds, Segment, activity, call_wrt, diff_args, needed_names, segmentize, walk_items
 from .liveness import free_dead_values
 from .naming import Namer
 from .normalize import For, If, Op, Primal, SetItem, While, is_name
 from .reverse_control import ControlFlow
 from .reverse_util import (  # noqa: F401 (re-exported: the helpers used to live here)
-    _drop_blank_comments, _merge_split_copies, eliminate_dead_code, index_expr, propagate_copies, rename,
-    subscript_src, uses_ans)
+    _drop_blank_comments, _merge_split_copies, eliminate_dead_code, index_expr, live_body, propagate_copies,
+    rename, subscript_src, uses_ans)
 from .runtime_names import RUNTIME_NAMES
 from .templates import instantiate
 
@@ -34,10 +34,7 @@ class Reverse(ControlFlow):
 
     def __init__(self, fir, wrt_names, param_kinds, module, optimize):
         self.fir, self.module, self.optimize = fir, module, optimize
-        self.ret_names = [a.id for a in fir.ret if is_name(a)]
-        body = fir.body
-        if optimize:
-            body = eliminate_dead_code(body, set(self.ret_names))
+        self.ret_names, body = live_body(fir, optimize)
         self.items = segmentize(body)
         self.active = activity(self.items, wrt_names, self.ret_names, optimize)
         self.kinds = Kinds(self.items, param_kinds, fir.info.namespace, fir.locals)
@@ -313,27 +310,10 @@ class Reverse(ControlFlow):
         return any(j != k and a is not None and not self.kinds.is_scalar(a) for j, a in enumerate(st.args))
 
     def call_adjoint(self, st, g, loads, arg_adj):
-        fn = st.fn
-        import inspect
-        params = list(inspect.signature(fn).parameters)
-        wrt, targets = [], []
-        for k, a in enumerate(st.args):
-            if is_name(a) and a.id in self.active and k < len(params):
-                wrt.append(params[k])
-                targets.append(a.id)
-        for key, a in st.keywords.items():
-            if is_name(a) and a.id in self.active:
-                wrt.append(key)
-                targets.append(a.id)
+        wrt, targets, kinds = call_wrt(st, self.active, self.kinds)
         if not wrt:
             return []
-        kinds = {}
-        for k, a in enumerate(st.args):
-            if k < len(params):
-                kinds[params[k]] = self.kinds.expr_kind(a)
-        for key, a in st.keywords.items():
-            kinds[key] = self.kinds.expr_kind(a)
-        name, seed = self.module.helper(fn, tuple(wrt), kinds, self.optimize, st)
+        name, seed = self.module.helper(st.fn, tuple(wrt), kinds, self.optimize, st)
         args = [self.src(a, loads) for a in st.args]
         args += [f"{k}={self.src(a, loads)}" for k, a in st.keywords.items()]
         args.append(f"{seed}={g}")

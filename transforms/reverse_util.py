@@ -73,6 +73,14 @@ def eliminate_dead_code(block, live_out):
 _COPY = re.compile(r"(\w+) = (\w+)")
 
 
+def live_body(fir, optimize):
+    """The names `fir` returns, and its body (without dead code when optimizing): where both
+    transformers start."""
+    ret_names = [a.id for a in fir.ret if is_name(a)]
+    body = eliminate_dead_code(fir.body, set(ret_names)) if optimize else fir.body
+    return ret_names, body
+
+
 def propagate_copies(lines, local):
     """Drop `b_t = bx` copies of segment-local adjoints, reading `bx` where `b_t` was read."""
     lines = list(lines)
