@@ -180,6 +180,10 @@ def jvp_output(op, tangents, ans, values, static, batch=None):
         tangents = [t if t is None else _align_batch(t, batch, _shape(values[i]), out_ndim)
                     for i, t in enumerate(tangents)]
     if rules is LINEAR:
+        if batch is None and op in _SUMS:
+            total = linear_sum_tangent(op, tangents, ans)
+            if total is not None:
+                return total
         total = op(*_linear_args(op, tangents, values), **static)
     else:
         total = None
@@ -220,6 +224,25 @@ def _shape(x):
     return tuple(dnp.shape(x))
 
 
+def linear_sum_tangent(op, tangents, ans):
+    """The tangent of `x + y` or `x - y` when only one side has one: that tangent (negated
+    for the right side of a subtraction), as `_linear_args`'s zero would give, without the
+    zero and the op call. None when it does not apply: a tangent that is not a float64
+    array of the output's shape and dtype (broadcasting or promotion then matter)."""
+    if len(tangents) != 2:
+        return None
+    t, other = tangents
+    right = t is None
+    if right:
+        t = other
+    elif other is not None:
+        return None
+    if (t.__class__ is not _ndarray or ans.__class__ is not _ndarray or t.dtype != _float64
+            or t.shape != ans.shape or ans.dtype != _float64):
+        return None
+    return _np_negative(t) if right and op is _SUB else t
+
+
 def _linear_args(op, tangents, values):
     """The arguments of a LINEAR op applied to the tangents: zeros for missing tangents
     (a 0-d zero of the input's dtype for elementwise ops: it broadcasts, costing nothing)."""
@@ -257,6 +280,10 @@ def _owned_temporary(total, part, tangents, values, ans):
 
 _ndarray = np.ndarray
 _np_add = np.add
+_np_negative = np.negative
+_float64 = np.dtype(np.float64)
+_SUB = dnp.subtract
+_SUMS = frozenset((dnp.add, dnp.subtract))  # linear ops whose one-sided tangent is itself
 
 
 def _align_batch(t, batch, shape, out_ndim):

@@ -15,10 +15,11 @@ import itertools
 import numpy as np
 
 from . import dispatch
+from . import registry
 from . import numpy_api as dnp
-from .apply_rules import jvp_output
+from .apply_rules import _SUMS, _owned_temporary, jvp_output, linear_sum_tangent
 from .batching import batched_jvp
-from .registry import LINEAR, Traced
+from .registry import LINEAR, NOT_DIFFERENTIABLE, Traced
 from .tensor import Tensor
 
 _next_tag = itertools.count(1).__next__
@@ -214,14 +215,42 @@ def _bind_level(op, args, static, tag, batch):
         ans = op.impl(*primals, **static) if static else op.impl(*primals)
     else:
         ans = op(*primals, **static)
-    if batch is None:
-        if full and op.jvp is LINEAR and not op.nondiff_argnums:
-            # a linear op's tangent is the op on the tangents (transpose, reshape, add, ...)
-            tangent = op.impl(*tangents, **static) if static else op.impl(*tangents)
+    if batch is not None:
+        tangent = batched_jvp(op, tangents, ans, primals, static, batch)
+    else:
+        rules = op.jvp
+        if rules.__class__ is tuple and not op.nondiff_argnums:
+            # jvp_output's hot path, inlined: one rule per tangent
+            tangent = None
+            count = len(rules)
+            for i, t in enumerate(tangents):
+                if t is None:
+                    continue
+                rule = rules[i] if i < count else _NOT_DIFFERENTIABLE
+                if rule is _NOT_DIFFERENTIABLE:
+                    continue
+                part = rule(t, ans, *primals, **static) if static else rule(t, ans, *primals)
+                if tangent is None:
+                    tangent = part
+                elif _owned_temporary(tangent, part, tangents, primals, ans):
+                    tangent = _np_add(tangent, part, out=tangent)  # a rule's fresh result
+                else:
+                    tangent = dnp.add(tangent, part)
+            if tangent is not None and op.elementwise:
+                shape = ans.shape if ans.__class__ is _ndarray else tuple(dnp.shape(ans))
+                if (tangent.shape if tangent.__class__ is _ndarray
+                        else tuple(dnp.shape(tangent))) != shape:
+                    tangent = dnp.broadcast_to(tangent, shape)
+        elif rules is LINEAR and not op.nondiff_argnums and (full or op in _SUMS):
+            if full:
+                # a linear op's tangent is the op on the tangents (transpose, reshape, add, ...)
+                tangent = op.impl(*tangents, **static) if static else op.impl(*tangents)
+            else:
+                tangent = linear_sum_tangent(op, tangents, ans)
+                if tangent is None:
+                    tangent = jvp_output(op, tangents, ans, primals, static)
         else:
             tangent = jvp_output(op, tangents, ans, primals, static)
-    else:
-        tangent = batched_jvp(op, tangents, ans, primals, static, batch)
     if tangent is None:
         return ans
     return Dual(ans, tangent, tag, batch)
@@ -268,6 +297,10 @@ def bind(op, args, static):
 
 
 _ndarray = np.ndarray
+_np_add = np.add
+_NOT_DIFFERENTIABLE = NOT_DIFFERENTIABLE
 
 dispatch._dual_bind[0] = bind
+registry._dual_bind[0] = bind
 dispatch._Dual[0] = Dual
+registry._Dual[0] = Dual

@@ -41,6 +41,8 @@ class Traced:
 
 
 _bind = [None]  # set by dispatch.py: bind(op, args, static) for traced arguments
+_dual_bind = [None]  # set by dual.py: its bind, for a call whose first traced argument is a Dual
+_Dual = [None]  # the Dual class, once dual.py is imported
 
 
 class Primitive:
@@ -72,6 +74,8 @@ class Primitive:
     def __call__(self, *args, **static):
         for a in args:
             if isinstance(a, Traced):
+                if a.__class__ is _Dual[0]:  # dual numbers first: what dispatch.bind would do
+                    return _dual_bind[0](self, args, static)
                 return _bind[0](self, args, static)
         return self.impl(*args, **static)
 

@@ -17,8 +17,9 @@ import textwrap
 
 import numpy as np
 
-from .apply_rules import jvp_output
+from .apply_rules import jvp_output, vjp_parts
 from .batching import batched_jvp
+from .dispatch import STATE
 from .dual import Dual, new_tag
 from .registry import GRADIENT_OVERRIDES, NOT_DIFFERENTIABLE, Traced
 from .tape import GradientTape
@@ -37,10 +38,16 @@ def gradient_tangents(tape, inputs, out, tangents, batch=None):
     entries = _tangent_sweep(tape._entries, inputs, tangents, tag, batch)
     if entries is None:
         return None
-    replay = GradientTape(watch_accessed_variables=False)  # not persistent: releases records
-    replay._entries, replay._watched = entries, tape._watched
-    del entries
-    grads = replay._backward([out], [None], {t._id for t in inputs}) if isinstance(out, Tensor) else {}
+    keep = {t._id for t in inputs}
+    value = getattr(out, "_value", None)
+    if (value.__class__ is np.ndarray and value.dtype.kind in "fc" and out._id in tape._watched
+            and not (STATE.tapes or STATE.accumulators)):
+        grads = _replay(entries, tape._watched, out._id, np.ones(value.shape, value.dtype), keep)
+    else:  # the general case: GradientTape's own backward pass
+        replay = GradientTape(watch_accessed_variables=False)  # not persistent: releases records
+        replay._entries, replay._watched = entries, tape._watched
+        del entries
+        grads = replay._backward([out], [None], keep) if isinstance(out, Tensor) else {}
     results = []
     for t in inputs:
         g = grads.get(t._id)
@@ -52,12 +59,33 @@ def gradient_tangents(tape, inputs, out, tangents, batch=None):
     return results
 
 
+def _replay(entries, watched, out_id, seed, keep):
+    """`GradientTape._backward` from one float target seeded with ones, for a tape nobody
+    records: the same walk over the records, releasing each once it is used."""
+    grads = {out_id: seed}
+    for index in range(len(entries) - 1, -1, -1):
+        op, in_ids, values, out_id, ans, static = entries[index]
+        g = grads.get(out_id) if out_id in keep else grads.pop(out_id, None)
+        entries[index] = None  # release what the rest of the pass no longer needs
+        if g is None:
+            continue
+        wanted = [i for i, tid in enumerate(in_ids) if tid in watched]
+        parts = vjp_parts(op, g, ans, values, static, wanted)
+        for i, part in zip(wanted, parts):
+            if part is None:
+                continue
+            tid = in_ids[i]
+            prev = grads.get(tid)
+            grads[tid] = part if prev is None else prev + part
+    return grads
+
+
 def _tangent_sweep(records, inputs, tangents, tag, batch):
     """The records with each input value (and output) that has a tangent as a dual number."""
-    needed = _needed_tangents(records)
+    needed, reads = _needed_tangents(records)
     dots = {t._id: d for t, d in zip(inputs, tangents)}
     entries = []
-    for entry in records:
+    for entry, read in zip(records, reads):
         op, in_ids, values, out_id, ans, static = entry
         ins = [None if i is None else dots.get(i) for i in in_ids]
         for d in ins:
@@ -78,21 +106,30 @@ def _tangent_sweep(records, inputs, tangents, tag, batch):
                 dans = batched_jvp(op, ins, ans, values, static, batch)
             if dans is not None:
                 dots[out_id] = dans
-                ans = Dual(ans, dans, tag, batch)
-        values = [v if d is None else Dual(v, d, tag, batch) for v, d in zip(values, ins)]
+                if read is None or read[0]:
+                    ans = Dual(ans, dans, tag, batch)
+        if read is None:
+            values = [v if d is None else Dual(v, d, tag, batch) for v, d in zip(values, ins)]
+        else:  # an input its rules only look at through its shape stays a plain value
+            positions = read[1]
+            values = [v if d is None or j not in positions else Dual(v, d, tag, batch)
+                      for j, (v, d) in enumerate(zip(values, ins))]
         entries.append((op, in_ids, values, out_id, ans, static))
     return entries
 
 
 def _needed_tangents(records):
-    """Ids of the recorded tensors whose tangents the replayed backward pass reads.
+    """(ids of the recorded tensors whose tangents the replayed backward pass reads, and
+    per record what its VJP rules read: `_op_reads`'s answer, None for unknown).
 
     Backwards over the records: an output is needed when a later VJP rule reads it (as an
     input value, or as its `ans`), and a needed output needs every input's tangent.
     """
     needed = set()
+    per_record = []
     for op, in_ids, values, out_id, ans, static in reversed(records):
         reads = _op_reads(op, in_ids)
+        per_record.append(reads)
         if reads is None:  # unknown: everything
             needed.add(out_id)
             needed.update(i for i in in_ids if i is not None)
@@ -105,7 +142,8 @@ def _needed_tangents(records):
                     needed.add(in_ids[j])
         if out_id in needed:
             needed.update(i for i in in_ids if i is not None)
-    return needed
+    per_record.reverse()
+    return needed, per_record
 
 
 def _op_reads(op, in_ids):
