@@ -46,7 +46,7 @@ def _tour_forward():
     print("\n== Forward mode: dual numbers ==")
     f = lambda x: np.sin(x) * x ** 2  # noqa: E731
     out, tangent = jvp(f, (1.0,), (1.0,))
-    print("jvp of sin(x) * x**2 at 1:", float(out), float(tangent))
+    print(f"f(x) = sin(x) * x**2 at x = 1: f = {float(out):.6f}, f' by jvp = {float(tangent):.6f}")
     print("Hessian of sum(x**3) at [1, 2] (forward over reverse):\n",
           hessian(lambda x: np.sum(x ** 3))(np.array([1.0, 2.0])))
 
