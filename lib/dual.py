@@ -17,7 +17,7 @@ import numpy as np
 from . import dispatch
 from . import registry
 from . import numpy_api as dnp
-from .apply_rules import _SUMS, _owned_temporary, jvp_output, linear_sum_tangent
+from .apply_rules import _SUMS, jvp_output, linear_sum_tangent
 from .batching import batched_jvp
 from .registry import LINEAR, NOT_DIFFERENTIABLE, Traced
 from .tensor import Tensor
@@ -219,29 +219,9 @@ def _bind_level(op, args, static, tag, batch):
         tangent = batched_jvp(op, tangents, ans, primals, static, batch)
     else:
         rules = op.jvp
-        if rules.__class__ is tuple and not op.nondiff_argnums:
-            # jvp_output's hot path, inlined: one rule per tangent
-            tangent = None
-            count = len(rules)
-            for i, t in enumerate(tangents):
-                if t is None:
-                    continue
-                rule = rules[i] if i < count else _NOT_DIFFERENTIABLE
-                if rule is _NOT_DIFFERENTIABLE:
-                    continue
-                part = rule(t, ans, *primals, **static) if static else rule(t, ans, *primals)
-                if tangent is None:
-                    tangent = part
-                elif _owned_temporary(tangent, part, tangents, primals, ans):
-                    tangent = _np_add(tangent, part, out=tangent)  # a rule's fresh result
-                else:
-                    tangent = dnp.add(tangent, part)
-            if tangent is not None and op.elementwise:
-                shape = ans.shape if ans.__class__ is _ndarray else tuple(dnp.shape(ans))
-                if (tangent.shape if tangent.__class__ is _ndarray
-                        else tuple(dnp.shape(tangent))) != shape:
-                    tangent = dnp.broadcast_to(tangent, shape)
-        elif rules is LINEAR and not op.nondiff_argnums and (full or op in _SUMS):
+        if rules is not LINEAR:
+            tangent = jvp_output(op, tangents, ans, primals, static)
+        elif not op.nondiff_argnums and (full or op in _SUMS):
             if full:
                 # a linear op's tangent is the op on the tangents (transpose, reshape, add, ...)
                 tangent = op.impl(*tangents, **static) if static else op.impl(*tangents)

@@ -17,12 +17,12 @@ import textwrap
 
 import numpy as np
 
-from .apply_rules import jvp_output, vjp_parts
+from .apply_rules import jvp_output
 from .batching import batched_jvp
 from .dispatch import STATE
 from .dual import Dual, new_tag
 from .registry import GRADIENT_OVERRIDES, NOT_DIFFERENTIABLE, Traced
-from .tape import GradientTape
+from .tape import GradientTape, replay
 from .tensor import Tensor
 
 
@@ -40,14 +40,16 @@ def gradient_tangents(tape, inputs, out, tangents, batch=None):
         return None
     keep = {t._id for t in inputs}
     value = getattr(out, "_value", None)
-    if (value.__class__ is np.ndarray and value.dtype.kind in "fc" and out._id in tape._watched
-            and not (STATE.tapes or STATE.accumulators)):
-        grads = _replay(entries, tape._watched, out._id, np.ones(value.shape, value.dtype), keep)
+    if (isinstance(value, (np.ndarray, np.generic)) and value.dtype.kind in "fc"
+            and out._id in tape._watched and not (STATE.tapes or STATE.accumulators)):
+        # nobody records this backward pass: replay the records directly, releasing each
+        grads = replay(entries, tape._watched, {out._id: np.ones(value.shape, value.dtype)}, keep,
+                       release=True, traced=False)
     else:  # the general case: GradientTape's own backward pass
-        replay = GradientTape(watch_accessed_variables=False)  # not persistent: releases records
-        replay._entries, replay._watched = entries, tape._watched
+        sweep = GradientTape(watch_accessed_variables=False)  # not persistent: releases records
+        sweep._entries, sweep._watched = entries, tape._watched
         del entries
-        grads = replay._backward([out], [None], keep) if isinstance(out, Tensor) else {}
+        grads = sweep._backward([out], [None], keep) if isinstance(out, Tensor) else {}
     results = []
     for t in inputs:
         g = grads.get(t._id)
@@ -57,27 +59,6 @@ def gradient_tangents(tape, inputs, out, tangents, batch=None):
             shape = tuple(np.shape(t._value))
             results.append(np.zeros(shape if batch is None else (batch,) + shape, t._value.dtype))
     return results
-
-
-def _replay(entries, watched, out_id, seed, keep):
-    """`GradientTape._backward` from one float target seeded with ones, for a tape nobody
-    records: the same walk over the records, releasing each once it is used."""
-    grads = {out_id: seed}
-    for index in range(len(entries) - 1, -1, -1):
-        op, in_ids, values, out_id, ans, static = entries[index]
-        g = grads.get(out_id) if out_id in keep else grads.pop(out_id, None)
-        entries[index] = None  # release what the rest of the pass no longer needs
-        if g is None:
-            continue
-        wanted = [i for i, tid in enumerate(in_ids) if tid in watched]
-        parts = vjp_parts(op, g, ans, values, static, wanted)
-        for i, part in zip(wanted, parts):
-            if part is None:
-                continue
-            tid = in_ids[i]
-            prev = grads.get(tid)
-            grads[tid] = part if prev is None else prev + part
-    return grads
 
 
 def _tangent_sweep(records, inputs, tangents, tag, batch):

@@ -173,28 +173,8 @@ class GradientTape:
         if not grads:
             return grads
         traced = bool(STATE.tapes or STATE.accumulators)  # someone records the backward pass
-        release = consume and not self._persistent
-        watched = self._watched
-        for index in range(len(entries) - 1, -1, -1):
-            op, in_ids, values, out_id, ans, static = entries[index]
-            g = grads.get(out_id) if out_id in keep else grads.pop(out_id, None)
-            if release:
-                entries[index] = None  # release what the rest of the pass no longer needs
-            if g is None:
-                continue
-            # every watched input gets a gradient, also one watched after the op ran (as TF)
-            wanted = [i for i, tid in enumerate(in_ids) if tid in watched]
-            if traced:
-                values = tuple([alias(v, tid) if tid is not None else v for v, tid in zip(values, in_ids)])
-                ans = alias(ans, out_id)
-            parts = vjp_parts(op, g, ans, values, static, wanted, batch)
-            for i, part in zip(wanted, parts):
-                if part is None:
-                    continue
-                tid = in_ids[i]
-                prev = grads.get(tid)
-                grads[tid] = part if prev is None else prev + part
-        return grads
+        return replay(entries, self._watched, grads, keep, consume and not self._persistent,
+                      traced, batch)
 
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
                  parallel_iterations=None, experimental_use_pfor=True):
@@ -211,6 +191,36 @@ class GradientTape:
         unconnected = _unconnected_mode(unconnected_gradients)
         self._check_usable("batch_jacobian")
         return tape_batch_jacobian(self, target, source, unconnected, experimental_use_pfor)
+
+
+def replay(entries, watched, grads, keep, release, traced, batch=0):
+    """The backward pass: walk the records in reverse, adding each op's VJP into `grads`.
+
+    grads: {tensor id: cotangent}, seeded with the targets'. keep: ids whose cotangents
+    stay in `grads` (the sources); the others are dropped once used. release: forget each
+    record once used. traced: run the rules on tensor aliases so that recording tapes and
+    accumulators see the backward pass (higher order). batch: see `_backward`.
+    """
+    for index in range(len(entries) - 1, -1, -1):
+        op, in_ids, values, out_id, ans, static = entries[index]
+        g = grads.get(out_id) if out_id in keep else grads.pop(out_id, None)
+        if release:
+            entries[index] = None  # release what the rest of the pass no longer needs
+        if g is None:
+            continue
+        # every watched input gets a gradient, also one watched after the op ran (as TF)
+        wanted = [i for i, tid in enumerate(in_ids) if tid in watched]
+        if traced:
+            values = tuple([alias(v, tid) if tid is not None else v for v, tid in zip(values, in_ids)])
+            ans = alias(ans, out_id)
+        parts = vjp_parts(op, g, ans, values, static, wanted, batch)
+        for i, part in zip(wanted, parts):
+            if part is None:
+                continue
+            tid = in_ids[i]
+            prev = grads.get(tid)
+            grads[tid] = part if prev is None else prev + part
+    return grads
 
 
 class _StopRecording:
