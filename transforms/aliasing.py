@@ -29,7 +29,6 @@ still work.
 
 import builtins
 import inspect
-import math
 import numbers
 
 import numpy as np
@@ -109,16 +108,7 @@ class AliasCheck:
 
     # -- resolving call targets (like Normalizer.resolve, before any rewriting) ----------------
     def resolve(self, node):
-        if isinstance(node, n.Name):
-            if node.id in self.locals:
-                return None
-            if node.id in self.info.namespace:
-                return self.info.namespace[node.id]
-            return {"np": np, "math": math}.get(node.id, getattr(builtins, node.id, None))
-        if isinstance(node, n.Attribute):
-            base = self.resolve(node.value)
-            return getattr(base, node.attr, None) if base is not None else None
-        return None
+        return opmap.resolve(node, self.locals, self.info.namespace)
 
     # -- values ---------------------------------------------------------------------------------
     def refs_of(self, e, state):

@@ -10,9 +10,7 @@ subscript writes `SetItem`, which the backward sweep must undo.
 
 
 import builtins
-import math
 
-import numpy as np
 
 from . import _gast, opmap
 from ._gast import nodes as n
@@ -37,20 +35,7 @@ class Normalizer(Expressions):
     # -- resolving names ----------------------------------------------------------------------
     def resolve(self, node):
         """The object a call target names (globals, closure, builtins), or None for locals."""
-        if isinstance(node, n.Name):
-            if node.id in self.locals:
-                return None
-            if node.id in self.info.namespace:
-                return self.info.namespace[node.id]
-            if node.id == "np":
-                return np
-            if node.id == "math":
-                return math
-            return getattr(builtins, node.id, None)
-        if isinstance(node, n.Attribute):
-            base = self.resolve(node.value)
-            return getattr(base, node.attr, None) if base is not None else None
-        return None
+        return opmap.resolve(node, self.locals, self.info.namespace)
 
     def lookup(self, obj):
         """The OpSpec of a call target (a registry op), or None."""

@@ -90,6 +90,21 @@ class VariadicError(TypeError):
     """A variadic op's call the transformer cannot map to the op's inputs: (problem, fix)."""
 
 
+
+def resolve(node, local_names, namespace):
+    """The object a call target names (globals, closure, np, math, builtins); None for locals
+    and for anything that is not a plain name or attribute chain."""
+    if isinstance(node, n.Name):
+        if node.id in local_names:
+            return None
+        if node.id in namespace:
+            return namespace[node.id]
+        return {"np": np, "math": math}.get(node.id, getattr(builtins, node.id, None))
+    if isinstance(node, n.Attribute):
+        base = resolve(node.value, local_names, namespace)
+        return getattr(base, node.attr, None) if base is not None else None
+    return None
+
 def _bind_variadic(spec, args, keywords):
     """np.concatenate([a, b], axis=1) -> ([a, b], {axis: 1}); np.einsum('ij,j->i', a, b)
     -> ([a, b], {subscripts: 'ij,j->i'}). The inputs are the nodes inside the call, so
