@@ -141,36 +141,9 @@ def jvp_output(op, tangents, ans, values, static, batch=None):
     only pass it for elementwise ops and ops declared `batch_jvp=True` (see batching.py).
     """
     rules = op.jvp
-    if batch is None and rules.__class__ is tuple and not op.nondiff_argnums:
-        # the hot path of forward mode and of the second-order sweeps: one rule per tangent
-        total = None
-        count = len(rules)
-        for i, t in enumerate(tangents):
-            if t is None:
-                continue
-            rule = rules[i] if i < count else NOT_DIFFERENTIABLE
-            if rule is NOT_DIFFERENTIABLE:
-                continue
-            part = rule(t, ans, *values, **static) if static else rule(t, ans, *values)
-            if total is None:
-                total = part
-            elif _owned_temporary(total, part, tangents, values, ans):
-                total = _np_add(total, part, out=total)  # a rule's fresh result: add in place
-            else:
-                total = dnp.add(total, part)
-        if total is not None and op.elementwise:
-            shape = _shape(ans)
-            if _shape(total) != shape:
-                total = dnp.broadcast_to(total, shape)
-        return total
     if rules is None:
         raise no_jvp_error(op.name)
     if rules is NOT_DIFFERENTIABLE:
-        return None
-    for t in tangents:
-        if t is not None:
-            break
-    else:
         return None
     elementwise = op.elementwise
     if batch is not None and elementwise:
@@ -180,6 +153,11 @@ def jvp_output(op, tangents, ans, values, static, batch=None):
         tangents = [t if t is None else _align_batch(t, batch, _shape(values[i]), out_ndim)
                     for i, t in enumerate(tangents)]
     if rules is LINEAR:
+        for t in tangents:
+            if t is not None:
+                break
+        else:
+            return None  # no tangent at all: not even a zero one
         if batch is None and op in _SUMS:
             total = linear_sum_tangent(op, tangents, ans)
             if total is not None:
