@@ -1,7 +1,7 @@
 """`ForwardAccumulator`: forward mode on tensors, as `tf.autodiff.ForwardAccumulator`.
 
 The accumulator maps watched tensor ids to tangents. Every op on tensors that runs while
-it is active (`dispatch.bind_tensors`) calls `_propagate`, which applies the op's JVP
+it is active (`dispatch.bind`) calls `_propagate`, which applies the op's JVP
 rules to the op's own input tensors, so whatever records tensors sees the JVP too:
 
 - a GradientTape outside the accumulator records the tangent computation

@@ -81,8 +81,6 @@ def bind(op, args, static, tensors_first=False):
     return out
 
 
-bind_tensors = bind
-
 
 def _op_error(op, values, static, error):
     """NumPy's complaint, re-raised with the op's name and its inputs' shapes and dtypes."""

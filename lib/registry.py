@@ -222,8 +222,3 @@ class RegisterGradient:
 def unregister_gradient(op_type):
     """Remove a RegisterGradient registration (tests and notebooks re-running cells)."""
     GRADIENT_OVERRIDES.pop(op_type, None)
-
-
-def differentiable_ops():
-    """Every registered primitive that has rules and test samples."""
-    return [op for op in REGISTRY.values() if op.has_rules]
