@@ -90,24 +90,6 @@ def is_differentiable_dtype(np_dtype):
     return np_dtype.kind in "fc"
 
 
-def _python_dtype(x):
-    """TF's default dtype for a Python value: float -> float32, int -> int32."""
-    if isinstance(x, np.generic):
-        return x.dtype
-    if isinstance(x, builtins_bool):
-        return np.dtype(np.bool_)
-    if isinstance(x, int):
-        return np.dtype(np.int32) if -2**31 <= x < 2**31 else np.dtype(np.int64)
-    if isinstance(x, float):
-        return np.dtype(np.float32)
-    if isinstance(x, complex):
-        return np.dtype(np.complex128)
-    return None
-
-
-builtins_bool = type(True)
-
-
 def to_array(value, dtype=None):
     """Convert Python data to an ndarray with TF's rules (new memory, never a view).
 
