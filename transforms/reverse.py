@@ -53,6 +53,7 @@ class Reverse(ControlFlow):
         self.written_before = set(fir.params)
         self.stable = set(fir.params) - {w for s in walk_items(self.items) for w in getattr(s, "writes", ())}
         self.nonzero = set()
+        self.version_adjoints = {}  # a value's version inside a recomputed loop body -> its adjoint
 
     # -- small helpers -------------------------------------------------------------------------
     def src(self, node, loads=None, stores=None):
@@ -195,9 +196,15 @@ class Reverse(ControlFlow):
                 last = seen[w] == count[w]
                 if w in self.needed or not last:
                     stores[w] = self.namer.version(w)
-                adj_names[w] = self.namer.adjoint(w) if last else "b" + stores[w]
+                adj_names[w] = self.namer.adjoint(w) if last else self.namer.unique("b" + stores[w])
+                if w in stores:
+                    self.version_adjoints[stores[w]] = adj_names[w]
             plan.append((st, loads, stores, adj_names))
-            cur.update(stores)
+            for w in st.writes:  # a later read sees this write: its version, or the name itself
+                if w in stores:
+                    cur[w] = stores[w]
+                else:
+                    cur.pop(w, None)
         adj_lines, last_text, reads = [], None, set()
         for st, loads, stores, adj_names in reversed(plan):
             body = self.adjoint(st, loads, stores, adj_names)
@@ -247,7 +254,12 @@ class Reverse(ControlFlow):
         lines = []
 
         def arg_adj(name):
-            return adj_names.get(name) if name in adj_names and name == st.target else self.namer.adjoint(name)
+            # the adjoint of the value this statement reads: a version made earlier in the
+            # segment (`x = x + v` reads the previous `x`, never its own result), else the
+            # value before the segment
+            if name in loads:
+                return self.version_adjoints[loads[name]]
+            return self.namer.adjoint(name)
 
         def node(atom):
             return rename(atom, loads)

@@ -1,0 +1,38 @@
+"""Functions for tests/test_transforms_regressions.py (issue 9): the transformer reads source,
+so they live in a module file. Each is a minimal program that gave a wrong reverse-mode
+derivative, crashed, or was refused although it should work."""
+
+import numpy as np
+
+
+def rk4_step(y0, k):
+    # a name reassigned several times per iteration, np.stack of subscripts
+    y = y0
+    for i in range(3):
+        k1 = -k * y
+        y1 = y + 0.05 * k1
+        k2 = -k * y1
+        y1 = y + 0.05 * k2
+        k3 = -k * y1
+        y = y + 0.1 * (k1 + 2 * k2 + k3) / 4
+        z = np.stack([y[0], y[1] * y[0]])
+        y = y + 0.01 * z
+    return np.sum(y * y)
+
+
+def constant_then_augmented(a):
+    s = a
+    for i in range(2):
+        x = 0.99
+        x += 0.5
+        s = s * x
+    return s
+
+
+def loop_variable_rebound(x):
+    ks = [1.0, 2.0]
+    s = x
+    for i, k in enumerate(ks):
+        k = 1.15
+        s = s * k + x
+    return s
