@@ -123,7 +123,7 @@ class Transformed(_Transform):
                                      preserve_result=self.preserve_result)
         module.functions.append(source)
         if traced:  # tensors and dual numbers: np.* everywhere, never math.* (see docs)
-            module.functions = [emit.respell_math(fn) for fn in module.functions]
+            module.functions = [emit.respell_traced(fn) for fn in module.functions]
         return module, seed
 
     def __call__(self, *args, **kwargs):

@@ -51,7 +51,7 @@ class ForwardTransformed(_Transform):
         source, tparams = emit.generate_forward(module, target, self.wrt, kinds, self.optimize, self.name, batch)
         module.functions.append(source)
         if traced:
-            module.functions = [emit.respell_math(fn) for fn in module.functions]
+            module.functions = [emit.respell_traced(fn) for fn in module.functions]
         return module, tparams
 
     # -- calling ---------------------------------------------------------------------------------

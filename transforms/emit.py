@@ -18,9 +18,11 @@ from . import _gast, opmap, runtime
 from ._gast import nodes as n
 from .aliasing import check_writes
 from .desugar import MethodRewriter, desugar_jumps, desugar_returns
+from .naming import rename_reserved, shadowed_helper
 from .normalize import Normalizer
 from .parse import FunctionInfo, TransformError, check_supported, error
 from .reverse import Reverse
+from .reverse_util import index_expr
 
 _counter = itertools.count(1)
 RUNTIME_NAMES = {k: v for k, v in vars(runtime).items() if not k.startswith("_")}
@@ -38,6 +40,10 @@ class FunctionIR:
                                kinds, defer=module is not None and module.defer)
         if refused is not None:  # the general version: calls with other argument types may work
             module.deferred.append(refused)
+        if not info.filename.startswith("<dualtape "):  # (adjoint code read back by hvp owns `_stack`)
+            rename_reserved(node, [a.id for a in args.posonlyargs + args.args + args.kwonlyargs], lambda name: error(
+                api, info, node, f"the parameter `{name}` has the name of a value the generated code uses",
+                f"Rename the parameter (e.g. `{name}_`); generated code reads `{name}` itself."))
         self.doc = bool(node.body and isinstance(node.body[0], n.Expr) and _gast.is_constant(node.body[0].value)
                         and isinstance(node.body[0].value.value, str))
         desugar_returns(node)
@@ -82,6 +88,7 @@ class Module:
         self.names = set()
         self.in_progress = set()
         self.user_functions = []
+        self.user_names = set()  # every name of every transformed function: helpers never shadow one
         # the general (all-array) version records refusals that depend on the argument types
         # (`c += v` on an array that may share memory) instead of raising them: see api.py
         self.defer = False
@@ -102,7 +109,7 @@ class Module:
 
     def unique(self, base):
         name, k = base, 1
-        while name in self.names:
+        while name in self.names or name in self.namespace or name in self.user_names:
             k += 1
             name = f"{base}_{k}"
         self.names.add(name)
@@ -159,9 +166,19 @@ def generate(module, fn, wrt, kinds, optimize, name, seed_default, tuple_out=Fal
     """Source of the adjoint of `fn` w.r.t. parameter names `wrt`, and its seed parameter."""
     module.add_namespace(fn)
     fir = FunctionIR(fn, wrt, module.api, kinds=kinds, module=module)
+    module.user_names |= fir.used
     rev = Reverse(fir, wrt, kinds, module, optimize)
     source, seed = rev.generate(name, seed_default, list(wrt), preserve_result, tuple_out)
+    _check_shadowing(module, fir, source)
     return source, seed
+
+
+def _check_shadowing(module, fir, source):
+    """Refuse a parameter named like a runtime helper that the generated code calls."""
+    name = shadowed_helper(source, fir.params)
+    if name is not None:
+        raise error(module.api, fir.info, fir.info.node, f"the parameter `{name}` has the name of a helper "
+                    "the generated code calls", f"Rename the parameter (e.g. `{name}_`).")
 
 
 def generate_forward(module, fn, wrt, kinds, optimize, name, batch=False):
@@ -183,6 +200,34 @@ def respell_math(source):
         name = opmap._MATH_TO_DNP.get(m.group(1))
         return f"np.{name}(" if name and name != "abs" else m.group(0)
     return _MATH_CALL.sub(repl, source)
+
+
+_COPY_CALL = re.compile(r"\bnp\.(copy|array)\(")
+
+
+def respell_traced(source):
+    """The version of generated code run on tensors and dual numbers: `math.*` spelled `np.*`
+    (respell_math), copies that keep the value traced (`copy_of`), and subscript writes
+    `a[i] = v` as `a = set_item(a, i, v)`: tensors are immutable, and NumPy would silently drop
+    the derivative of a traced `v` written into an array (issue 9)."""
+    lines = []
+    for line in _COPY_CALL.sub("copy_of(", respell_math(source)).split("\n"):
+        stripped = line.strip()
+        if "] = " in stripped and not stripped.startswith("#"):
+            try:
+                tree = _gast.parse(stripped).body
+            except SyntaxError:
+                tree = []
+            st = tree[0] if len(tree) == 1 else None
+            if (isinstance(st, n.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], n.Subscript)
+                    and isinstance(st.targets[0].value, n.Name)):
+                target = st.targets[0]
+                indent = line[:len(line) - len(line.lstrip())]
+                index = _gast.unparse(index_expr(target.slice))
+                line = (f"{indent}{target.value.id} = set_item({target.value.id}, {index}, "
+                        f"{_gast.unparse(st.value)})")
+        lines.append(line)
+    return "\n".join(lines)
 
 
 def traced_kinds(kinds):

@@ -100,8 +100,14 @@ class Forward:
         return _gast.unparse(node)
 
     def define(self, var, expr):
-        """`dvar = expr`, copied first where the tangent is later written into (`dx[i] = ...`)."""
-        if var in self.mutable and not expr.startswith(("zeros_like(", "zeros_batch(")):
+        """`dvar = expr`, copied first where the tangent is later written into (`dx[i] = ...`).
+
+        A tangent that is another tangent itself (`v = np.copy(u)` or `v = u + 1.0` give
+        `dv = du`) is copied too when that other one is written into: the primal `v` holds
+        new memory, so `u[i] = ...` must not change `dv` (issue 9, explicit schemes)."""
+        source = next((v for v, d in self.namer._adjoints.items() if d == expr), None) if expr.isidentifier() else None
+        if ((var in self.mutable or (source in self.mutable and source != var))
+                and not expr.startswith(("zeros_like(", "zeros_batch("))):
             expr = f"owned({expr})"
         return f"{self.d(var)} = {expr}"
 

@@ -23,6 +23,28 @@ class Expressions:
     """Expression and call normalization (a mixin of Normalizer)."""
 
     # -- expressions ------------------------------------------------------------------------------
+    def list_names(self):
+        """Names some assignment binds to a list or tuple literal (they may hold a Python list)."""
+        if getattr(self, "_list_names", None) is None:
+            self._list_names = {t.id for node in _gast.walk(self.info.node) if isinstance(node, n.Assign)
+                                and isinstance(node.value, (n.List, n.Tuple)) for t in node.targets
+                                if isinstance(t, n.Name)}
+        return self._list_names
+
+    def operand(self, e, other=None):
+        """An array operand as NumPy sees it: a list literal of differentiated values
+        (`x * [a, 2.0]`) is np.asarray of it, i.e. `np.stack([a, 2.0])`, so its derivative is
+        an array too (batched tangents, tensors and dual numbers included; issue 9). Not when
+        the other operand of `+`/`*` may be a list or an int: that is list concatenation or repetition."""
+        if other is not None and (isinstance(other, (n.List, n.Tuple)) or (_gast.is_constant(other) and isinstance(
+                other.value, int)) or (isinstance(other, n.Name) and other.id in self.list_names())):
+            return e
+        if (isinstance(e, (n.List, n.Tuple)) and e.elts and self.expr_varied(e)
+                and not any(isinstance(x, n.Starred) for x in e.elts)
+                and self.resolve(_gast.parse_expr("np.stack")) is np.stack):
+            return _array_as_stack(e)
+        return e
+
     def expr(self, e, out, s, target=None):
         """Emit Ops computing `e`; return the atom (a Name or an inactive expression) holding it."""
         line, text = self.loc(s)
@@ -41,8 +63,11 @@ class Expressions:
             return e
         if isinstance(e, n.BinOp):
             symbol, word = _BINOPS[type(e.op)]
-            a = self.expr(e.left, out, s)
-            b = self.expr(e.right, out, s)
+            left, right = e.left, e.right
+            if not isinstance(e.op, n.MatMult):  # `[a] + [b]`, `[a] * 2`, `[a] + l`: Python's list operators
+                left, right = self.operand(left, right), self.operand(right, left)
+            a = self.expr(left, out, s)
+            b = self.expr(right, out, s)
             spec = opmap.lookup(_BINOP_FN[symbol])
             name = target or self.fresh(_hint(word, a, b))
             self._emit(Op(name, "prim", n.BinOp(left=_gast.copy(a), op=e.op, right=_gast.copy(b)),
@@ -97,6 +122,11 @@ class Expressions:
                             "Pass each argument by name or position.")
         if obj is builtins.float:
             return self.expr(e.args[0], out, s, target)
+        if (obj is np.array and len(e.args) == 1 and not e.keywords and isinstance(e.args[0], (n.List, n.Tuple))
+                and e.args[0].elts and self.resolve(_gast.parse_expr("np.stack")) is np.stack):
+            # np.array([a, b]) of differentiated values is np.stack([a, b]) (nested lists stacked
+            # level by level): one op with rules in every mode, and traced values stay traced (issue 9)
+            return self.expr(_array_as_stack(e.args[0]), out, s, target)
         if (obj is np.copy or obj is np.array) and len(e.args) == 1 and not e.keywords:
             # a copy: new memory (aliasing.py lets code write into it), the identity derivative
             a = self.expr(e.args[0], out, s)
@@ -120,7 +150,9 @@ class Expressions:
                                 "Call it with NumPy's signature.") from None
             if spec.prim.variadic and spec.wrapper is None:
                 inputs = list(e.args)
-            atoms = [self.expr(a, out, s) if a is not None else None for a in inputs]
+            as_array = not spec.prim.variadic and opmap.lookup(obj) is spec  # a registry op, not an adjoint helper
+            atoms = [self.expr(self.operand(a) if as_array and k not in spec.prim.nondiff_argnums else a, out, s)
+                     if a is not None else None for k, a in enumerate(inputs)]
             for k, v in static.items():
                 if self.expr_varied(v):
                     raise self.fail(s, f"the static argument `{k}` of `{func_src}` depends on a differentiated value",
@@ -178,6 +210,17 @@ def _as_load(node):
 def _pairs(node):
     """A literal ((before, after), ...) pad width."""
     return isinstance(node, n.Tuple) and all(isinstance(e, n.Tuple) and len(e.elts) == 2 for e in node.elts)
+
+
+def _array_as_stack(seq):
+    """`[[a, b], [c, d]]` as `np.stack([np.stack([a, b]), np.stack([c, d])])`: what np.array makes of it."""
+    elts = [_array_as_stack(x) if isinstance(x, (n.List, n.Tuple)) and x.elts else x for x in seq.elts]
+    call = _gast.parse_expr("np.stack([])")
+    call.args[0].elts = elts
+    for sub in _gast.walk(call):
+        sub.lineno = getattr(seq, "lineno", 1)
+        sub.col_offset = getattr(seq, "col_offset", 0)
+    return call
 
 
 def _simple(e):

@@ -11,33 +11,79 @@ import numpy as np
 from dualtape import numpy_api as dnp  # noqa: F401  (rules without a NumPy twin, e.g. dnp.sigmoid)
 from dualtape.rulekit import *  # noqa: F401,F403  (unbroadcast, unreduce, matmul_vjp_left, ...)
 from dualtape.rulekit import unbroadcast  # noqa: F401
+from dualtape.registry import Traced as _Traced
 
 
 def zeros_like(x):
-    """A zero adjoint for `x`: 0.0 for scalars, float zeros for arrays, a list for sequences."""
+    """A zero adjoint for `x`: 0.0 for scalars, float zeros for arrays (and for tensors and dual
+    numbers, by their shape), a list for sequences."""
     if isinstance(x, (list, tuple)):
         return [zeros_like(item) for item in x]
     if isinstance(x, np.ndarray):
         return np.zeros(x.shape, dtype=x.dtype if x.dtype.kind in "fc" else float)
+    if isinstance(x, _Traced):
+        shape = shape_of(x)
+        return np.zeros(shape) if shape else 0.0
     return 0.0
 
 
 def owned(g):
-    """A private copy of an adjoint that will be updated in place (`bx[i] = 0`, add_at)."""
+    """A private copy of an adjoint that will be updated in place (`bx[i] = 0`, add_at).
+    Tensors and dual numbers are immutable: the traced code rebinds instead (set_item)."""
     if isinstance(g, (list, tuple)):
         return list(g)
+    if isinstance(g, _Traced):
+        return g
     return np.array(g, dtype=float if np.asarray(g).dtype.kind not in "fc" else None)
 
 
+def _fancy(index):
+    return isinstance(index, (np.ndarray, list)) or (
+        isinstance(index, tuple) and any(isinstance(i, (np.ndarray, list)) for i in index))
+
+
 def add_at(b, index, g):
-    """`b[index] += g` on an owned adjoint; repeated fancy indices add up, as np.add.at."""
+    """`b[index] += g` on an owned adjoint; repeated fancy indices add up, as np.add.at.
+    With a tensor or dual number, a new value `b + unindex(g)` (recorded, tangents kept)."""
     if isinstance(b, list):
         b[index] = b[index] + g
-    elif isinstance(index, np.ndarray) or (isinstance(index, tuple) and any(isinstance(i, (np.ndarray, list)) for i in index)) or isinstance(index, list):
+    elif isinstance(b, _Traced) or isinstance(g, _Traced):
+        shape = shape_of(b)
+        g = dnp.broadcast_to(g, np.empty(shape)[index].shape)
+        return b + dnp.unindex(g, shape, index)
+    elif _fancy(index):
         np.add.at(b, index, g)
     else:
         b[index] += g
     return b
+
+
+def set_item(a, index, value):
+    """`a[index] = value` in the code run on tensors and dual numbers, which are immutable (and
+    NumPy would drop their derivative when writing them into an array): a new value instead.
+    The transformer only writes into arrays no other variable shares, so rebinding `a` is the
+    same program. Plain arrays are written in place, as before."""
+    if isinstance(a, list) or not (isinstance(a, _Traced) or isinstance(value, _Traced)):
+        a[index] = value
+        return a
+    if _fancy(index):
+        raise TypeError(f"[transforms] `a[index] = value` with an array index on a tensor or dual number "
+                        f"(a of shape {shape_of(a)}): generated code cannot write into traced values that way.\n"
+                        "  Use dualtape.transforms.jvp / hvp instead of running the generated gradient on "
+                        "tensors, or index with slices and integers.")
+    shape = shape_of(a)
+    mask = np.zeros(shape, dtype=bool)
+    mask[index] = True
+    value = dnp.broadcast_to(value, mask[index].shape)
+    return dnp.where(mask, dnp.unindex(value, shape, index), a)
+
+
+def copy_of(x, *args, **kwargs):
+    """np.copy / np.array in the code run on tensors and dual numbers: they are immutable, so
+    the value itself (np.array would turn a tensor into a plain array, cutting the tape)."""
+    if isinstance(x, _Traced) and not args and not kwargs:
+        return x
+    return np.array(x, *args, **kwargs)
 
 
 def accumulate(b, g):

@@ -1,0 +1,252 @@
+"""Regressions of issue 9 in forward mode, hvp and mixed mode (generated code on tensors and
+dual numbers): each was a wrong number or a crash. Every mode is compared with central
+finite differences of the original function (run on copies) or of its checked gradient.
+"""
+
+import math
+
+import numpy as np
+import pytest
+
+import dualtape
+import dualtape.functional as F
+import dualtape.transforms as dt
+from dualtape.transforms import TransformError
+
+RNG = np.random.default_rng(9)
+U6 = RNG.uniform(0.0, 1.0, 6)
+A3 = RNG.uniform(-1.0, 1.0, (3, 3)) + 3.0 * np.eye(3)
+
+
+def _copies(args):
+    return [np.copy(a) if isinstance(a, np.ndarray) else a for a in args]
+
+
+def _with(args, i, value):
+    args = _copies(args)
+    args[i] = value
+    return args
+
+
+def fd_directional(f, args, i, u, eps=1e-6):
+    """(f(x + eps u) - f(x - eps u)) / 2 eps along u in args[i]."""
+    hi = f(*_with(args, i, args[i] + eps * u))
+    lo = f(*_with(args, i, args[i] - eps * u))
+    return (np.asarray(hi, dtype=float) - np.asarray(lo, dtype=float)) / (2 * eps)
+
+
+def _direction(x, seed=1):
+    rng = np.random.default_rng(seed)
+    return rng.uniform(-1, 1, np.shape(x)) if isinstance(x, np.ndarray) else 0.7
+
+
+def _close(got, expected, rtol=1e-6, atol=1e-6):
+    got = np.asarray(got, dtype=float)
+    assert got.shape == np.shape(expected), (got.shape, np.shape(expected))
+    assert np.allclose(got, expected, rtol=rtol, atol=atol), (got, expected)
+
+
+def check_forward(f, args, i=0):
+    """transforms.jvp with one and with two directions against finite differences of f."""
+    u = _direction(args[i])
+    expected = fd_directional(f, args, i, u)
+    value, tangent = dt.jvp(f, wrt=i)(*_copies(args), u)
+    _close(value, f(*_copies(args)), 1e-12)
+    _close(tangent, expected)
+    if isinstance(args[i], np.ndarray) or not isinstance(args[i], float):
+        us = np.stack([u, -2.0 * np.asarray(u)])
+    else:
+        us = np.array([u, -2.0 * u])
+    _, tangents = dt.jvp(f, wrt=i)(*_copies(args), us)
+    _close(np.asarray(tangents)[1], -2.0 * expected)
+
+
+def check_hvp(f, args, i=0):
+    """The gradient against finite differences of f, then transforms.hvp against finite
+    differences of that gradient."""
+    g = dt.grad(f, wrt=i)
+    x = args[i]
+    if isinstance(x, np.ndarray):
+        numeric = np.array([fd_directional(f, args, i, e.reshape(x.shape)) for e in np.eye(x.size)]).reshape(x.shape)
+    else:
+        numeric = fd_directional(f, args, i, 1.0)
+    _close(g(*_copies(args)), numeric, 1e-5)
+    u = _direction(x)
+    _close(dt.hvp(f, wrt=i)(*_copies(args), u), fd_directional(g, args, i, u), 1e-5)
+
+
+def check_mixed(f, args, i=0):
+    """The generated gradient run on dual numbers (dualtape.jvp) and recorded by a
+    GradientTape: both give the Hessian along u, as finite differences of the gradient."""
+    g = dt.grad(f, wrt=i)
+    u = _direction(args[i])
+    expected = fd_directional(g, args, i, u)
+    _, over = F.jvp(lambda xi: g(*_with(args, i, xi)), (args[i],), (u,))
+    _close(over, expected, 1e-5)
+    t = dualtape.constant(np.asarray(args[i], dtype=float))
+    with dualtape.GradientTape() as tape:
+        tape.watch(t)
+        gv = g(*_with(args, i, t))
+        s = dualtape.reduce_sum(gv * u)
+    recorded = tape.gradient(s, t)  # None: unconnected (as in TF), a zero Hessian along u
+    _close(np.zeros(np.shape(args[i])) if recorded is None else recorded, expected, 1e-5)
+
+
+def check_all(f, args, i=0):
+    check_forward(f, args, i)
+    check_hvp(f, args, i)
+    check_mixed(f, args, i)
+
+
+# -- issue 9: explicit finite-difference schemes (a copy every outer step, u[i] = ... inside) --
+
+def heat_copy_read(u0, nu):
+    u = u0.copy()
+    for t in range(3):
+        v = u.copy()
+        for i in range(1, len(u0) - 1):
+            u[i] = v[i] + nu * (v[i + 1] - 2.0 * v[i] + v[i - 1]) + 0.1 * v[i] ** 2
+    return np.sum(u ** 2)
+
+
+def heat_shifted_copy(u0, nu):
+    u = u0.copy()
+    for t in range(3):
+        v = u + 0.0
+        for i in range(1, len(u0) - 1):
+            u[i] = v[i] + nu * (v[i + 1] - 2.0 * v[i] + v[i - 1]) + 0.1 * v[i] ** 2
+    return np.sum(u ** 2)
+
+
+def heat_copy_back(u0, nu):
+    u = u0.copy()
+    for t in range(3):
+        un = u.copy()
+        for i in range(1, len(u0) - 1):
+            un[i] = u[i] + nu * (u[i + 1] - 2.0 * u[i] + u[i - 1]) + 0.1 * u[i] ** 2
+        u = un.copy()
+    return np.sum(u ** 2)
+
+
+@pytest.mark.parametrize("f", [heat_copy_read, heat_shifted_copy, heat_copy_back])
+@pytest.mark.parametrize("i", [0, 1])
+def test_explicit_scheme(f, i):
+    # issue 9: `v = u.copy()` gave `dv = du`, so `du[i] = ...` changed dv too (jvp and hvp wrong)
+    check_all(f, [U6, 0.2], i)
+
+
+# -- issue 9: a return inside a nested loop --------------------------------------------------
+
+def nested_return(x):
+    s = 0.0
+    for i in range(3):
+        for j in range(3):
+            s = s + x * (i + j)
+            if s > 2.0:
+                return s * x
+    return s
+
+
+def nested_return_while(x):
+    s = 0.0
+    k = 0
+    while k < 4:
+        for j in range(3):
+            s = s + x * math.sin(j + k)
+            if s > 1.5:
+                return s * s
+        k = k + 1
+    return s
+
+
+@pytest.mark.parametrize("f, x", [(nested_return, 0.3), (nested_return, 2.5), (nested_return, 0.05),
+                                  (nested_return_while, 0.8)])
+def test_return_in_nested_loop(f, x):
+    # issue 9: the return only left the inner loop; the outer one ran on (and returned again)
+    check_all(f, [x])
+
+
+# -- issue 9: np.array of traced scalars, list literals in array arithmetic -----------------
+
+def array_of_scalars(x1):
+    a = np.array([x1, x1 * x1])
+    return np.sum(a * a)
+
+
+def array_nested(x):
+    m = np.array([[x[0], x[1]], [x[1] * x[0], 2.0]])
+    return np.sum(np.sin(m @ m))
+
+
+def list_times_array(x):
+    return np.sum(x * [x[0], 2.0])
+
+
+def list_in_ufunc(a):
+    return np.sum(np.multiply([a, 1.0], [2.0, a]) + [a, a * a])
+
+
+def list_nested_times(x):
+    return np.sum(np.stack([x, x]) * [[1.0], [x[0]]])
+
+
+def list_concatenation(a):
+    # Python's list operators stay what they are
+    y = [a, 2.0] + [a * a]
+    z = [a] * 2
+    return y[0] * y[2] + z[1]
+
+
+@pytest.mark.parametrize("f, x", [(array_of_scalars, 0.4), (array_nested, np.array([0.3, -0.6])),
+                                  (list_times_array, np.array([0.3, 0.9])), (list_in_ufunc, 0.6),
+                                  (list_nested_times, np.array([0.2, -0.5]))])
+def test_list_literals_as_arrays(f, x):
+    # issue 9: crashes (jvp/hvp), wrong batched tangents, and 0 through a tape
+    check_all(f, [x])
+
+
+def test_list_operators_stay_list_operators():
+    check_forward(list_concatenation, [0.7])
+
+
+# -- issue 9: mixed mode, parameters rebound to other shapes and writes into buffers ----------
+
+def rebind_row(x):
+    x = x[1]
+    return x * x
+
+
+def rebind_matmul(x, k):
+    x = np.dot(x, k)
+    return np.sum(np.sin(x))
+
+
+def buffer_writes(x):
+    y = np.zeros(3)
+    y[0] = x[0] * x[1]
+    y[1:] = x[1:] ** 2
+    return np.sum(y * y)
+
+
+@pytest.mark.parametrize("f, args", [(rebind_row, [np.array([0.2, 0.7, 1.1])]),
+                                     (rebind_matmul, [np.array([0.2, 0.7, 1.1]), A3[:, :2]]),
+                                     (buffer_writes, [np.array([0.2, 0.7, 1.1])])])
+def test_mixed_mode_writes_and_rebinding(f, args):
+    # issue 9: `add_at` on a float, reshape errors, writes into tensors, and a tape recording
+    # writes into NumPy buffers silently gave 0
+    check_all(f, args)
+
+
+def unused_argument(x, y):
+    return np.sum(x * x)
+
+
+def test_zero_gradient_has_the_arguments_shape():
+    # issue 9: a generated gradient on tensors returned 0.0 of shape () for y
+    g = dt.grad(unused_argument, wrt=(0, 1))
+    x, y = np.array([0.5, 1.5]), np.array([[1.0, 2.0, 3.0]])
+    gx, gy = g(dualtape.constant(x), dualtape.constant(y))
+    assert np.shape(gy) == y.shape and not np.any(np.asarray(gy))
+    _, (dgx, dgy) = F.jvp(lambda a: g(a, y), (x,), (np.ones(2),))
+    assert np.shape(dgy) == y.shape and not np.any(np.asarray(dgy))
+    _close(dgx, 2.0 * np.ones(2))
