@@ -37,7 +37,6 @@ def _contains(node, kinds, stop_at_loops=False):
 def desugar_returns(fn):
     """One final return: `return e` elsewhere becomes `_retval = e` plus a `_returned` flag."""
     body = fn.body
-    taken = all_names(fn)
     returns = [node for node in _gast.walk(fn) if isinstance(node, n.Return)]
     if len(returns) == 1 and body and body[-1] is returns[0]:
         return
@@ -77,7 +76,6 @@ def desugar_returns(fn):
     new_body += block(body, False)
     new_body.append(_stmt("return _retval", body[-1]))
     fn.body = new_body
-    _rename_flags(fn, {"_returned", "_retval"}, taken)
 
 
 class _Loops:
@@ -88,8 +86,6 @@ class _Loops:
 def desugar_jumps(fn):
     """Replace break/continue in every loop by flags; mark loops that break with `_dualtape_break`."""
     counter = _Loops()
-    taken = all_names(fn)
-    made = set()
 
     def visit_block(stmts):
         out = []
@@ -114,7 +110,6 @@ def desugar_jumps(fn):
         counter.count += 1
         k = counter.count
         brk, cont = f"_break{k}", f"_continue{k}"
-        made.update((brk, cont))
         flags = ([brk] if breaks else []) + ([cont] if conts else [])
         test = " or ".join(flags)
 
@@ -147,23 +142,6 @@ def desugar_jumps(fn):
         return ([_stmt(f"{brk} = False", loop)] if breaks else []) + [loop]
 
     fn.body = visit_block(fn.body)
-    _rename_flags(fn, made, taken)
-
-
-def _rename_flags(fn, flags, taken):
-    """Give the flags this pass made fresh names where the user's code already uses one
-    (`_retval` -> `_retval_2`): the flags would otherwise overwrite the user's variable."""
-    mapping = {}
-    for flag in sorted(flags & taken):
-        k = 2
-        while f"{flag}_{k}" in taken:
-            k += 1
-        mapping[flag] = f"{flag}_{k}"
-        taken.add(mapping[flag])
-    if mapping:
-        for node in _gast.walk(fn):
-            if isinstance(node, n.Name) and node.id in mapping and getattr(node, "_dualtape_flag", False):
-                node.id = mapping[node.id]
 
 
 def _has_jump(stmts, kinds):
