@@ -10,6 +10,7 @@ import threading
 import numpy as np
 
 from . import registry
+from . import tensor
 from .tensor import Tensor
 
 
@@ -23,6 +24,7 @@ class _State(threading.local):
 
 
 STATE = _State()
+tensor._STATE[0] = STATE  # Tensor's checks for values leaving a functional transform
 
 _dual_bind = [None]  # set by dual.py: bind for dual numbers
 _Dual = [()]  # the Dual class once dual.py is imported (a tuple for isinstance until then)

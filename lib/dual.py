@@ -20,7 +20,7 @@ from . import numpy_api as dnp
 from .apply_rules import _SUMS, jvp_output, linear_sum_tangent
 from .batching import batched_jvp
 from .registry import LINEAR, NOT_DIFFERENTIABLE, Traced
-from .tensor import Tensor
+from .tensor import Tensor, escape_error, plain_value
 
 _next_tag = itertools.count(1).__next__
 
@@ -88,7 +88,10 @@ class Dual(Traced):
         return bool(self.primal)
 
     def __float__(self):
-        return float(self.primal)
+        raise escape_error("jvp", "float()")
+
+    def __complex__(self):
+        raise escape_error("jvp", "complex()")
 
     def __int__(self):
         return int(self.primal)
@@ -97,9 +100,17 @@ class Dual(Traced):
         return self.primal.__index__()
 
     def __array__(self, dtype=None, copy=None):
-        raise TypeError("[Dual] a dual number inside jvp/jacfwd cannot become a plain NumPy "
-                        "array: that would drop its tangent. Use dnp (or NumPy functions that "
-                        "dualtape supports) on it, or stop_gradient first.")
+        raise escape_error("jvp", "np.array / np.asarray")
+
+    def numpy(self):
+        """Refused, as for a tensor under the functional API: the tangent would be lost."""
+        raise escape_error("jvp", ".numpy()")
+
+    def __format__(self, spec):
+        if spec:  # printing is not an escape: the string carries no derivative
+            value = plain_value(self)
+            return format(value.item() if value.ndim == 0 else value, spec)
+        return repr(self)
 
     def __repr__(self):
         batch = "" if self.batch is None else f", batch={self.batch}"

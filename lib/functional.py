@@ -256,6 +256,7 @@ def _record(f, args, nums, api):
     """Run f under a private persistent tape; return (tape, inputs, output)."""
     tape = GradientTape(persistent=True, watch_accessed_variables=False)
     tape._dual_level = new_tag()  # duals of older levels are constants to this tape
+    tape._escape_api = api  # a value of f turned into a plain float or array raises (tensor.py)
     wrt = [args[i] for i in nums]
     flat = _flatten(wrt)
     with tape:

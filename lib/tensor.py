@@ -64,11 +64,8 @@ class Tensor(Traced):
 
     def numpy(self):
         """The value as a new, writable NumPy array (or NumPy scalar for 0-d tensors)."""
-        value = self._value
-        if isinstance(value, Traced):
-            raise TypeError("[Tensor.numpy] this tensor holds a dual number inside a "
-                            "forward-mode transformation; its value is only known outside it.")
-        value = np.array(value, copy=True)
+        _check_escape(self, ".numpy()")
+        value = np.array(self._value, copy=True)
         return value[()] if value.ndim == 0 else value
 
     def ref(self):
@@ -76,6 +73,7 @@ class Tensor(Traced):
         return _Ref(self)
 
     def __array__(self, dtype=None, copy=None):
+        _check_escape(self, "np.array / np.asarray")
         value = np.asarray(self._value)
         if dtype is not None and value.dtype != dtype:
             return value.astype(dtype)
@@ -98,7 +96,15 @@ class Tensor(Traced):
         return bool(np.asarray(_primal(self._value)).reshape(()))
 
     def __float__(self):
+        _check_escape(self, "float()")
         return float(np.asarray(_primal(self._value)).reshape(()))
+
+    def __complex__(self):
+        _check_escape(self, "complex()")
+        return complex(np.asarray(_primal(self._value)).reshape(()))
+
+    # int(), bool() and indexing stay allowed on traced values: their results are piecewise
+    # constant, so the derivative they drop is zero (`if x > 0:` branches as in NumPy).
 
     def __int__(self):
         return int(np.asarray(_primal(self._value)).reshape(()))
@@ -120,8 +126,9 @@ class Tensor(Traced):
         return f"tf.Tensor({_numpy_str(self._value)}, shape={self.shape}, dtype={self.dtype.name})"
 
     def __format__(self, spec):
-        if spec:
-            return format(float(self) if self.ndim == 0 else self.numpy(), spec)
+        if spec:  # printing is not an escape: the string carries no derivative
+            value = np.asarray(_primal(self._value))
+            return format(float(value) if value.ndim == 0 else value, spec)
         return str(self)
 
     def __reduce__(self):
@@ -154,6 +161,57 @@ class _Ref:
 
     def __eq__(self, other):
         return isinstance(other, _Ref) and other._tensor._id == self._tensor._id
+
+
+# -- values leaving dualtape ---------------------------------------------------------------------
+
+_STATE = [None]  # dispatch.STATE, set by dispatch.py: the recording tapes of this thread
+
+
+def escaping_api(tensor):
+    """The functional transform (`grad`, `jvp`, ...) that differentiates through `tensor`
+    right now, or None: a plain value made from it would silently drop that derivative.
+
+    Only the functional API's private tapes (and its dual numbers) are strict. A user's
+    GradientTape keeps TF's semantics: a value that leaves it just gets no gradient.
+    """
+    value = tensor._value
+    if value.__class__ is not np.ndarray and isinstance(value, Traced):
+        return "jvp"  # a dual number inside: forward mode of the functional API
+    state = _STATE[0]
+    if state is not None:
+        for tape in state.tapes:
+            api = getattr(tape, "_escape_api", None)
+            if api is not None and tensor._id in tape._watched:
+                return api
+    return None
+
+
+def escape_error(api, route):
+    """The error for a traced value turned into a plain Python number or NumPy array."""
+    plain = "a plain Python number" if route in ("float()", "complex()") else "a plain NumPy array"
+    return TypeError(
+        f"[{api}] a value being differentiated became {plain} through {route}, which would "
+        "silently drop its derivative (its tangent or gradient; float() is also what math.* functions and a write "
+        "into a NumPy array call; np.array / np.asarray also run inside np.r_, NumPy "
+        "functions given a list of traced values, and SciPy). "
+        "Fix: keep it traced: build arrays with np.stack / np.concatenate instead of "
+        "np.array, np.r_ or writes into np.zeros; use np.* (or dnp.*) functions instead of "
+        "math.*; call dnp / dualtape ops where NumPy or SciPy has none; or, if the value "
+        "is meant to be a constant, apply dnp.stop_gradient(x) first. Branching on a value "
+        "(`if x > 0:`) and int() are fine.")
+
+
+def plain_value(x):
+    """The NumPy value under `x` (a tensor, dual number or array), without the escape check:
+    for dualtape's own conversions whose result carries no derivative (argmax, indices)."""
+    return np.asarray(_primal(x))
+
+
+def _check_escape(tensor, route):
+    api = escaping_api(tensor)
+    if api is not None:
+        raise escape_error(api, route)
 
 
 def _primal(value):
@@ -209,6 +267,7 @@ def constant(value, dtype=None, shape=None, name=None):
     <tf.Tensor: shape=(2,), dtype=float32, numpy=array([1. , 2.5], dtype=float32)>
     """
     if isinstance(value, Tensor):
+        _check_escape(value, "dualtape.constant()")
         value = value._value if dtype is None else value.numpy()
         if dtype is None and shape is None:
             return wrap(value)
@@ -226,6 +285,8 @@ def constant(value, dtype=None, shape=None, name=None):
 
 def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
     """`value` as a tensor: tensors and variables pass through (checked against `dtype`)."""
+    if isinstance(value, Traced) and not isinstance(value, Tensor) and dtype is None:
+        return wrap(value)  # a dual number inside jvp: the tensor holds it, tangent and all
     if isinstance(value, Tensor):
         if dtype is not None and value.dtype != dtype:
             raise ValueError(f"Tensor conversion requested dtype {dtypes.as_dtype(dtype).name} "

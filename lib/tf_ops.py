@@ -10,7 +10,7 @@ import numpy as np
 from . import dtypes
 from . import numpy_api as dnp
 from .registry import Traced
-from .tensor import Tensor, TensorShape, convert_to_tensor, wrap
+from .tensor import Tensor, TensorShape, convert_to_tensor, plain_value, wrap
 
 
 def _t(x, dtype=None):
@@ -115,7 +115,7 @@ logical_or = _binary(dnp.logical_or)
 def where(condition, x=None, y=None, name=None):
     """Elements of x where condition holds, else of y (gradients masked accordingly)."""
     if x is None and y is None:
-        return wrap(np.argwhere(np.asarray(condition)).astype(np.int64))
+        return wrap(np.argwhere(plain_value(condition)).astype(np.int64))
     x, y = _pair(x, y)
     return _out(dnp.where(_t(condition), x, y))
 
@@ -166,12 +166,12 @@ def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
 
 
 def argmax(input, axis=None, output_type=dtypes.int64, name=None):  # noqa: A002
-    return wrap(np.argmax(np.asarray(input), axis=0 if axis is None else int(axis))
+    return wrap(np.argmax(plain_value(input), axis=0 if axis is None else int(axis))
                 .astype(dtypes.as_numpy_dtype(output_type)))
 
 
 def argmin(input, axis=None, output_type=dtypes.int64, name=None):  # noqa: A002
-    return wrap(np.argmin(np.asarray(input), axis=0 if axis is None else int(axis))
+    return wrap(np.argmin(plain_value(input), axis=0 if axis is None else int(axis))
                 .astype(dtypes.as_numpy_dtype(output_type)))
 
 

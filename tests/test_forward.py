@@ -28,7 +28,10 @@ def test_numpy_protocols_and_operators_route_to_dnp():
 def test_comparisons_and_bool_use_the_primal():
     x = _dual(2.0, 1e9)
     assert bool(x > 1.0) and not bool(x < 1.0)
-    assert float(x) == 2.0
+    assert int(x) == 2
+    # regression: #10, float() of a dual dropped its tangent silently (tests/test_escapes.py)
+    with pytest.raises(TypeError, match="tangent"):
+        float(x)
 
 
 def test_plain_conversion_of_a_dual_is_an_error():
