@@ -36,3 +36,36 @@ def loop_variable_rebound(x):
         k = 1.15
         s = s * k + x
     return s
+
+
+def filled_buffer(x):
+    out = np.zeros(3)
+    for i in range(3):
+        out[i] = x[i] * x[(i + 1) % 3]
+    return out
+
+
+def generated_looking_names(x):
+    _stack = x * 2
+    bx = x * 3
+    _t1 = x + 1
+    _retval = x
+    s = 0.0
+    for i in range(2):
+        s = s + _stack * bx * _t1
+        if np.sum(s) > 100.0:
+            return np.sum(s * _retval)
+    return np.sum(s)
+
+
+def shadows_helpers(x):
+    unbroadcast = x * 2
+    len = 3
+    s = x
+    for i in range(len):
+        s = s * unbroadcast
+    return np.sum(s)
+
+
+def parameter_named_stack(_stack):
+    return _stack * 2

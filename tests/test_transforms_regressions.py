@@ -58,3 +58,26 @@ def test_constant_overwritten_then_augmented_in_a_loop():
 def test_loop_variable_rebound_in_the_body():
     # issue 9: `for i, k in enumerate(ks): k = 1.15`: the backward sweep read ks[i], not 1.15
     check_grad(fns.loop_variable_rebound, [1.3])
+
+
+def test_vjp_of_an_output_filled_by_subscript_writes_leaves_dy_alone():
+    # issue 9: the backward sweep zeroed `bout[i]` in the caller's dy, so a second use of dy
+    # (here: the reference) saw zeros
+    x, dy = np.array([0.5, -1.2, 2.0]), np.array([1.0, -2.0, 0.5])
+    dy_before = dy.copy()
+    got = dt.vjp(fns.filled_buffer)(x, dy)
+    assert np.array_equal(dy, dy_before)
+    jacobian = np.array([fd_grad(lambda x: fns.filled_buffer(x)[i], [x]) for i in range(3)])
+    assert np.allclose(got, dy @ jacobian, rtol=1e-6, atol=1e-7)
+
+
+def test_user_names_that_look_generated():
+    # issue 9: a user variable `_stack` replaced the stack of saved values (a crash, or a wrong
+    # gradient); `_retval`, `bx`, `_t1` and locals named like runtime helpers or builtins
+    # (`unbroadcast`, `len`) must not collide with generated names either
+    check_grad(fns.generated_looking_names, [1.3])
+    check_grad(fns.generated_looking_names, [np.array([0.4, 1.1])])
+    check_grad(fns.shadows_helpers, [np.array([0.4, 1.1])])
+    with pytest.raises(TransformError, match=r"issue9_reverse_functions.py:\d+ in parameter_named_stack: "
+                       r"the parameter `_stack`.*\n  Rename the parameter"):
+        dt.grad(fns.parameter_named_stack)

@@ -7,6 +7,7 @@ then only has to replay straight-line code, branches and counted loops.
 """
 
 from . import _gast
+from .naming import all_names
 from ._gast import nodes as n
 
 _METHODS = {"sum", "mean", "max", "min", "prod", "dot", "reshape", "transpose", "copy",
@@ -44,13 +45,16 @@ def desugar_returns(fn):
         fn.body = body + [_stmt("return None", body[-1] if body else fn)]
         return
 
+    taken = all_names(fn)
+    retval, returned = _fresh("_retval", taken), _fresh("_returned", taken)
+
     def block(stmts, in_loop):
         out = []
         for i, s in enumerate(stmts):
             if isinstance(s, n.Return):
                 value = _gast.unparse(s.value) if s.value is not None else "None"
-                out.append(_stmt(f"_retval = {value}", s))
-                out.append(_stmt("_returned = True", s))
+                out.append(_stmt(f"{retval} = {value}", s))
+                out.append(_stmt(f"{returned} = True", s))
                 if in_loop:
                     out.append(_stmt("break", s))
                 return out
@@ -63,18 +67,18 @@ def desugar_returns(fn):
             out.append(s)
             if returns_here and in_loop and isinstance(s, (n.For, n.While)):
                 # a return in a nested loop breaks that loop only: leave this one too (issue 9)
-                out.append(_stmt("if _returned:\n    break", s))
+                out.append(_stmt(f"if {returned}:\n    break", s))
             if returns_here and i < len(stmts) - 1:
                 rest = block(stmts[i + 1:], in_loop)
-                guard = _stmt("if not _returned:\n    pass", stmts[i + 1])
+                guard = _stmt(f"if not {returned}:\n    pass", stmts[i + 1])
                 guard.body = rest
                 out.append(guard)
                 return out
         return out
 
-    new_body = [_stmt("_returned = False", body[0]), _stmt("_retval = None", body[0])]
+    new_body = [_stmt(f"{returned} = False", body[0]), _stmt(f"{retval} = None", body[0])]
     new_body += block(body, False)
-    new_body.append(_stmt("return _retval", body[-1]))
+    new_body.append(_stmt(f"return {retval}", body[-1]))
     fn.body = new_body
 
 
@@ -86,6 +90,7 @@ class _Loops:
 def desugar_jumps(fn):
     """Replace break/continue in every loop by flags; mark loops that break with `_dualtape_break`."""
     counter = _Loops()
+    taken = all_names(fn)
 
     def visit_block(stmts):
         out = []
@@ -109,7 +114,7 @@ def desugar_jumps(fn):
             return [loop]
         counter.count += 1
         k = counter.count
-        brk, cont = f"_break{k}", f"_continue{k}"
+        brk, cont = _fresh(f"_break{k}", taken), _fresh(f"_continue{k}", taken)
         flags = ([brk] if breaks else []) + ([cont] if conts else [])
         test = " or ".join(flags)
 
@@ -142,6 +147,17 @@ def desugar_jumps(fn):
         return ([_stmt(f"{brk} = False", loop)] if breaks else []) + [loop]
 
     fn.body = visit_block(fn.body)
+
+
+def _fresh(base, taken):
+    """`base`, or `base_2`, ... when the user's code already uses it: a flag must never
+    overwrite a user variable."""
+    name, k = base, 1
+    while name in taken:
+        k += 1
+        name = f"{base}_{k}"
+    taken.add(name)
+    return name
 
 
 def _has_jump(stmts, kinds):

@@ -18,6 +18,7 @@ from . import _gast, opmap, runtime
 from ._gast import nodes as n
 from .aliasing import check_writes
 from .desugar import MethodRewriter, desugar_jumps, desugar_returns
+from .naming import rename_reserved, shadowed_helper
 from .normalize import Normalizer
 from .parse import FunctionInfo, TransformError, check_supported, error
 from .reverse import Reverse
@@ -39,6 +40,10 @@ class FunctionIR:
                                kinds, defer=module is not None and module.defer)
         if refused is not None:  # the general version: calls with other argument types may work
             module.deferred.append(refused)
+        if not info.filename.startswith("<dualtape "):  # (adjoint code read back by hvp owns `_stack`)
+            rename_reserved(node, [a.id for a in args.posonlyargs + args.args + args.kwonlyargs], lambda name: error(
+                api, info, node, f"the parameter `{name}` has the name of a value the generated code uses",
+                f"Rename the parameter (e.g. `{name}_`); generated code reads `{name}` itself."))
         self.doc = bool(node.body and isinstance(node.body[0], n.Expr) and _gast.is_constant(node.body[0].value)
                         and isinstance(node.body[0].value.value, str))
         desugar_returns(node)
@@ -83,6 +88,7 @@ class Module:
         self.names = set()
         self.in_progress = set()
         self.user_functions = []
+        self.user_names = set()  # every name of every transformed function: helpers never shadow one
         # the general (all-array) version records refusals that depend on the argument types
         # (`c += v` on an array that may share memory) instead of raising them: see api.py
         self.defer = False
@@ -103,7 +109,7 @@ class Module:
 
     def unique(self, base):
         name, k = base, 1
-        while name in self.names:
+        while name in self.names or name in self.namespace or name in self.user_names:
             k += 1
             name = f"{base}_{k}"
         self.names.add(name)
@@ -160,18 +166,29 @@ def generate(module, fn, wrt, kinds, optimize, name, seed_default, tuple_out=Fal
     """Source of the adjoint of `fn` w.r.t. parameter names `wrt`, and its seed parameter."""
     module.add_namespace(fn)
     fir = FunctionIR(fn, wrt, module.api, kinds=kinds, module=module)
+    module.user_names |= fir.used
     rev = Reverse(fir, wrt, kinds, module, optimize)
     source, seed = rev.generate(name, seed_default, list(wrt), preserve_result, tuple_out)
+    _check_shadowing(module, fir, source)
     return source, seed
 
 
-def generate_forward(module, fn, wrt, kinds, optimize, name, batch=False):
-    """Source of the tangent function of `fn` w.r.t. parameter names `wrt`, and its tangent parameters."""
+def _check_shadowing(module, fir, source):
+    """Refuse a parameter named like a runtime helper that the generated code calls."""
+    name = shadowed_helper(source, fir.params)
+    if name is not None:
+        raise error(module.api, fir.info, fir.info.node, f"the parameter `{name}` has the name of a helper "
+                    "the generated code calls", f"Rename the parameter (e.g. `{name}_`).")
+
+
+def generate_forward(module, fn, wrt, kinds, optimize, name, batch=False, value_only=0):
+    """Source of the tangent function of `fn` w.r.t. parameter names `wrt`, and its tangent
+    parameters; the last `value_only` outputs get no tangent."""
     from .forward import Forward
     from .fwd_rules import ForwardNormalizer
     module.add_namespace(fn)
     fir = FunctionIR(fn, wrt, module.api, ForwardNormalizer, kinds=kinds, module=module)
-    return Forward(fir, wrt, kinds, module, optimize, batch).generate(name)
+    return Forward(fir, wrt, kinds, module, optimize, batch, value_only).generate(name)
 
 
 _MATH_CALL = re.compile(r"\bmath\.(\w+)\(")

@@ -1,8 +1,16 @@
 """Deterministic names for generated code: adjoints `bx`, versions `x_1`, temporaries `_cond1`.
 
 A name already used in the user's function gets a numeric suffix (`bx_2`); nothing is
-random, so golden tests of the emitted source are stable.
+random, so golden tests of the emitted source are stable. Names generated code reads
+without a Namer (`_stack`, the runtime helpers, `np`, `len`) are taken from the user's
+locals first (`rename_reserved`), so every generated name is fresh.
 """
+
+import re
+
+from . import _gast
+from ._gast import nodes as n
+from .runtime_names import RUNTIME_NAMES as RUNTIME_HELPERS
 
 
 class Namer:
@@ -48,3 +56,63 @@ class Namer:
                 self._counts[("v", var)] = k
                 self.taken.add(name)
                 return name
+
+
+# builtins that generated code calls (loop headers, iteration over sequences, index spelling)
+_GENERATED_BUILTINS = {"reversed", "range", "len", "min", "max", "list", "tuple", "slice", "zip", "enumerate",
+                       "float", "int", "isinstance", "abs", "sum"}
+
+
+def _reserved():
+    # what generated code reads without asking a Namer: the runtime helpers, the modules, the
+    # stacks of saved values, and the builtins it calls
+    return set(RUNTIME_HELPERS) | {"_stack", "_dstack", "np", "math", "dnp"} | _GENERATED_BUILTINS
+
+
+def shadowed_helper(source, params):
+    """A parameter named like a runtime helper that the generated `source` calls, or None
+    (a parameter `step` is fine until the adjoint needs the helper `step(...)`)."""
+    for name in sorted(set(params) & set(RUNTIME_HELPERS)):
+        if re.search(rf"\b{name}\(", source):
+            return name
+    return None
+
+
+def all_names(node):
+    """Every identifier `node` mentions: names, parameters, attributes."""
+    out = set()
+    for x in _gast.walk(node):
+        if isinstance(x, n.Name):  # parameters are Names too in gast
+            out.add(x.id)
+        elif isinstance(x, n.Attribute):
+            out.add(x.attr)
+    return out
+
+
+def rename_reserved(fn_node, params, fail):
+    """Rename the user's local variables named like what generated code reads (`_stack`,
+    `unbroadcast`, `np`, `len`, ...): `_stack = x * 2` would otherwise replace the stack of saved
+    values and silently corrupt the adjoint. The function computes the same with `_stack_1`.
+    A parameter cannot be renamed (callers pass it by name): `fail(name)` makes the refusal."""
+    reserved = _reserved()
+    stored = {x.id for x in _gast.walk(fn_node) if isinstance(x, n.Name) and isinstance(x.ctx, n.Store)}
+    always = reserved - set(RUNTIME_HELPERS)
+    for name in params:
+        if name in always:
+            raise fail(name)
+    clash = sorted((stored - set(params)) & reserved)
+    if not clash:
+        return {}
+    used = all_names(fn_node)
+    mapping = {}
+    for name in clash:
+        k, new = 1, f"{name}_1"
+        while new in used or new in reserved:
+            k += 1
+            new = f"{name}_{k}"
+        used.add(new)
+        mapping[name] = new
+    for x in _gast.walk(fn_node):
+        if isinstance(x, n.Name) and x.id in mapping:
+            x.id = mapping[x.id]
+    return mapping

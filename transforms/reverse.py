@@ -348,6 +348,8 @@ class Reverse(ControlFlow):
             seed = self.namer.adjoint(fir.ret[0].id)
             if fir.ret[0].id in self.active:
                 self.nonzero.add(seed)
+                if fir.ret[0].id in self.mutable:  # its adjoint is updated in place: never the caller's dy
+                    seed_lines.append(f"{seed} = owned({seed})")
         elif len(fir.ret) > 1:
             seed = self.namer.unique("b" + fir.ret_name)
             for k, a in enumerate(fir.ret):

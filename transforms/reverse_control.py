@@ -181,7 +181,13 @@ class ControlFlow:
         pre, body = self._loop_body(item, depth)
         if not any(not x.startswith("#") for x in body):
             return lines[1:]
-        return lines[:1] + pre + lines[1:] + [f"for _ in range({item.count}):"] + [IND + x for x in body]
+        return lines[:1] + pre + lines[1:] + [f"for {self._discard()} in range({item.count}):"] + [IND + x for x in body]
+
+    def _discard(self):
+        """The backward while loop's counter: `_`, unless the user's code uses that name."""
+        if getattr(self, "_discard_name", None) is None:
+            self._discard_name = self.namer.unique("_")
+        return self._discard_name
 
     def bwd_setitem(self, item):
         lines = [f"# {item.text}"]
