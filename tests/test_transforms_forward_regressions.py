@@ -250,3 +250,39 @@ def test_zero_gradient_has_the_arguments_shape():
     _, (dgx, dgy) = F.jvp(lambda a: g(a, y), (x,), (np.ones(2),))
     assert np.shape(dgy) == y.shape and not np.any(np.asarray(dgy))
     _close(dgx, 2.0 * np.ones(2))
+
+
+# -- issue 9: a name rebound to a value of constants, in forward mode ----------------------
+
+def tuple_then_rebind(x0, k):
+    s, w = (x0, k)
+    x0 = w @ w
+    return np.sum(x0 * s)
+
+
+def test_active_name_rebound_to_constants():
+    # issue 9: `x0 = w @ w` (no operand carries a tangent) crashed forward mode (IndexError)
+    check_all(tuple_then_rebind, [RNG.uniform(0, 1, (2, 2)), RNG.uniform(0, 1, (2, 2))])
+
+
+# -- issue 9: hvp of a non-scalar output ---------------------------------------------------
+
+def scaled(x, y):
+    return x * y
+
+
+def elementwise_square(x):
+    return x * x
+
+
+def test_hvp_refuses_a_non_scalar_output():
+    # issue 9: hvp of x * y (y an array) returned 0.0, the Hessian of the sum, without a word
+    with pytest.raises(ValueError, match=r"\[transforms.hvp\] scaled returned a value of shape \(2,\); .*scalar"):
+        dt.hvp(scaled)(1.0, np.ones(2), 1.0)
+    with pytest.raises(ValueError, match=r"elementwise_square returned a value of shape \(3,\)"):
+        dt.hvp(elementwise_square)(np.ones(3), np.ones(3))
+    with pytest.raises(ValueError, match=r"shape \(3,\)"):
+        dt.hessian(elementwise_square)(np.ones(3))
+    # scalar outputs are unchanged
+    assert dt.hvp(scaled)(1.5, 2.0, 1.0) == 0.0
+    assert dt.hvp(elementwise_square)(1.5, 1.0) == 2.0

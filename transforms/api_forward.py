@@ -30,7 +30,8 @@ class ForwardTransformed(_Transform):
         if self.mode != "hvp":
             return self.f, kinds, []
         try:
-            df = _make("grad", self.f, self.wrt if self.wrt_is_tuple else self.wrt[0], False, self.optimize, False)
+            # preserve_result: the adjoint returns f's value too, which the hvp code checks is a scalar
+            df = _make("grad", self.f, self.wrt if self.wrt_is_tuple else self.wrt[0], True, self.optimize, False)
             module, seed = df._build(kinds, defer)
         except TransformError as exc:  # the refusal is about f: name the API the user called
             raise TransformError(self._rename(exc)) from None
@@ -48,7 +49,8 @@ class ForwardTransformed(_Transform):
         module.defer = defer
         module.deferred.extend(deferred)
         module.names.add(self.name)
-        source, tparams = emit.generate_forward(module, target, self.wrt, kinds, self.optimize, self.name, batch)
+        source, tparams = emit.generate_forward(module, target, self.wrt, kinds, self.optimize, self.name, batch,
+                                                value_only=1 if self.mode == "hvp" else 0)
         module.functions.append(source)
         if traced:
             module.functions = [emit.respell_traced(fn) for fn in module.functions]

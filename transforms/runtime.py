@@ -116,6 +116,16 @@ def saved(value):
 
 # -- forward mode (tangent code) ------------------------------------------------------------
 
+def check_scalar_output(value, name):
+    """The hvp code's check that f returned a scalar: a Hessian is of a scalar function (the
+    Hessian of a non-scalar f's sum, 0.0 where that is linear, was returned without a word)."""
+    shape = shape_of(value)
+    if shape != ():
+        raise ValueError(f"[transforms.hvp] {name} returned a value of shape {shape}; a Hessian-vector product "
+                         "needs a scalar output.\n  Reduce it first (e.g. return np.sum(y) or np.dot(w, y)), or "
+                         "use transforms.jvp of transforms.vjp for vector outputs.")
+
+
 def broadcast_tangent(t, ans):
     """The tangent `t` of an elementwise result, broadcast to the shape of the result `ans`."""
     shape = np.shape(ans)

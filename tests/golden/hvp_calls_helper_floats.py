@@ -27,6 +27,8 @@ def helper_vjp_jvp(a, b, bout=1.0, *, da, db, dbout):
 def calls_helper_hvp(a, b, bout=1.0, *, da, db):
     # c = helper(a, b)
     c, dc = helper_jvp(a, b, da=da, db=db)
+    out = c * c
+    _result = out
     # bc = unbroadcast(bout * c, np.shape(c))
     _mul_bout_c = bout * c
     d_mul_bout_c = bout * dc
@@ -51,4 +53,5 @@ def calls_helper_hvp(a, b, bout=1.0, *, da, db):
     dba = d_b1
     bb = _b2
     dbb = d_b2
+    check_scalar_output(_result, 'calls_helper')
     return (ba, bb), (dba, dbb)

@@ -9,7 +9,9 @@ def mlp_hvp(w1, b1, w2, x, bout=1.0, *, dw1, db1, dw2):
     _matmul_h_w2 = h @ w2
     d_matmul_h_w2 = dh @ w2 + h @ dw2
     _pow_matmul_h_w2_2 = _matmul_h_w2 ** 2
+    out = np.mean(_pow_matmul_h_w2_2)
     _shape_pow_matmul_h_w2_2 = np.shape(_pow_matmul_h_w2_2)
+    _result = out
     b_pow_matmul_h_w2_2 = unreduce(bout, _shape_pow_matmul_h_w2_2, None, False) / reduced_size(_shape_pow_matmul_h_w2_2, None)
     # b_matmul_h_w2 = b_pow_matmul_h_w2_2 * (2 * _matmul_h_w2)
     _mul_2_matmul_h_w2 = 2 * _matmul_h_w2
@@ -35,4 +37,5 @@ def mlp_hvp(w1, b1, w2, x, bout=1.0, *, dw1, db1, dw2):
     dbb1 = unbroadcast(db_add_matmul_x_w1_b1, _t1)
     bw1 = matmul_cotangent_y(b_matmul_x_w1, x, w1)
     dbw1 = matmul_cotangent_y(db_matmul_x_w1, x, w1)
+    check_scalar_output(_result, 'mlp')
     return (bw1, bb1, bw2), (dbw1, dbb1, dbw2)

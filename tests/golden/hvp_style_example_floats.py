@@ -1,6 +1,9 @@
 def style_example_hvp(x, y, bw=1.0, *, dx, dy):
     z = x * y
     dz = dx * y + x * dy
+    s = np.sin(z)
+    w = s + x
+    _result = w
     bs = bw
     bx = bw
     dbx = 0.0
@@ -16,4 +19,5 @@ def style_example_hvp(x, y, bw=1.0, *, dx, dy):
     bx = bx + _mul_bz_y
     by = bz * x
     dby = dbz * x + bz * dx
+    check_scalar_output(_result, 'style_example')
     return (bx, by), (dbx, dby)
