@@ -69,3 +69,19 @@ def shadows_helpers(x):
 
 def parameter_named_stack(_stack):
     return _stack * 2
+
+
+def walrus_in_condition(x):
+    if (y := x * 2) > 1:
+        return y
+    return x
+
+
+def walrus_in_later_operand(x):
+    if x > 0 and (y := x * 2) > 1:
+        return y
+    return x
+
+
+def vector_output(x):
+    return x * 2.0

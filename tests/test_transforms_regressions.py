@@ -81,3 +81,23 @@ def test_user_names_that_look_generated():
     with pytest.raises(TransformError, match=r"issue9_reverse_functions.py:\d+ in parameter_named_stack: "
                        r"the parameter `_stack`.*\n  Rename the parameter"):
         dt.grad(fns.parameter_named_stack)
+
+
+def test_walrus_operator():
+    # issue 9: `if (y := x * 2) > 1: return y` was read as an inactive comparison: 0.0, not 2.0
+    assert check_grad(fns.walrus_in_condition, [0.7]) == 2.0
+    assert check_grad(fns.walrus_in_condition, [0.2]) == 1.0
+    with pytest.raises(TransformError, match=r"issue9_reverse_functions.py:\d+ in walrus_in_later_operand: the "
+                       r"assignment expression `y := \.\.\.` may not run.*\n  Assign `y` in a statement"):
+        dt.grad(fns.walrus_in_later_operand)
+
+
+def test_grad_of_a_non_scalar_output_is_refused():
+    # issue 9: grad of a vector output silently returned the gradient of its sum (JAX refuses)
+    with pytest.raises(TransformError, match=r"issue9_reverse_functions.py:\d+ in vector_output: it returned a "
+                       r"value of shape \(3,\); grad needs a scalar output.*\n  Use transforms.vjp\(vector_output\)"):
+        dt.grad(fns.vector_output)(np.array([1.0, 2.0, 3.0]))
+    with pytest.raises(TransformError, match="shape \\(3,\\)"):
+        dt.grad(fns.vector_output, preserve_result=True)(np.array([1.0, 2.0, 3.0]))
+    assert dt.grad(fns.vector_output)(1.5) == 2.0  # a scalar in, a scalar out
+    assert np.allclose(dt.vjp(fns.vector_output)(np.array([1.0, 2.0, 3.0]), np.ones(3)), 2.0)

@@ -13,6 +13,7 @@ import numpy as np
 from . import emit
 from .analysis import value_kind
 from .parse import TransformError
+from .runtime import shape_of
 
 _CACHE = {}
 _SCALAR_TYPES = (float, int, bool, np.float64, np.float32, np.int64, np.int32)
@@ -88,13 +89,15 @@ class _Transform:
         bound.apply_defaults()
         return bound
 
-    def _compiled_for(self, args, kwargs, *extra, bound=None):
-        """(compiled function, parameters) for these argument types (bound only when compiling)."""
-        key = tuple(map(type, args)) + tuple((k, type(v)) for k, v in kwargs.items()) + extra
+    def _compiled_for(self, args, kwargs, *extra, bound=None, options=None):
+        """(compiled function, parameters) for these argument types (bound only when compiling);
+        `options` are keyword arguments of `_build` that make another version."""
+        key = tuple(map(type, args)) + tuple((k, type(v)) for k, v in kwargs.items()) + extra + tuple(
+            sorted((options or {}).items()))
         entry = self._compiled.get(key)
         if entry is None:
             kinds = _arg_kinds(self._bind(args, kwargs) if bound is None else bound)
-            module, params = self._build(kinds, *extra)
+            module, params = self._build(kinds, *extra, **(options or {}))
             entry = self._compiled[key] = (module.compile(self.name), params)
         return entry
 
@@ -112,7 +115,8 @@ class Transformed(_Transform):
         super().__init__(f, wrt, mode, optimize, verbose, "vjp")
         self.__doc__ = f"Gradient of {f.__name__} w.r.t. {', '.join(self.wrt)} (dualtape.transforms)."
 
-    def _build(self, kinds, defer=False):
+    def _build(self, kinds, defer=False, value=False):
+        """`value`: return f's value too (grad checks that it is a scalar) whatever `preserve_result` says."""
         kinds, traced = emit.traced_kinds(kinds)
         module = emit.Module(self.api)
         module.defer = defer
@@ -120,7 +124,7 @@ class Transformed(_Transform):
         source, seed = emit.generate(module, self.f, self.wrt, kinds, self.optimize, self.name,
                                      "1.0" if self.mode == "grad" else None,
                                      tuple_out=self.wrt_is_tuple and len(self.wrt) == 1,
-                                     preserve_result=self.preserve_result)
+                                     preserve_result=self.preserve_result or value)
         module.functions.append(source)
         if traced:  # tensors and dual numbers: np.* everywhere, never math.* (see docs)
             module.functions = [emit.respell_traced(fn) for fn in module.functions]
@@ -131,11 +135,33 @@ class Transformed(_Transform):
             if not args:
                 raise TypeError(f"[{self.api}] call it as f_vjp(*args, dy).")
             *args, dy = args
+        if self.mode == "grad":
+            return self._grad(args, kwargs)
         fn, seed = self._compiled_for(args, kwargs)
         if self.mode == "vjp":
             kwargs = dict(kwargs)
             kwargs[seed] = dy
         return fn(*args, **kwargs)
+
+    def _grad(self, args, kwargs):
+        """A gradient is of a scalar function: where the transformer cannot tell that the output
+        is a scalar (for these argument types), the version that returns f's value too runs,
+        and a non-scalar value is refused (JAX's grad does the same)."""
+        fn, seed = self._compiled_for(args, kwargs)
+        if fn.__dualtape_scalar_output__ and not self.preserve_result:
+            return fn(*args, **kwargs)
+        if not self.preserve_result:
+            fn, seed = self._compiled_for(args, kwargs, options={"value": True})
+        gradient, value = fn(*args, **kwargs)
+        shape = shape_of(value)
+        if shape != ():
+            code = self.f.__code__
+            raise TransformError(
+                f"[{self.api}] {code.co_filename}:{code.co_firstlineno} in {self.f.__name__}: it returned a "
+                f"value of shape {shape}; grad needs a scalar output (it would otherwise differentiate the "
+                f"sum of the outputs without a word).\n  Use transforms.vjp({self.f.__name__}) with a cotangent "
+                "dy of that shape, or reduce the output first (e.g. return np.sum(y)).")
+        return (gradient, value) if self.preserve_result else gradient
 
     def source_for(self, *args, **kwargs):
         """The source specialized for these argument types (what a call with them runs)."""

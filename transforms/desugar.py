@@ -223,3 +223,94 @@ class MethodRewriter(_gast.NodeTransformer):
                 sub.col_offset = 0
             return new
         return node
+
+
+class _Walrus(_gast.NodeTransformer):
+    """Hoists each `(name := value)` of one statement's expressions into `name = value`,
+    in evaluation order; refuses one that may not run (`a or (y := b)`, a branch of a
+    conditional expression, a comprehension) or that a read of `name` precedes."""
+
+    def __init__(self, fail, stmt):
+        self.fail, self.stmt = fail, stmt
+        self.hoisted, self.loaded, self.maybe = [], set(), 0
+
+    def visit_Name(self, node):
+        if isinstance(node.ctx, n.Load):
+            self.loaded.add(node.id)
+        return node
+
+    def visit_NamedExpr(self, node):
+        node.value = self.visit(node.value)
+        name = node.target.id
+        if self.maybe:
+            raise self.fail(self.stmt, f"the assignment expression `{name} := ...` may not run (it sits in a "
+                            "later operand of `and`/`or`, a branch of `... if ... else ...`, or a comprehension)",
+                            f"Assign `{name}` in a statement of its own before this line.")
+        if name in self.loaded:
+            raise self.fail(self.stmt, f"`{name}` is read before the assignment expression `{name} := ...` "
+                            "of the same line", f"Assign `{name}` in a statement of its own.")
+        assign = n.Assign(targets=[_gast.name(name, store=True)], value=node.value, type_comment=None)
+        assign.lineno, assign.col_offset = getattr(self.stmt, "lineno", 1), 0
+        self.hoisted.append(assign)
+        self.loaded.add(name)
+        return _gast.name(name)
+
+    def _maybe(self, nodes):
+        self.maybe += 1
+        out = [self.visit(x) for x in nodes]
+        self.maybe -= 1
+        return out
+
+    def visit_BoolOp(self, node):
+        node.values = [self.visit(node.values[0])] + self._maybe(node.values[1:])
+        return node
+
+    def visit_IfExp(self, node):
+        node.test = self.visit(node.test)
+        node.body, node.orelse = self._maybe([node.body, node.orelse])
+        return node
+
+    def _scope(self, node):
+        self.maybe += 1
+        self.generic_visit(node)
+        self.maybe -= 1
+        return node
+
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_Lambda = _scope
+
+
+def desugar_walrus(fn, fail):
+    """`if (y := x * 2) > 1:` becomes `y = x * 2` and `if y > 1:`: one assignment per
+    statement, which every later pass (aliasing, activity, the sweeps) sees. Without it the
+    condition was read as an inactive comparison and `y` never got an adjoint (issue 9).
+    `fail(node, what, fix)` makes the refusal of a walrus that cannot be hoisted."""
+    def block(stmts):
+        out = []
+        for s in stmts:
+            for field in ("body", "orelse"):
+                if isinstance(getattr(s, field, None), list):
+                    setattr(s, field, block(getattr(s, field)))
+            if not any(isinstance(x, n.NamedExpr) for x in _gast.walk(_own_expressions(s))):
+                out.append(s)
+                continue
+            if isinstance(s, n.While):
+                raise fail(s, "an assignment expression (`:=`) in a `while` test is not supported",
+                           "Assign the value before the loop and again at the end of its body.")
+            walrus = _Walrus(fail, s)
+            if isinstance(s, n.Assign):  # Python evaluates the value, then the targets
+                s.value = walrus.visit(s.value)
+                s.targets = [walrus.visit(t) for t in s.targets]
+            else:
+                for field in ("test", "iter", "value", "target", "msg", "exc"):
+                    if isinstance(getattr(s, field, None), n.AST):
+                        setattr(s, field, walrus.visit(getattr(s, field)))
+            out += walrus.hoisted + [s]
+        return out
+
+    fn.body = block(fn.body)
+
+
+def _own_expressions(s):
+    """A statement's expressions, without the statements nested in it."""
+    return n.Tuple(elts=[getattr(s, f) for f in ("test", "iter", "value", "target", "msg", "exc")
+                         if isinstance(getattr(s, f, None), n.expr)] + list(getattr(s, "targets", [])), ctx=n.Load())

@@ -17,7 +17,7 @@ import numpy as np
 from . import _gast, opmap, runtime
 from ._gast import nodes as n
 from .aliasing import check_writes
-from .desugar import MethodRewriter, desugar_jumps, desugar_returns
+from .desugar import MethodRewriter, desugar_jumps, desugar_returns, desugar_walrus
 from .naming import rename_reserved, shadowed_helper
 from .normalize import Normalizer
 from .parse import FunctionInfo, TransformError, check_supported, error
@@ -35,6 +35,7 @@ class FunctionIR:
         info = FunctionInfo(fn, api)
         check_supported(info, api)
         node = info.node
+        desugar_walrus(node, lambda where, what, fix: error(api, info, where, what, fix))
         args = node.args
         refused = check_writes(info, [a.id for a in args.posonlyargs + args.args + args.kwonlyargs], api,
                                kinds, defer=module is not None and module.defer)
@@ -89,6 +90,7 @@ class Module:
         self.in_progress = set()
         self.user_functions = []
         self.user_names = set()  # every name of every transformed function: helpers never shadow one
+        self.scalar_output = False  # the main function's output is surely a scalar (kinds say so)
         # the general (all-array) version records refusals that depend on the argument types
         # (`c += v` on an array that may share memory) instead of raising them: see api.py
         self.defer = False
@@ -159,6 +161,7 @@ class Module:
         exec(compile(source, filename, "exec"), namespace)
         fn = namespace[name]
         fn.__dualtape_source__ = source
+        fn.__dualtape_scalar_output__ = self.scalar_output
         return fn
 
 
@@ -169,6 +172,7 @@ def generate(module, fn, wrt, kinds, optimize, name, seed_default, tuple_out=Fal
     module.user_names |= fir.used
     rev = Reverse(fir, wrt, kinds, module, optimize)
     source, seed = rev.generate(name, seed_default, list(wrt), preserve_result, tuple_out)
+    module.scalar_output = len(fir.ret) == 1 and rev.kinds.is_scalar(fir.ret[0])  # (the last generated: the main one)
     _check_shadowing(module, fir, source)
     return source, seed
 
