@@ -43,6 +43,7 @@ class ForwardAccumulator:
         self._tangents = {}  # tensor id -> tangent (a Tensor, or an ndarray constant)
         self._paused = 0  # > 0 while this accumulator's own JVP rules run
         self._active = False
+        self._dual_level = 0
         for p, t in zip(flat_primals, flat_tangents):
             self._watch(p, t)
 
@@ -70,6 +71,9 @@ class ForwardAccumulator:
         if self._active:
             raise ValueError("[ForwardAccumulator] is already active; an accumulator can only "
                              "be entered once at a time.")
+        if not self._dual_level:  # orders it among jvp levels and tapes (dual.py)
+            from .dual import new_tag
+            self._dual_level = new_tag()
         STATE.accumulators.append(self)
         self._active = True
         return self

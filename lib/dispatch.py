@@ -27,6 +27,7 @@ STATE = _State()
 tensor._STATE[0] = STATE  # Tensor's checks for values leaving a functional transform
 
 _dual_bind = [None]  # set by dual.py: bind for dual numbers
+_defer_older = [None]  # set by dual.py: keeps tensors older than a nested dual wrapped
 _Dual = [()]  # the Dual class once dual.py is imported (a tuple for isinstance until then)
 
 
@@ -61,6 +62,9 @@ def bind(op, args, static, tensors_first=False):
             ids.append(None)
         values.append(a)
     if nested:  # re-dispatch on the values so the dual level sees the op too
+        args = _defer_older[0](args, values, ids)
+        if args is None:
+            return op(*values, **static)  # no tensor of this level is left to record
         ans = op(*values, **static)
     else:
         try:

@@ -259,13 +259,61 @@ def level_of(x):
 
 
 def _tape_level(tensor):
-    """The level of the newest functional `grad` whose tape watches `tensor`, else 0."""
+    """The level of the newest tape watching `tensor`, or accumulator tracking it, else 0.
+
+    Tapes and accumulators take a level from the same counter as `jvp` when entered, so
+    levels order every transform by nesting, whichever kind it is.
+    """
     level = 0
-    for tape in dispatch.STATE.tapes:
-        tape_level = getattr(tape, "_dual_level", 0)
+    state = dispatch.STATE
+    for tape in state.tapes:
+        tape_level = tape._dual_level
         if tape_level > level and tensor._id in tape._watched:
             level = tape_level
+    for acc in state.accumulators:
+        acc_level = acc._dual_level
+        if acc_level > level and tensor._id in acc._tangents:
+            level = acc_level
     return level
+
+
+def defer_older(args, values, ids):
+    """Put back the tensors of levels older than a dual number among `values`.
+
+    dispatch.bind unwraps the tensors of an op whose arguments hold dual numbers (a newer
+    tape over a dual level), then re-dispatches on the values. A tensor traced at a level
+    older than such a dual (an outer `grad`'s variable, closed over, or one an outer
+    accumulator tracks) must reach the dual level still wrapped, so that its own tape or
+    accumulator sees the tangent computation too: unwrapped here, it would be a constant
+    to the dual level and the outer derivative of the tangent would be lost. (Tapes with
+    no dual level between them share tensor ids instead, as TF's nested tapes do.)
+
+    Edits `values` and `ids` in place; returns the arguments as this level's accumulators
+    see them (a deferred tensor as its value), or None when no tensor is left to record.
+    """
+    inner = 0
+    for v in values:
+        if v.__class__ is not _ndarray and isinstance(v, Traced):
+            level = level_of(v)
+            if level > inner:
+                inner = level
+    seen = None
+    left = False
+    for i, a in enumerate(args):
+        if ids[i] is None:
+            continue
+        own = _tape_level(a)
+        if 0 < own < inner:
+            if seen is None:
+                seen = list(args)
+            seen[i] = values[i]
+            values[i] = a
+            ids[i] = None
+        else:
+            left = True
+    if not left:
+        return None
+    return args if seen is None else seen
 
 
 def bind(op, args, static):
@@ -292,6 +340,7 @@ _np_add = np.add
 _NOT_DIFFERENTIABLE = NOT_DIFFERENTIABLE
 
 dispatch._dual_bind[0] = bind
+dispatch._defer_older[0] = defer_older
 registry._dual_bind[0] = bind
 dispatch._Dual[0] = Dual
 registry._Dual[0] = Dual

@@ -113,6 +113,8 @@ def _forward(f, primals, tangents, api, batch=None):
     out = f(*nest.pack_sequence_as(tuple(primals), duals))
     outs, out_tangents = [], []
     for leaf in nest.flatten(out):
+        while isinstance(leaf, Tensor) and not _seen_outside(leaf):
+            leaf = leaf._value  # a GradientTape's result inside jvp: a tensor holding duals
         if type(leaf) is Dual and leaf.tag == tag:
             outs.append(_as_output(leaf.primal))
             out_tangents.append(leaf.tangent)

@@ -13,6 +13,7 @@ import numpy as np
 
 from . import nest
 from . import numpy_api as dnp
+from .registry import Traced
 from .tape import UnconnectedGradients
 from .tensor import Tensor, wrap
 
@@ -69,7 +70,9 @@ def _fill(pieces, counts, source):
 
 
 def _as_tensor(x):
-    return x if isinstance(x, Tensor) or x is None else wrap(np.asarray(x))
+    if isinstance(x, Tensor) or x is None:
+        return x
+    return wrap(x if isinstance(x, Traced) else np.asarray(x))  # a dual inside jvp stays one
 
 
 def _check_loop_allowed(tape, api, use_pfor):

@@ -49,6 +49,7 @@ class GradientTape:
         self._variables = []  # watched variables, in the order they were first watched
         self._recording = False
         self._used = False
+        self._dual_level = 0  # set when first entered: orders it among jvp levels (dual.py)
 
     # -- recording ------------------------------------------------------------------------
     def __enter__(self):
@@ -64,6 +65,9 @@ class GradientTape:
         if self._recording:
             raise ValueError("Tape is still recording, This can happen if you try to re-enter "
                              "an already-active tape.")
+        if not self._dual_level:
+            from .dual import new_tag
+            self._dual_level = new_tag()
         STATE.tapes.append(self)
         self._recording = True
 
@@ -253,11 +257,15 @@ def _seed(target, seed):
     value = target._value
     if seed is None:
         return np.ones(np.shape(value), dtype=target.dtype._np)
-    seed_value = seed._value if isinstance(seed, Tensor) else np.asarray(seed, dtype=target.dtype._np)
-    if np.shape(seed_value) != np.shape(value):
-        raise ValueError(f"[GradientTape.gradient] output_gradients of shape {np.shape(seed_value)} "
-                         f"does not match the target's shape {tuple(np.shape(value))}.")
-    return seed if isinstance(seed, Tensor) else seed_value
+    # A traced seed (a tensor, or a dual number: the cotangent of a vjp inside jvp) stays
+    # traced, so the levels outside see the backward pass depend on it.
+    traced = isinstance(seed, Traced)
+    seed_value = seed if traced else np.asarray(seed, dtype=target.dtype._np)
+    if tuple(dnp.shape(seed_value)) != tuple(np.shape(value)):
+        raise ValueError(f"[GradientTape.gradient] output_gradients of shape "
+                         f"{tuple(dnp.shape(seed_value))} does not match the target's shape "
+                         f"{tuple(np.shape(value))}. Give one cotangent per target, shaped like it.")
+    return seed_value
 
 
 def _as_result(g, source, unconnected):

@@ -7,7 +7,8 @@ input's dtype, and no gradient flows into integer inputs (as in TF).
 
 import numpy as np
 
-from ..registry import defop
+from .. import numpy_api as dnp
+from ..registry import Traced, defop
 from ..rulekit import cast_back, cast_tangent
 
 __all__ = ["cast", "eye", "zeros", "ones", "full", "linspace", "arange"]
@@ -85,8 +86,26 @@ def full(shape, fill_value, dtype=None, order="C", *, like=None):
 
 
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0):
+    if isinstance(start, Traced) or isinstance(stop, Traced):
+        if dtype is None or _np_dtype(dtype).kind in "fc":
+            return _traced_linspace(start, stop, _size(num), endpoint, retstep, axis)
     return np.linspace(_plain(start), _plain(stop), _size(num), endpoint=endpoint, retstep=retstep,
                        dtype=_np_dtype(dtype), axis=axis)
+
+
+def _traced_linspace(start, stop, num, endpoint, retstep, axis):
+    """linspace with a traced bound: start * (1 - t) + stop * t for fixed fractions t, so
+    the derivative flows into both bounds and the ends are exactly start and stop."""
+    div = (num - 1) if endpoint else num
+    fractions = np.arange(num, dtype=np.float64) / div if div > 0 else np.zeros(num)
+    ndim = max(dnp.ndim(start), dnp.ndim(stop))
+    fractions = fractions.reshape((num,) + (1,) * ndim)
+    out = start * (1.0 - fractions) + stop * fractions
+    if axis != 0:
+        out = dnp.moveaxis(out, 0, axis)
+    if retstep:
+        return out, ((stop - start) / div if div > 0 else (stop - start) * np.nan)
+    return out
 
 
 def arange(*args, dtype=None, like=None, **kwargs):
