@@ -18,7 +18,7 @@ import numpy as np
 from . import nest
 from .apply_rules import jvp_output
 from .dispatch import STATE
-from .dtypes import is_differentiable_dtype
+from .dtypes import is_differentiable_dtype, refuse_complex
 from .tape import UnconnectedGradients, _unconnected_mode
 from .tensor import Tensor, wrap
 
@@ -53,9 +53,12 @@ class ForwardAccumulator:
                             f"{type(primal).__name__}: {primal!r}. Convert it with "
                             "dualtape.constant.")
         dtype = primal.dtype._np
+        refuse_complex(dtype, "ForwardAccumulator", "a primal")
         if not is_differentiable_dtype(dtype):
             raise ValueError(f"[ForwardAccumulator] primal of dtype {primal.dtype.name} cannot be "
                              "watched: only floating tensors have tangents. Cast it to a float.")
+        refuse_complex(np.asarray(tangent).dtype if not isinstance(tangent, Tensor)
+                       else tangent.dtype._np, "ForwardAccumulator", "a tangent")
         if not isinstance(tangent, Tensor):
             tangent = np.asarray(tangent, dtype=dtype)
             tangent.flags.writeable = False
@@ -97,6 +100,8 @@ class ForwardAccumulator:
             return
         if not is_differentiable_dtype(out.dtype._np):
             return
+        refuse_complex(out.dtype._np, op.name, "the result (of an op on a tensor that a "
+                       "ForwardAccumulator watches)")
         # The rules run on the op's own input tensors so tapes (and outer accumulators)
         # see the tangent computation; this accumulator and the ones inside it do not.
         stack = STATE.accumulators

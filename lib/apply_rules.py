@@ -193,6 +193,21 @@ def jvp_output(op, tangents, ans, values, static, batch=None):
             shape = (batch,) + shape
         if _shape(total) != shape:
             total = dnp.broadcast_to(total, shape)
+        total = _in_dtype_of(total, ans)
+    return total
+
+
+def _in_dtype_of(total, ans):
+    """An elementwise op's tangent in its float output's dtype: a rule that met a NumPy
+    float64 scalar (`log(2.0)` in `2.0 ** x`) must not turn a float32 tangent into float64,
+    as `_unbroadcast_to` keeps each cotangent in its input's dtype."""
+    if total.__class__ is _ndarray and ans.__class__ is _ndarray:
+        if total.dtype is ans.dtype or ans.dtype.kind != "f" or total.dtype == ans.dtype:
+            return total
+        return total.astype(ans.dtype)
+    dtype = dnp.result_dtype(ans)
+    if dtype.kind == "f" and dnp.result_dtype(total) != dtype:
+        return dnp.cast(total, dtype)
     return total
 
 
@@ -232,7 +247,13 @@ def _linear_args(op, tangents, values):
         elif t is not None:
             args.append(t)
         elif op.elementwise:
-            args.append(np.zeros((), dtype=dnp.result_dtype(values[i])))
+            value = values[i]
+            if value.__class__ in _PYTHON_SCALARS:
+                # a Python zero, weak as the Python number was: `x32 + 1.5` keeps a float32
+                # tangent (a 0-d float64 array would promote it, NumPy's rule)
+                args.append(value.__class__(0))
+            else:
+                args.append(np.zeros((), dtype=dnp.result_dtype(value)))
         else:
             args.append(rulekit.zeros_like(values[i]))
     return args
@@ -260,6 +281,7 @@ _ndarray = np.ndarray
 _np_add = np.add
 _np_negative = np.negative
 _float64 = np.dtype(np.float64)
+_PYTHON_SCALARS = (float, int, bool, complex)
 _SUB = dnp.subtract
 _SUMS = frozenset((dnp.add, dnp.subtract))  # linear ops whose one-sided tangent is itself
 

@@ -108,7 +108,7 @@ def _record(tapes, op, in_ids, values, out, ans, static):
         kind = ans.dtype.kind
     except AttributeError:
         kind = _dtype(ans).kind
-    if kind not in "fc":
+    if kind != "f" and kind != "c":
         return  # integer, bool and string results carry no gradient (as in TF)
     if op.vjp is _NOT_DIFFERENTIABLE and op.name not in GRADIENT_OVERRIDES:
         return  # stop_gradient, round, ...: nothing can flow back, so nothing is watched
@@ -121,6 +121,8 @@ def _record(tapes, op, in_ids, values, out, ans, static):
                 break
         else:
             continue
+        if kind == "c":  # a watched (real) input made a complex value
+            raise _complex_error(op, values, ans)
         if saved is None:
             saved = values
             for v, tid in zip(values, in_ids):  # a tensor's value is read-only already
@@ -132,6 +134,13 @@ def _record(tapes, op, in_ids, values, out, ans, static):
                     break
         watched.add(out_id)
         tape._entries.append((op, in_ids, saved, out_id, ans, static))
+
+
+def _complex_error(op, values, ans):
+    from .dtypes import complex_error
+    dtypes = ", ".join(str(_dtype(v)) for v in values)
+    return complex_error(op.name, f"the result (from inputs of dtypes {dtypes}, one of them "
+                                  f"watched by a GradientTape) of dtype {_dtype(ans)}")
 
 
 def _dtype(value):

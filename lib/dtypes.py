@@ -90,6 +90,22 @@ def is_differentiable_dtype(np_dtype):
     return np_dtype.kind in "fc"
 
 
+def complex_error(api, what):
+    """The error for a complex value meeting differentiation (tape, duals, functional API)."""
+    return TypeError(
+        f"[{api}] {what} is complex, and dualtape does not differentiate complex numbers "
+        "yet: its derivatives through complex values were wrong, so every mode refuses them "
+        "until complex differentiation is designed. Fix: hold the real and imaginary parts "
+        "in separate float arrays (z = a + 1j * b: compute with a and b), or apply "
+        "dnp.stop_gradient to the value if no derivative should flow through it.")
+
+
+def refuse_complex(np_dtype, api, what):
+    """Raise complex_error when `np_dtype` is complex."""
+    if np_dtype.kind == "c":
+        raise complex_error(api, f"{what} of dtype {np_dtype.name}")
+
+
 def to_array(value, dtype=None):
     """Convert Python data to an ndarray with TF's rules (new memory, never a view).
 

@@ -19,6 +19,7 @@ from . import registry
 from . import numpy_api as dnp
 from .apply_rules import _SUMS, jvp_output, linear_sum_tangent
 from .batching import batched_jvp
+from .dtypes import complex_error
 from .registry import LINEAR, NOT_DIFFERENTIABLE, Traced
 from .tensor import Tensor, escape_error, plain_value
 
@@ -226,6 +227,9 @@ def _bind_level(op, args, static, tag, batch):
         ans = op.impl(*primals, **static) if static else op.impl(*primals)
     else:
         ans = op(*primals, **static)
+    if (ans.dtype.kind if ans.__class__ is _ndarray else dnp.result_dtype(ans).kind) == "c":
+        raise complex_error(op.name, f"the result (of an op on a dual number of jvp/jacfwd/"
+                                     f"hessian) of dtype {dnp.result_dtype(ans)}")
     if batch is not None:
         tangent = batched_jvp(op, tangents, ans, primals, static, batch)
     else:

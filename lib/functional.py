@@ -16,6 +16,7 @@ from . import nest
 from . import numpy_api as dnp
 from .dispatch import STATE
 from .batching import stack
+from .dtypes import refuse_complex
 from .dual import Dual, new_tag
 from .registry import Traced
 from .second_order import gradient_tangents
@@ -27,13 +28,14 @@ from .tensor import Tensor, wrap
 
 def _as_input(x, api, what):
     """A differentiable input: traced values pass through, the rest become float arrays."""
-    if x.__class__ is _ndarray and x.dtype.kind in "fc":  # the common case, as is
+    if x.__class__ is _ndarray and x.dtype.kind == "f":  # the common case, as is
         return x
     if isinstance(x, Traced):
         dtype = dnp.result_dtype(x)
     else:
         x = np.asarray(x)
         dtype = x.dtype
+    refuse_complex(dtype, api, what)
     if dtype.kind not in "fc":
         raise TypeError(f"[{api}] {what} has dtype {dtype}, but only floating inputs can be "
                         f"differentiated. Cast it first, e.g. np.asarray(x, dtype=float).")
@@ -52,6 +54,7 @@ def _check_tangent(t, p, api, batch=None):
     if (batch is None and t.__class__ is _ndarray and p.__class__ is _ndarray
             and t.dtype == p.dtype and t.shape == p.shape):
         return t  # what np.asarray(t, dtype=p.dtype) gives, already checked
+    refuse_complex(dnp.result_dtype(t), api, "a tangent")
     if not isinstance(t, Traced):
         t = np.asarray(t, dtype=dnp.result_dtype(p))
     expected = tuple(dnp.shape(p)) if batch is None else (batch,) + tuple(dnp.shape(p))
@@ -333,6 +336,7 @@ def vjp(f, *primals):
         for o, s in zip(flat_out, seeds):
             if isinstance(o, Tensor):
                 targets.append(o)
+                refuse_complex(dnp.result_dtype(s), "vjp", "a cotangent")
                 used.append(s if isinstance(s, Traced) else np.asarray(s, dtype=dnp.result_dtype(o)))
         grads = _pullback(tape, inputs, targets, used) if targets else [_zeros(t) for t in inputs]
         return tuple(nest.pack_sequence_as(list(primals), grads))

@@ -155,10 +155,26 @@ def _unsupported(name, args):
                         "computation with dualtape.custom_gradient, or apply stop_gradient first.")
 
 
+def _numpy_result(result):
+    """A NumPy call's result: integer and bool tensors come back as NumPy values.
+
+    They carry no gradient, and NumPy code goes on with NumPy's promotion rules on them
+    (`np.sum(x < y) + 0.0` is a float, where an int64 tensor would refuse the Python float
+    under TF's rules), as NumPy calls on TF tensors return NumPy values.
+    """
+    if isinstance(result, Tensor):
+        value = result._value
+        if isinstance(value, np.generic) and value.dtype.kind not in "fc":
+            return value
+        if value.__class__ is np.ndarray and value.dtype.kind not in "fc":
+            return value.copy() if value.ndim else value[()]
+    return result
+
+
 def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
     fn = dnp.NUMPY_DISPATCH.get(ufunc)
     if method == "__call__" and fn is not None and not kwargs:
-        return fn(*inputs)
+        return _numpy_result(fn(*inputs))
     _unsupported(f"{ufunc.__name__}{'' if method == '__call__' else '.' + method}", inputs)
     if "out" in kwargs:
         kwargs["out"] = tuple(_plain(o) for o in kwargs["out"])
@@ -168,7 +184,7 @@ def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
 def _array_function(self, func, types, args, kwargs):
     fn = dnp.NUMPY_DISPATCH.get(func)
     if fn is not None:
-        return fn(*args, **kwargs)
+        return _numpy_result(fn(*args, **kwargs))
     _unsupported(func.__name__, tuple(args) + tuple(kwargs.values()))
     return func(*_plain(args), **{k: _plain(v) for k, v in kwargs.items()})
 

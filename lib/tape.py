@@ -19,7 +19,7 @@ from . import nest
 from . import numpy_api as dnp
 from .apply_rules import vjp_parts
 from .dispatch import STATE
-from .dtypes import is_differentiable_dtype
+from .dtypes import is_differentiable_dtype, refuse_complex
 from .registry import Traced
 from .tensor import Tensor, alias, wrap
 
@@ -81,6 +81,7 @@ class GradientTape:
             if not isinstance(t, Tensor):
                 raise ValueError(f"[GradientTape.watch] can only watch tensors and variables, "
                                  f"got {type(t).__name__}: {t!r}. Convert it with dualtape.constant.")
+            refuse_complex(t.dtype._np, "GradientTape.watch", "the watched tensor")
             if not is_differentiable_dtype(t.dtype._np):
                 warnings.warn(f"The dtype of the watched tensor must be floating (e.g. tf.float32), "
                               f"got {t.dtype!r}", stacklevel=2)
@@ -91,6 +92,7 @@ class GradientTape:
                 self._watched.add(t._id)
 
     def _watch_variable(self, var):
+        refuse_complex(var.dtype._np, "GradientTape", f"variable '{var.name}', read or watched,")
         if not is_differentiable_dtype(var.dtype._np):
             warnings.warn(f"The dtype of the watched variable must be floating (e.g. tf.float32), "
                           f"got {var.dtype!r}", stacklevel=4)
@@ -100,8 +102,8 @@ class GradientTape:
             self._variables.append(var)
 
     def watched_variables(self):
-        """The variables this tape watches, in the order it started watching them."""
-        return tuple(self._variables)
+        """The variables this tape watches, in the order they were created (as TF)."""
+        return tuple(sorted(self._variables, key=_creation_order))
 
     def stop_recording(self):
         """A context manager during which this tape records nothing."""
@@ -225,6 +227,10 @@ def replay(entries, watched, grads, keep, release, traced, batch=0):
             prev = grads.get(tid)
             grads[tid] = part if prev is None else prev + part
     return grads
+
+
+def _creation_order(variable):
+    return variable._id  # ids count up from one counter, so a later variable has a larger id
 
 
 class _StopRecording:

@@ -23,12 +23,24 @@ def _t(x, dtype=None):
 
 
 def _pair(x, y):
-    """Convert two operands, the Python one taking the tensor's dtype, as TF's binary ops."""
+    """Convert two operands, the Python one taking the tensor's dtype, as TF's binary ops.
+
+    A Python number next to a float NumPy array takes the array's dtype too, so
+    `add(1.001, float64 array)` is not rounded through float32.
+    """
     if isinstance(x, Traced) and not isinstance(y, Traced):
-        return x, _t(y, x.dtype if isinstance(x, Tensor) else None)
+        return x, _t(y, dnp.result_dtype(x))
     if isinstance(y, Traced) and not isinstance(x, Traced):
-        return _t(x, y.dtype if isinstance(y, Tensor) else None), y
+        return _t(x, dnp.result_dtype(y)), y
+    if isinstance(y, _ARRAYS) and isinstance(x, _PYTHON_NUMBERS) and y.dtype.kind == "f":
+        return _t(x, y.dtype), _t(y)
+    if isinstance(x, _ARRAYS) and isinstance(y, _PYTHON_NUMBERS) and x.dtype.kind == "f":
+        return _t(x), _t(y, x.dtype)
     return _t(x), _t(y)
+
+
+_ARRAYS = (np.ndarray, np.generic)
+_PYTHON_NUMBERS = (int, float)
 
 
 def _axis(axis):
@@ -142,16 +154,28 @@ def stop_gradient(input, name=None):  # noqa: A002
 
 
 # -- reductions ----------------------------------------------------------------------------------
-def _reduction(fn):
+def _reduction(fn, keeps_integer_dtype=False):
     def op(input_tensor, axis=None, keepdims=False, name=None):
-        return _out(fn(_t(input_tensor), axis=_axis(axis), keepdims=keepdims))
+        x = _t(input_tensor)
+        result = fn(x, axis=_axis(axis), keepdims=keepdims)
+        return _out(_keep_integer_dtype(result, x) if keeps_integer_dtype else result)
     op.__doc__ = "Reduce over `axis` (all axes by default), as TF's reduce_* functions."
     return op
 
 
-reduce_sum = _reduction(lambda x, **kw: dnp.sum(x, **kw))
-reduce_mean = _reduction(lambda x, **kw: dnp.mean(x, **kw))
-reduce_prod = _reduction(lambda x, **kw: dnp.prod(x, **kw))
+def _keep_integer_dtype(result, x):
+    """TF's integer sums, products and means keep the input's dtype (`tf.reduce_prod(v.shape)`
+    is int32), where NumPy's widen int32 to int64 and take a float mean; TF's integer mean
+    truncates toward zero, as the cast does."""
+    dtype = dnp.result_dtype(x)
+    if dtype.kind in "iu" and dnp.result_dtype(result) != dtype:
+        return dnp.cast(result, dtype)
+    return result
+
+
+reduce_sum = _reduction(lambda x, **kw: dnp.sum(x, **kw), keeps_integer_dtype=True)
+reduce_mean = _reduction(lambda x, **kw: dnp.mean(x, **kw), keeps_integer_dtype=True)
+reduce_prod = _reduction(lambda x, **kw: dnp.prod(x, **kw), keeps_integer_dtype=True)
 reduce_max = _reduction(lambda x, **kw: dnp.max(x, **kw))
 reduce_min = _reduction(lambda x, **kw: dnp.min(x, **kw))
 reduce_any = _reduction(lambda x, **kw: dnp.any(x, **kw))
@@ -162,7 +186,9 @@ reduce_std = _reduction(lambda x, **kw: dnp.std(x, **kw))
 
 
 def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
-    return _out(dnp.cumsum(_t(x), axis=int(axis), exclusive=bool(exclusive), reverse=bool(reverse)))
+    x = _t(x)
+    result = dnp.cumsum(x, axis=int(axis), exclusive=bool(exclusive), reverse=bool(reverse))
+    return _out(_keep_integer_dtype(result, x))
 
 
 def argmax(input, axis=None, output_type=dtypes.int64, name=None):  # noqa: A002
@@ -328,6 +354,14 @@ def linspace(start, stop, num, name=None, axis=0):
 def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
     if limit is None:
         start, limit = 0, start
-    values = np.arange(start, limit, delta)
-    npd = dtypes.as_numpy_dtype(dtype) if dtype is not None else dtypes.to_array(values.flat[0] if values.size else start).dtype
+    bounds = [plain_value(v) if isinstance(v, Traced) else v for v in (start, limit, delta)]
+    values = np.arange(*bounds)
+    if dtype is not None:
+        npd = dtypes.as_numpy_dtype(dtype)
+    else:  # TF's rule: the widest argument dtype (Python ints int32, floats float32), a
+        #      float one if any argument is a float
+        kinds = [b.dtype if isinstance(b, (np.ndarray, np.generic)) else dtypes.to_array(b).dtype
+                 for b in bounds]
+        floats = [d for d in kinds if d.kind == "f"]
+        npd = np.result_type(*(floats or kinds))
     return wrap(values.astype(npd))

@@ -407,13 +407,15 @@ def test_multiply_and_intermediate():
     assert str(t.gradient(z, y)) == "tf.Tensor([18. 18.], shape=(2,), dtype=float32)"
 
 
-def test_watched_variables_in_use_order():
+def test_watched_variables_in_creation_order():
+    # The guide: "you can list them in the order of their creation" (TF sorts by variable id).
+    # regression: #10, they came back in the order of first use, (y, x)
     x = tf.Variable(2.0)
     y = tf.Variable(3.0)
     with tf.GradientTape() as t:
         y_sq = y * y
         z = x + y_sq
-    assert [v is w for v, w in zip(t.watched_variables(), (y, x))] == [True, True]
+    assert [v is w for v, w in zip(t.watched_variables(), (x, y))] == [True, True]
 
 
 def test_control_flow_in_python_function():
