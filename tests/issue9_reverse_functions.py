@@ -85,3 +85,55 @@ def walrus_in_later_operand(x):
 
 def vector_output(x):
     return x * 2.0
+
+
+def loop_over_rebound_array(x):
+    s = 0.0
+    for v in x:
+        x = [v, v, 0.5]
+        s = s + v * v * x[2]
+    return s
+
+
+def uses_sorted(x):
+    ys = sorted([x, x * 2])
+    return ys[0]
+
+
+def uses_eval(x):
+    return eval("x * 2")
+
+
+def uses_full(x):
+    return np.sum(np.full(3, x) ** 2)
+
+
+def appends(xs, v):
+    xs.append(v)
+
+
+def calls_appender(a):
+    xs = []
+    appends(xs, a * 2)
+    appends(xs, a * 3)
+    return xs[0] * xs[1]
+
+
+def pops(xs):
+    return xs.pop()
+
+
+def calls_popper(a):
+    xs = [a, a * a]
+    b = pops(xs)
+    return b + xs[-1]
+
+
+def writes_a_copy(x):
+    x = x.copy()
+    x[0] = 2.0
+    return x
+
+
+def calls_copier(x):
+    return np.sum(writes_a_copy(x) * x)

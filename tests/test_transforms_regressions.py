@@ -101,3 +101,27 @@ def test_grad_of_a_non_scalar_output_is_refused():
         dt.grad(fns.vector_output, preserve_result=True)(np.array([1.0, 2.0, 3.0]))
     assert dt.grad(fns.vector_output)(1.5) == 2.0  # a scalar in, a scalar out
     assert np.allclose(dt.vjp(fns.vector_output)(np.array([1.0, 2.0, 3.0]), np.ones(3)), 2.0)
+
+
+def test_loop_over_an_array_the_body_rebinds():
+    # issue 9: `for v in x: x = [v, v, 0.5]` iterated over the new `x` from the second step on
+    check_grad(fns.loop_over_rebound_array, [np.array([0.3, -1.2, 0.8])])
+
+
+@pytest.mark.parametrize("f, what", [
+    (fns.uses_sorted, r"the call of `sorted`.* cannot be differentiated"),
+    (fns.uses_eval, r"`eval\(...\)` reads or runs code by name"),
+    (fns.uses_full, r"the call of `np.full`.* cannot be differentiated"),
+    (fns.calls_appender, r"`appends` changes its argument `xs` in place \(`xs.append\(v\)`\)"),
+    (fns.calls_popper, r"`pops` changes its argument `xs` in place \(`xs.pop\(\)`\)"),
+])
+def test_unknown_callables_and_mutating_helpers_are_refused(f, what):
+    # issue 9: sorted() and np.full() were taken for functions without derivative, eval() ran
+    # unseen, and a helper appending to / popping from a list argument was differentiated as
+    # if the list did not change: all gave a zero gradient without a word
+    with pytest.raises(TransformError, match=rf"issue9_reverse_functions.py:\d+ in {f.__name__}: {what}.*\n  \S"):
+        dt.grad(f)(1.3)
+
+
+def test_a_helper_writing_into_its_own_copy_is_not_refused():
+    check_grad(fns.calls_copier, [np.array([0.3, -1.2, 0.8])])

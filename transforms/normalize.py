@@ -10,6 +10,10 @@ subscript writes `SetItem`, which the backward sweep must undo.
 
 
 import builtins
+import inspect
+import textwrap
+
+import numpy as np
 
 
 from . import _gast, opmap
@@ -20,6 +24,66 @@ from .parse import error
 
 _MUTATORS = {"append", "extend", "insert", "pop", "remove", "sort", "reverse", "clear", "fill",
              "update", "setdefault", "__setitem__", "resize", "put", "itemset"}
+
+
+# constructors of no derivative in the registry whose result holds (a function of) some arguments
+_VALUE_PARAMETERS = {np.full: ((1, "fill_value"),), np.full_like: ((1, "fill_value"),),
+                     np.linspace: ((0, "start"), (1, "stop")), np.arange: ((0, "start"), (1, "stop"), (2, "step"))}
+
+
+def _value_arguments(obj, call):
+    """The arguments of `call` whose values end up in the result of a constructor `obj`."""
+    params = _VALUE_PARAMETERS.get(obj, ()) if opmap._hashable(obj) else ()
+    out = [call.args[i] for i, _ in params if i < len(call.args)]
+    return out + [k.value for k in call.keywords if k.arg in {name for _, name in params}]
+
+
+def _mutations(fn, depth=0):
+    """{parameter: source line} of the parameters a user function changes in place
+    (`xs.append(v)`, `xs[i] = v`, `xs += [v]`, or passing `xs` to a function that does)."""
+    try:
+        tree = _gast.parse(textwrap.dedent(inspect.getsource(fn))).body[0]
+    except (OSError, TypeError, SyntaxError, IndexError):
+        return {}
+    if not isinstance(tree, n.FunctionDef):
+        return {}
+    params = [a.id for a in tree.args.posonlyargs + tree.args.args + tree.args.kwonlyargs]
+    found, rebound = {}, {}  # rebound: the first line that binds the name to another object
+    for node in _gast.walk(tree):
+        if isinstance(node, n.Name) and isinstance(node.ctx, n.Store) and node.id in params:
+            rebound[node.id] = min(rebound.get(node.id, node.lineno), node.lineno)
+
+    def root(node):
+        while isinstance(node, (n.Subscript, n.Attribute)):
+            node = node.value
+        return node.id if isinstance(node, n.Name) else None
+
+    for node in _gast.walk(tree):
+        hit = None
+        if isinstance(node, n.Call) and isinstance(node.func, n.Attribute) and node.func.attr in _MUTATORS:
+            hit = root(node.func.value)
+        elif isinstance(node, (n.Assign, n.AugAssign, n.AnnAssign)):
+            targets = node.targets if isinstance(node, n.Assign) else [node.target]
+            for t in targets:
+                if isinstance(t, (n.Subscript, n.Attribute)):
+                    hit = root(t)
+                elif isinstance(node, n.AugAssign) and isinstance(node.value, (n.List, n.Tuple, n.ListComp)):
+                    hit = root(t)  # `xs += [v]` extends the list in place
+        elif isinstance(node, n.Call) and depth < 8:
+            callee = opmap.resolve(node.func, set(params), fn.__globals__)
+            if callee is not None and opmap.is_user_function(callee) and callee is not fn:
+                inner = _mutations(callee, depth + 1)
+                try:
+                    bound = inspect.signature(callee).bind_partial(*node.args, **{
+                        k.arg: k.value for k in node.keywords if k.arg})
+                except TypeError:
+                    bound = None
+                for name, arg in (bound.arguments.items() if bound else ()):
+                    if name in inner and isinstance(arg, n.Name) and node.lineno <= rebound.get(arg.id, float("inf")):
+                        found.setdefault(arg.id, inner[name])
+        if hit in params and getattr(node, "lineno", 0) <= rebound.get(hit, float("inf")):
+            found.setdefault(hit, _gast.unparse(node).split("\n")[0])
+    return {k: v for k, v in found.items() if k in params}
 
 
 class Normalizer(Expressions):
@@ -65,7 +129,8 @@ class Normalizer(Expressions):
         if isinstance(e, n.Call):
             obj = self.resolve(e.func)
             if obj is not None and self.is_nondiff(obj):
-                return False
+                # np.full(shape, v), np.linspace(a, b, n) build arrays from their values
+                return any(self.expr_varied(a) for a in _value_arguments(obj, e))
             return any(self.expr_varied(a) for a in e.args) or any(
                 self.expr_varied(k.value) for k in e.keywords) or (
                 isinstance(e.func, n.Attribute) and obj is None and self.expr_varied(e.func.value))
@@ -113,6 +178,20 @@ class Normalizer(Expressions):
             if name not in self.used:
                 self.used.add(name)
                 return name
+
+    def check_no_mutation(self, call, obj, s):
+        """Refuse a call of a user function that changes an argument in place while any
+        argument is differentiated: the transformer differentiates what a function returns,
+        never what it does to its arguments (issue 9: `helper(xs, a * 2)` doing `xs.append(v)`
+        gave a zero gradient)."""
+        if not (any(self.expr_varied(a) for a in call.args) or any(self.expr_varied(k.value) for k in call.keywords)):
+            return
+        changed = _mutations(obj)
+        if changed:
+            param, line = sorted(changed.items())[0]
+            raise self.fail(s, f"`{obj.__name__}` changes its argument `{param}` in place (`{line}`), which the "
+                            "transformer cannot track", f"Make {obj.__name__} return the new value (e.g. "
+                            f"`return {param} + [v]`) and assign it, or use GradientTape for this code.")
 
     def fail(self, node, what, fix):
         return error(self.api, self.info, node, what, fix)
@@ -166,6 +245,10 @@ class Normalizer(Expressions):
                 raise self.fail(s, f"in-place mutation `.{call.func.attr}(...)` of a differentiated value "
                                 "cannot be tracked", "Build a new list or array instead (e.g. "
                                 "`xs = xs + [v]`, `np.concatenate`), or compute it outside the function.")
+            if isinstance(call, n.Call):
+                obj = self.resolve(call.func)
+                if obj is not None and opmap.is_user_function(obj):
+                    self.check_no_mutation(call, obj, s)
             return self._primal(s, out)
         if isinstance(s, n.Pass):
             return None
@@ -305,8 +388,13 @@ class Normalizer(Expressions):
         else:
             index_name, elem_targets, seqs = None, [s.target], [it]
         seq_atoms = []
+        rebound = _gast.store_names(n.Module(body=s.body, type_ignores=[])) | _gast.store_names(s.target)
         for seq in seqs:
-            if self.expr_varied(seq) or isinstance(seq, n.Name):
+            if isinstance(seq, n.Name) and seq.id in rebound:
+                # Python iterates over the object `x` names when the loop starts: the body may
+                # rebind `x` (`for v in x: x = [v, v]`), so the loop reads a copy of the name
+                seq_atoms.append(self.expr(seq, out, s, target=self.fresh("_items")))
+            elif self.expr_varied(seq) or isinstance(seq, n.Name):
                 seq_atoms.append(self.expr(seq, out, s) if self.expr_varied(seq) else seq)
             else:
                 tmp = self.fresh("_items")

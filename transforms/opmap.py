@@ -29,7 +29,7 @@ _MATH_TO_DNP = {
 
 # Calls whose result never carries a gradient (ints, bools, shapes, indices).
 NONDIFF_BUILTINS = {len, range, int, bool, isinstance, type, round, print, id, str, repr,
-                    sorted, any, all, hash}
+                    any, all, hash}  # (not `sorted`: it returns the differentiated values themselves)
 NONDIFF_NUMPY = {np.shape, np.ndim, np.size, np.argmax, np.argmin, np.argsort, np.zeros,
                  np.ones, np.zeros_like, np.ones_like, np.arange, np.linspace, np.eye,
                  np.empty, np.empty_like, np.full, np.sign, np.isnan, np.isfinite, np.floor,

@@ -83,6 +83,10 @@ _REFUSED = {
 }
 
 
+# builtins that read or run code by name: their effect on derivatives is invisible in the source
+_DYNAMIC = {"eval", "exec", "compile", "locals", "vars", "globals", "__import__"}
+
+
 def check_supported(info, api="transforms.grad"):
     """Raise TransformError for the first construct the transformer refuses outright."""
     fn = info.node
@@ -102,3 +106,8 @@ def check_supported(info, api="transforms.grad"):
                         "Set a flag before `break` and test it after the loop.")
         if isinstance(node, (n.ListComp, n.SetComp, n.DictComp, n.GeneratorExp)):
             pass  # allowed when inactive; normalize refuses active ones
+        if (isinstance(node, n.Call) and isinstance(node.func, n.Name) and node.func.id in _DYNAMIC
+                and node.func.id not in info.namespace and not generated):
+            raise error(api, info, node, f"`{node.func.id}(...)` reads or runs code by name, which the "
+                        "transformer cannot see (it would run it and give a zero derivative)",
+                        "Write the expression out in the function, or use GradientTape for it.")
