@@ -286,3 +286,59 @@ def test_hvp_refuses_a_non_scalar_output():
     # scalar outputs are unchanged
     assert dt.hvp(scaled)(1.5, 2.0, 1.0) == 0.0
     assert dt.hvp(elementwise_square)(1.5, 1.0) == 2.0
+
+
+# -- issue 9: np.linalg under forward mode, hvp and mixed mode ----------------------------
+
+def solve_vector(a, b):
+    return np.sum(np.linalg.solve(a, b) ** 2)
+
+
+def solve_matrix(a, b):
+    return np.sum(np.sin(np.linalg.solve(a, b)))
+
+
+def solve_stacked(a, b):
+    return np.sum(np.linalg.solve(a, b) ** 2)
+
+
+def inverse(a):
+    return np.sum(np.linalg.inv(a) ** 2)
+
+
+def determinant(a):
+    return np.linalg.det(a) ** 2
+
+
+def determinant_stacked(a):
+    return np.sum(np.linalg.det(a) ** 2)
+
+
+def log_determinant(a):
+    s, l = np.linalg.slogdet(a)
+    return l * l + s
+
+
+def log_determinant_index(a):
+    return np.linalg.slogdet(a @ a.T + np.eye(3))[1] * np.sum(a)
+
+
+def cholesky(a):
+    lower = np.linalg.cholesky(a @ a.T + 3.0 * np.eye(3))
+    return np.sum(lower ** 3)
+
+
+B3 = RNG.uniform(-1.0, 1.0, 3)
+LINALG = [(solve_vector, [A3, B3], 0), (solve_vector, [A3, B3], 1),
+          (solve_matrix, [A3, RNG.uniform(-1.0, 1.0, (3, 2))], 0),
+          (solve_stacked, [np.stack([A3, A3.T]), RNG.uniform(-1.0, 1.0, (2, 3, 2))], 0),
+          (inverse, [A3], 0), (determinant, [A3], 0), (determinant_stacked, [np.stack([A3, A3.T])], 0),
+          (log_determinant, [A3], 0), (log_determinant_index, [A3], 0), (cholesky, [A3], 0)]
+
+
+@pytest.mark.parametrize("f, args, i", LINALG, ids=[f"{c[0].__name__}-{c[2]}" for c in LINALG])
+def test_linalg(f, args, i):
+    # issue 9: solve with a vector b failed with a reshape error (the op's rules are for
+    # matrices), det and cholesky under hvp met adjoint helpers without forward rules
+    # (matrix_scalar, lower_half_diagonal), slogdet was refused in every mode
+    check_all(f, args, i)

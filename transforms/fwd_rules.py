@@ -122,6 +122,8 @@ HELPERS = {
     rulekit.matmul_vjp_right: _helper("matmul_vjp_right", rulekit.matmul_vjp_right, (mvr_g, mvr_x, ND)),
     rulekit.log_where_positive: _helper("log_where_positive", rulekit.log_where_positive, (log_where_positive_jvp,)),
     rulekit.swap_last: _helper("swap_last", rulekit.swap_last, LINEAR),
+    rulekit.matrix_scalar: _helper("matrix_scalar", rulekit.matrix_scalar, LINEAR),
+    rulekit.lower_half_diagonal: _helper("lower_half_diagonal", rulekit.lower_half_diagonal, LINEAR),
     rulekit.symmetrize: _helper("symmetrize", rulekit.symmetrize, LINEAR),
     rulekit.untranspose: _helper("untranspose", rulekit.untranspose, LINEAR, (1,)),
     rulekit.concat_piece: _helper("concat_piece", rulekit.concat_piece, LINEAR, (1, 2, 3)),
@@ -142,7 +144,8 @@ HELPERS = {
 }
 NONDIFF_HELPERS = {runtime.zeros_like, runtime.take_axis, runtime.pad_pairs, runtime.prod_others_tangent, runtime.einsum_vjp_tangent, rulekit.zeros_like, rulekit.ones_like, rulekit.step,
                    rulekit.reduced_size, rulekit.reduced_shape, rulekit.shape_of, rulekit.normalize_axis,
-                   rulekit.tie_share, rulekit.inverse_permutation, rulekit.batch_shape}
+                   rulekit.tie_share, rulekit.inverse_permutation, rulekit.batch_shape, rulekit.negative_axis,
+                   rulekit.axis_index, rulekit.einsum_sizes, runtime.solve_rhs_shape, runtime.solve_x_shape}
 
 
 def helper_spec(obj):

@@ -23,6 +23,36 @@ class Expressions:
     """Expression and call normalization (a mixin of Normalizer)."""
 
     # -- expressions ------------------------------------------------------------------------------
+    def _solve(self, e, out, s, target):
+        """np.linalg.solve(a, b) as the registry op on a matrix right-hand side: a vector b
+        (NumPy 2: b.ndim == 1) is solved as the column b[:, None] and x read back as a vector,
+        as dnp.linalg_solve does; the op's rules are for matrices (issue 9: the gradient of a
+        solve with a vector b failed with a reshape error)."""
+        a = _gast.unparse(self.expr(e.args[0], out, s))
+        b = _gast.unparse(self.expr(e.args[1], out, s))
+        column = self.expr(_gast.parse_expr(f"np.reshape({b}, solve_rhs_shape(np.shape({b})))"), out, s)
+        call = _gast.parse_expr(f"{_gast.unparse(e.func)}({a}, {_gast.unparse(column)})")
+        call._matrix_rhs = True
+        x = _gast.unparse(self.expr(call, out, s))
+        return self.expr(_gast.parse_expr(f"np.reshape({x}, solve_x_shape(np.shape({x}), np.ndim({b})))"),
+                         out, s, target)
+
+    def _slogdet(self, e, out, s, target):
+        """np.linalg.slogdet(a) as the pair (sign, log|det a|) of its two registry ops (the sign
+        a constant), spelled with the runtime names slogdet_sign / slogdet_logabs (issue 9)."""
+        from . import runtime
+        line, text = self.loc(s)
+        a = self.expr(e.args[0], out, s)
+        sign = self.fresh("_sign")
+        node = n.Assign(targets=[_gast.name(sign, store=True)],
+                        value=_gast.parse_expr(f"slogdet_sign({_gast.unparse(a)})"), type_comment=None)
+        node.lineno = s.lineno
+        out.append(Primal(node, line, text))
+        logabs = self.fresh(_hint("logabsdet", a))
+        self._emit(Op(logabs, "prim", _gast.parse_expr(f"slogdet_logabs({_gast.unparse(a)})"), [a], line, text,
+                      spec=opmap.lookup(runtime.slogdet_logabs), static={}), out)
+        return self.expr(_gast.parse_expr(f"({sign}, {logabs})"), out, s, target)
+
     def list_names(self):
         """Names some assignment binds to a list or tuple literal (they may hold a Python list)."""
         if getattr(self, "_list_names", None) is None:
@@ -127,6 +157,10 @@ class Expressions:
             # np.array([a, b]) of differentiated values is np.stack([a, b]) (nested lists stacked
             # level by level): one op with rules in every mode, and traced values stay traced (issue 9)
             return self.expr(_array_as_stack(e.args[0]), out, s, target)
+        if obj is np.linalg.solve and len(e.args) == 2 and not e.keywords and not getattr(e, "_matrix_rhs", False):
+            return self._solve(e, out, s, target)
+        if obj is np.linalg.slogdet and len(e.args) == 1 and not e.keywords:
+            return self._slogdet(e, out, s, target)
         if (obj is np.copy or obj is np.array) and len(e.args) == 1 and not e.keywords:
             # a copy: new memory (aliasing.py lets code write into it), the identity derivative
             a = self.expr(e.args[0], out, s)
@@ -185,7 +219,6 @@ class Expressions:
                           static=static), out)
             return _gast.name(name)
         if obj is not None and opmap.is_user_function(obj):
-            self.check_no_mutation(e, obj, s)
             args = [self.expr(a, out, s) for a in e.args]
             kws = {k.arg: self.expr(k.value, out, s) for k in e.keywords}
             call = n.Call(func=_gast.copy(e.func), args=[_gast.copy(a) for a in args],

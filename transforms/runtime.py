@@ -12,6 +12,7 @@ from dualtape import numpy_api as dnp  # noqa: F401  (rules without a NumPy twin
 from dualtape.rulekit import *  # noqa: F401,F403  (unbroadcast, unreduce, matmul_vjp_left, ...)
 from dualtape.rulekit import unbroadcast  # noqa: F401
 from dualtape.registry import Traced as _Traced
+from dualtape.ops import linalg as _linalg
 
 
 def zeros_like(x):
@@ -76,6 +77,20 @@ def set_item(a, index, value):
     mask[index] = True
     value = dnp.broadcast_to(value, mask[index].shape)
     return dnp.where(mask, dnp.unindex(value, shape, index), a)
+
+
+def solve_rhs_shape(shape):
+    """The shape np.linalg.solve's b is solved as: a vector (NumPy 2: 1-D) becomes a column."""
+    return tuple(shape) + (1,) if len(shape) == 1 else tuple(shape)
+
+
+def solve_x_shape(shape, b_ndim):
+    """The shape of np.linalg.solve's x, from the solution for the column: a vector for a 1-D b."""
+    return tuple(shape)[:-1] if b_ndim == 1 else tuple(shape)
+
+
+slogdet_sign = _linalg.SIGN_DETERMINANT  # np.linalg.slogdet(a)[0]: a constant
+slogdet_logabs = _linalg.LOG_ABS_DETERMINANT  # np.linalg.slogdet(a)[1]: log |det a|
 
 
 def copy_of(x, *args, **kwargs):
