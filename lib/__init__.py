@@ -11,6 +11,8 @@ from . import numpy_api as dnp
 from . import operators as _operators  # noqa: F401  (Tensor operators and NumPy protocols)
 from . import errors, image, layers, linalg, math, nest, nn, random  # noqa: A004
 from .custom import custom_gradient
+from .custom_rules import custom_jvp, custom_vjp
+from .primitives import defjvp, defvjp, primitive
 from .dtypes import (DType, as_dtype, bool, complex64, complex128, double, float16, float32,  # noqa: A004
                      float64, int8, int16, int32, int64, string, uint8)
 from .module import Module

@@ -1,17 +1,20 @@
-"""`custom_gradient` and `stop_gradient`: user control over what flows backwards."""
+"""`custom_gradient` and `stop_gradient`: user control over what flows backwards.
+
+`custom_gradient` follows TensorFlow's eager semantics: the decorated function runs
+recorded like any other code, and its outputs are re-bound (`custom_bind.rebind`) so that
+tapes use its gradient function. Forward mode uses the same gradient function: the
+tangents are its transpose applied to the input tangents (the double-VJP trick of TF's
+ForwardAccumulator), so `jvp`, `jacfwd`, `hessian` and `ForwardAccumulator` agree with it.
+"""
 
 import functools
-import itertools
-
-import numpy as np
+import inspect
 
 from . import nest
 from . import numpy_api as dnp
-from .dispatch import STATE, _record
-from .registry import Primitive, Traced
+from .custom_bind import as_duals, dual_level, per_direction, rebind, split_level, transpose
+from .dispatch import STATE
 from .tensor import Tensor, convert_to_tensor, wrap
-
-_custom_ids = itertools.count(1)
 
 
 def stop_gradient(input, name=None):  # noqa: A002 - TF's argument name
@@ -20,7 +23,7 @@ def stop_gradient(input, name=None):  # noqa: A002 - TF's argument name
 
 
 def custom_gradient(f=None):
-    """Decorate `f(*x) -> (y, grad_fn)` so tapes use `grad_fn(dy)` as its gradient.
+    """Decorate `f(*x) -> (y, grad_fn)` so that derivatives of `y` use `grad_fn`.
 
     >>> @dualtape.custom_gradient
     ... def clip_gradients(y):
@@ -28,8 +31,12 @@ def custom_gradient(f=None):
     ...         return dualtape.clip_by_norm(dy, 0.5)
     ...     return y, backward
 
-    `f` runs unrecorded. If it reads trainable variables, `grad_fn` must accept
-    `variables=` and return `(input_grads, variable_grads)`, as in TF.
+    As in TF: `y` may be a tensor or a nested structure of tensors, and `grad_fn(*dys)`
+    gets one upstream gradient per flattened output and returns one gradient per
+    flattened input. If `f` reads trainable variables, `grad_fn` must accept `variables=`
+    and return `(input_grads, variable_grads)`. Forward mode (`jvp`, `jacfwd`, `hessian`,
+    `ForwardAccumulator`) transposes `grad_fn`, so it must be linear in the upstreams and
+    written with dualtape ops on them.
     """
     if f is None:
         return custom_gradient
@@ -38,70 +45,94 @@ def custom_gradient(f=None):
     def decorated(*args, **kwargs):
         return _call_custom(f, args, kwargs)
 
+    decorated.__dualtape_opaque__ = "a custom_gradient function"
     return decorated
 
 
 def _call_custom(f, args, kwargs):
-    state = STATE
-    saved_tapes, saved_accs = state.tapes[:], state.accumulators[:]
+    name = getattr(f, "__name__", "f")
+    leaves = nest.flatten(list(args))
+    level = dual_level(leaves)
+    if level is not None:  # jvp / jacfwd: run f on this level's primals, transpose grad_fn
+        tag, batch = level
+        primals, tangents = split_level(leaves, tag)
+        result, grad_fn, variables = _run(f, nest.pack_sequence_as(list(args), primals), kwargs)
+        vjp_fn = _vjp_fn(name, grad_fn, len(leaves), variables, tensors=False)
+        outputs = nest.flatten(result)
+
+        def jvp_fn(ts):
+            return transpose(lambda us: vjp_fn(us)[:len(leaves)], outputs, ts)
+
+        return as_duals(result, per_direction(jvp_fn, tangents, batch), tag, batch)
+    result, grad_fn, variables = _run(f, args, kwargs)
+    if not (STATE.tapes or STATE.accumulators):
+        return nest.map_structure(lambda y: wrap(_value(y)), result)
+    vjp_fn = _vjp_fn(name, grad_fn, len(leaves), variables, tensors=True)
+    return rebind(name, leaves + variables, result, vjp_fn)
+
+
+def _run(f, args, kwargs):
+    """f(*args) -> (result, grad_fn, the trainable variables it read that are not arguments)."""
     accessed = []
-    state.tapes.clear()
-    state.accumulators.clear()
-    state.custom_capture.append(accessed)
+    STATE.custom_capture.append(accessed)
     try:
-        result, grad_fn = f(*args, **kwargs)
+        out = f(*args, **kwargs)
     finally:
-        state.custom_capture.pop()
-        state.tapes[:] = saved_tapes
-        state.accumulators[:] = saved_accs
-    if isinstance(result, (list, tuple)):
-        raise NotImplementedError(f"[custom_gradient] {f.__name__} returned {len(result)} outputs; "
-                                  "only single-tensor outputs are supported. Stack them into one "
-                                  "tensor, or write one custom_gradient function per output.")
-    out = wrap(_value(result))  # a new identity: the output is never one of the inputs
-    if not saved_tapes:
-        return out
-    arg_ids = {a._id for a in nest.flatten(list(args)) if isinstance(a, Tensor)}
+        STATE.custom_capture.pop()
+    name = getattr(f, "__name__", "f")
+    if not (isinstance(out, (tuple, list)) and len(out) == 2 and callable(out[1])):
+        raise TypeError(f"[custom_gradient] {name} must return a pair (outputs, grad_fn), got "
+                        f"{type(out).__name__}. Return the result and the gradient function.")
+    result, grad_fn = out
+    arg_ids = {a._id for a in nest.flatten([list(args), kwargs]) if isinstance(a, Tensor)}
     variables = list({v._id: v for v in accessed if v._id not in arg_ids}.values())
-    read = variables + [a for a in nest.flatten(list(args)) if getattr(a, "_is_variable", False)]
-    for tape in saved_tapes:  # f read them while recording was paused: watch them now
-        if tape._watch_accessed:
-            for v in read:
-                if v.trainable:
-                    tape._watch_variable(v)
-    inputs = nest.flatten(list(args)) + variables
-    op = Primitive(f"CustomGradient{next(_custom_ids)}:{f.__name__}", None, None, None,
-                   False, True, {}, (), (), False)
-    op.custom_vjp = _custom_vjp(f.__name__, grad_fn, len(inputs) - len(variables), variables)
-    values = [t._value if isinstance(t, Tensor) else t for t in inputs]
-    ids = [t._id if isinstance(t, Tensor) else None for t in inputs]
-    _record(saved_tapes, op, ids, values, out, out._value, {})
-    return out
+    if variables and not _accepts_variables(grad_fn):
+        raise TypeError(f"[custom_gradient] {name} reads the variables "
+                        f"{[v.name for v in variables]}, so its gradient function must accept a "
+                        "keyword argument `variables` and return (input_grads, variable_grads).")
+    return result, grad_fn, variables
+
+
+def _accepts_variables(grad_fn):
+    try:
+        params = inspect.signature(grad_fn).parameters
+    except (TypeError, ValueError):
+        return True
+    return "variables" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+
+
+def _vjp_fn(name, grad_fn, n_inputs, variables, tensors):
+    """upstreams (one per output leaf) -> one gradient per input, then one per variable."""
+    def vjp(upstreams):
+        dys = [u if u is None or not tensors or isinstance(u, Tensor) else wrap(u)
+               for u in upstreams]
+        if variables:
+            grads = grad_fn(*dys, variables=variables)
+            if not (isinstance(grads, (tuple, list)) and len(grads) == 2):
+                raise ValueError(f"[custom_gradient] the gradient function of {name} reads variables "
+                                 "and must return a pair (input_grads, variable_grads).")
+            input_grads, variable_grads = grads
+            variable_grads = _as_list(variable_grads)
+            if len(variable_grads) != len(variables):
+                raise ValueError(f"[custom_gradient] the gradient function of {name} returned "
+                                 f"{len(variable_grads)} variable gradients for {len(variables)} "
+                                 "variables; return one per variable, in the order of `variables`.")
+        else:
+            input_grads, variable_grads = grad_fn(*dys), []
+        input_grads = nest.flatten(input_grads) if isinstance(input_grads, (tuple, list)) else [input_grads]
+        if len(input_grads) != n_inputs:
+            raise ValueError(f"[custom_gradient] the gradient function of {name} returned "
+                             f"{len(input_grads)} gradients for {n_inputs} inputs; return one per "
+                             "(flattened) input, None for an input with no gradient.")
+        return input_grads + list(variable_grads)
+
+    return vjp
 
 
 def _value(x):
     if isinstance(x, Tensor):
         return x._value
-    if isinstance(x, Traced):
-        return x
     return convert_to_tensor(x)._value
-
-
-def _custom_vjp(name, grad_fn, n_inputs, variables):
-    def vjp(g, values):
-        dy = g if isinstance(g, Tensor) else wrap(np.asarray(g))
-        if variables:
-            input_grads, variable_grads = grad_fn(dy, variables=variables)
-            grads = _as_list(input_grads) + _as_list(variable_grads)
-        else:
-            grads = _as_list(grad_fn(dy))
-        if len(grads) != len(values):
-            raise ValueError(f"[custom_gradient] the gradient function of {name} returned "
-                             f"{len(grads)} gradients for {len(values)} inputs"
-                             f"{' and variables' if variables else ''}; return one per input.")
-        return grads
-
-    return vjp
 
 
 def _as_list(x):

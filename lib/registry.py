@@ -54,7 +54,7 @@ class Primitive:
 
     __slots__ = ("name", "impl", "vjp", "jvp", "elementwise", "variadic", "domain",
                  "samples", "nondiff_argnums", "batch_jvp", "batch_vjp", "custom_vjp",
-                 "__weakref__")
+                 "opaque", "__weakref__")
 
     def __init__(self, name, impl, vjp, jvp, elementwise, variadic, domain, samples,
                  nondiff_argnums, batch_jvp):
@@ -70,6 +70,7 @@ class Primitive:
         self.batch_jvp = batch_jvp
         self.batch_vjp = elementwise  # VJP rules accept cotangents with a leading batch axis
         self.custom_vjp = None  # custom_gradient: fn(g, values) -> one cotangent per input
+        self.opaque = False  # dualtape.primitive: rules are any Python, runtime only (no templates)
 
     def __call__(self, *args, **static):
         for a in args:

@@ -75,8 +75,8 @@ def _tangent_sweep(records, inputs, tangents, tag, batch):
         else:  # no input carries a tangent: the record stays as it is
             entries.append(entry)
             continue
-        if isinstance(ans, Traced):
-            return None
+        if isinstance(ans, Traced) or op.custom_vjp is not None:
+            return None  # (a custom gradient's grad_fn closes over values this replay cannot see)
         for v in values:
             if isinstance(v, Traced):
                 return None

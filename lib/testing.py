@@ -234,7 +234,11 @@ def check_grads(f, args, order=1, modes=("rev", "fwd"), eps=None, rtol=None, ato
     <v, f> w.r.t. each floating-point argument (random v) equals the numeric one. "fwd":
     `dualtape.functional.jvp` equals the numeric JVP, and <v, J u> == <J^T v, u> (skipped when
     forward mode is not available). order=2 also checks nested tapes' Hessian-vector products
-    against differences of the first-order gradient. Tolerances default by dtype.
+    against differences of the first-order gradient and, as HIPS autograd's check_grads
+    does, runs the order-1 check (in `modes`) on f's derivatives as functions of their
+    inputs: "rev", the pullback (x, v) -> vjp(f, x)(v) (its "fwd" check is forward over
+    reverse, a jvp through a cotangent that is a dual number); "fwd", (x, u) -> the JVP.
+    Tolerances default by dtype.
 
     >>> import dualtape
     >>> check_grads(lambda x, y: x * dualtape.dnp.exp(y), [np.ones(3), np.zeros((2, 1))])
@@ -302,3 +306,42 @@ def check_grads(f, args, order=1, modes=("rev", "fwd"), eps=None, rtol=None, ato
             assert_close(h, n, rtol, atol,
                          what=f"[check_grads] second-order (nested tapes) derivative of {name} "
                               f"w.r.t. argument {i} vs central differences of the gradient")
+        if HAS_FORWARD_MODE:
+            for mode in modes:
+                derivative = _derivative_function(f, args, argnums, mode, name)
+                extra = [v] if mode == "rev" else u
+                check_grads(derivative, list(args) + extra, order=1, modes=modes, eps=eps,
+                            rtol=rtol, atol=atol, seed=seed + 1)
+
+
+def _derivative_function(f, args, argnums, mode, name):
+    """f's first derivative as a function of (all of f's arguments, then its direction(s)):
+    mode "rev", the VJP (x, v) -> vjp(f, x)(v); "fwd", the JVP (x, u) -> J(x) u. Several
+    differentiated arguments give one flat vector of their cotangents."""
+    from .functional import vjp
+    from . import numpy_api as dnp
+    nargs = len(args)
+
+    def restricted(full):
+        def g(*xs):
+            values = list(full)
+            for i, x in zip(argnums, xs):
+                values[i] = x
+            return f(*values)
+        return g
+
+    def pullback(*values):
+        full, v = values[:nargs], values[nargs]
+        _, vjp_fn = vjp(restricted(full), *[full[i] for i in argnums])
+        parts = vjp_fn(v)
+        if len(parts) == 1:
+            return parts[0]
+        return dnp.concatenate([dnp.reshape(p, (-1,)) for p in parts])
+
+    def forward(*values):
+        full, tangents = values[:nargs], values[nargs:]
+        return _functional_jvp(restricted(full), tuple(full[i] for i in argnums), tuple(tangents))[1]
+
+    derivative = pullback if mode == "rev" else forward
+    derivative.__qualname__ = f"{'vjp' if mode == 'rev' else 'jvp'}_of_{name}"
+    return derivative

@@ -196,6 +196,9 @@ def lookup(obj):
 
 @functools.lru_cache(maxsize=None)
 def _lookup(obj):
+    opaque = _opaque_spec(obj)
+    if opaque is not None:
+        return opaque
     is_math = False
     if getattr(obj, "__module__", None) == "math" or (
             inspect.isbuiltin(obj) and getattr(obj, "__self__", None) is math):
@@ -224,6 +227,31 @@ def _lookup(obj):
         inputs, statics = rule_params(prim)
         return OpSpec(prim, obj, inputs, statics, is_math)
     return None
+
+
+class _OpaqueSpec(OpSpec):
+    """A callable whose derivative rules are runtime-only Python (a `dualtape.primitive`, a
+    custom_gradient / custom_jvp / custom_vjp function): binding it is refused, with why."""
+
+    def bind(self, args, keywords):
+        raise VariadicError(
+            f"`{self.prim.name}` is {self.wrapper} whose derivative rules are Python code the "
+            "transformer cannot inline",
+            "Differentiate the code that calls it with GradientTape or dualtape.grad / jvp (they "
+            "use its rules), or declare the op with defop and single-return template rules.")
+
+
+def _opaque_spec(obj):
+    if isinstance(obj, Primitive):
+        if not getattr(obj, "opaque", False):
+            return None
+        what = "a user-defined primitive (dualtape.primitive)"
+    else:
+        what = getattr(obj, "__dualtape_opaque__", None)
+        if not isinstance(what, str):
+            return None
+    name = getattr(obj, "__name__", None) or getattr(obj, "name", "?")
+    return _OpaqueSpec(Primitive(name, obj, (), (), False, False, {}, (), (), False), what, [], [], False)
 
 
 def is_nondiff(obj):
