@@ -227,7 +227,7 @@ def _bind_level(op, args, static, tag, batch):
         ans = op.impl(*primals, **static) if static else op.impl(*primals)
     else:
         ans = op(*primals, **static)
-    if (ans.dtype.kind if ans.__class__ is _ndarray else dnp.result_dtype(ans).kind) == "c":
+    if (ans.dtype.kind if ans.__class__ in _PLAIN else dnp.result_dtype(ans).kind) == "c":
         raise complex_error(op.name, f"the result (of an op on a dual number of jvp/jacfwd/"
                                      f"hessian) of dtype {dnp.result_dtype(ans)}")
     if batch is not None:
@@ -340,6 +340,7 @@ def bind(op, args, static):
 
 
 _ndarray = np.ndarray
+_PLAIN = (np.ndarray, np.float64, np.float32)  # values whose dtype is at hand
 _np_add = np.add
 _NOT_DIFFERENTIABLE = NOT_DIFFERENTIABLE
 
