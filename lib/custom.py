@@ -14,6 +14,7 @@ from . import nest
 from . import numpy_api as dnp
 from .custom_bind import as_duals, dual_level, per_direction, rebind, split_level, transpose
 from .dispatch import STATE
+from .dual import Dual
 from .tensor import Tensor, convert_to_tensor, wrap
 
 
@@ -53,6 +54,10 @@ def _call_custom(f, args, kwargs):
     name = getattr(f, "__name__", "f")
     leaves = nest.flatten(list(args))
     level = dual_level(leaves)
+    if level is not None and any(type(v) is Dual for v in nest.flatten(kwargs)):
+        raise TypeError(f"[custom_gradient] {name} got a value being differentiated as a keyword "
+                        "argument; keyword arguments are not differentiated (as in TF). Pass it "
+                        "positionally.")
     if level is not None:  # jvp / jacfwd: run f on this level's primals, transpose grad_fn
         tag, batch = level
         primals, tangents = split_level(leaves, tag)

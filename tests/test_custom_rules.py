@@ -234,6 +234,13 @@ def test_custom_gradient_errors():
     with pytest.raises(ValueError, match="returned 2 gradients for 1 inputs"):
         tf.grad(too_many)(1.0)
 
+    @tf.custom_gradient
+    def scaled_by(x, scale=1.0):
+        return x * scale, lambda dy: dy * scale
+
+    with pytest.raises(TypeError, match="keyword arguments are not differentiated"):
+        tf.jvp(lambda x: scaled_by(x, scale=x), (1.0,), (1.0,))
+
 
 # -- custom_jvp ----------------------------------------------------------------------------------
 
