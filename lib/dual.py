@@ -11,6 +11,7 @@ the price of one pass, as in ForwardDiff.jl's chunk mode (see `batching.py`).
 """
 
 import itertools
+import math
 
 import numpy as np
 
@@ -96,6 +97,16 @@ class Dual(Traced):
 
     def __int__(self):
         return int(self.primal)
+
+    # piecewise constant, as int(): the tangent they drop is zero (see Tensor.__floor__)
+    def __floor__(self):
+        return math.floor(plain_value(self).item())
+
+    def __ceil__(self):
+        return math.ceil(plain_value(self).item())
+
+    def __trunc__(self):
+        return math.trunc(plain_value(self).item())
 
     def __index__(self):
         return self.primal.__index__()

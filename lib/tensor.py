@@ -6,6 +6,7 @@ so a variable keeps its id while `assign` replaces its value.
 """
 
 import itertools
+import math
 
 import numpy as np
 
@@ -103,8 +104,17 @@ class Tensor(Traced):
         _check_escape(self, "complex()")
         return complex(np.asarray(_primal(self._value)).reshape(()))
 
-    # int(), bool() and indexing stay allowed on traced values: their results are piecewise
-    # constant, so the derivative they drop is zero (`if x > 0:` branches as in NumPy).
+    # int(), bool(), indexing and math.floor / ceil / trunc stay allowed on traced values:
+    # their results are piecewise constant, so the derivative they drop is zero (`if x > 0:`
+    # branches as in NumPy).
+    def __floor__(self):
+        return math.floor(np.asarray(_primal(self._value)).item())
+
+    def __ceil__(self):
+        return math.ceil(np.asarray(_primal(self._value)).item())
+
+    def __trunc__(self):
+        return math.trunc(np.asarray(_primal(self._value)).item())
 
     def __int__(self):
         return int(np.asarray(_primal(self._value)).reshape(()))

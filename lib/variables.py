@@ -7,7 +7,7 @@ gradients: after `x1.assign_add(x0)` the tape sees x1's new value, not how it wa
 import numpy as np
 
 from . import dtypes
-from .tensor import Tensor, TensorShape, _next_id, _numpy_repr
+from .tensor import Tensor, TensorShape, _check_escape, _next_id, _numpy_repr
 
 
 class Variable(Tensor):
@@ -52,7 +52,11 @@ class Variable(Tensor):
 
     def assign(self, value, use_locking=False, name=None, read_value=True):
         """Replace the value (same shape and dtype). Not recorded: state stops gradients."""
-        new = value._value if isinstance(value, Tensor) else value
+        if isinstance(value, Tensor):
+            _check_escape(value, "Variable.assign")  # state blocks the functional derivative
+            new = value._value
+        else:
+            new = value
         new = np.array(new, dtype=self._value.dtype)
         if new.shape != self._shape:
             raise ValueError(f"[Variable.assign] Cannot assign value of shape {new.shape} to variable "
@@ -62,11 +66,15 @@ class Variable(Tensor):
         return self
 
     def assign_add(self, delta, use_locking=False, name=None, read_value=True):
-        delta = delta._value if isinstance(delta, Tensor) else delta
+        if isinstance(delta, Tensor):
+            _check_escape(delta, "Variable.assign_add")
+            delta = delta._value
         return self.assign(np.add(self._value, delta))
 
     def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
-        delta = delta._value if isinstance(delta, Tensor) else delta
+        if isinstance(delta, Tensor):
+            _check_escape(delta, "Variable.assign_sub")
+            delta = delta._value
         return self.assign(np.subtract(self._value, delta))
 
     def __repr__(self):

@@ -31,6 +31,12 @@ def _setitem(x):
     return dnp.sum(x) + y[0]
 
 
+def _variable_assign(x):
+    v = tf.Variable(np.zeros(2))
+    v.assign(x * 2)  # state: the variable's value no longer knows x
+    return dnp.sum(v * x)
+
+
 def _scipy_logsumexp(x):
     special = pytest.importorskip("scipy.special")
     return special.logsumexp(x) * x[1]
@@ -52,6 +58,8 @@ ROUTES = {
     "setitem": _setitem,
     ".numpy()": lambda x: tf.identity(x).numpy()[0] * x[1],
     "tf.constant": lambda x: tf.constant(x)[0] * x[1],
+    "tf.Variable": lambda x: dnp.sum(tf.Variable(x * 2) * x),
+    "Variable.assign": _variable_assign,
     "scipy.logsumexp": _scipy_logsumexp,
 }
 
@@ -84,7 +92,7 @@ def _chain(error):
 
 
 def test_the_product_is_complete():
-    assert len(ROUTES) == 16 and len(TRANSFORMS) == 10 and len(ESCAPES) == 160
+    assert len(ROUTES) == 18 and len(TRANSFORMS) == 10 and len(ESCAPES) == 180
 
 
 @pytest.mark.parametrize("route,api", ESCAPES, ids=[f"{r}-{a}" for r, a in ESCAPES])
@@ -118,6 +126,8 @@ ALLOWED = {
     "print": (lambda x: (f"{x[0]:.3f} {x} {x!r} {str(x)}", x[0] * x[1])[1],
               [X[1], X[0]], [[0, 1], [1, 0]]),
     "tf.argmax": (lambda x: x[int(tf.argmax(x))] ** 2, [0.0, 2 * X[1]], [[0, 0], [0, 2]]),
+    "math.floor_index": (lambda x: x[math.floor(x[1])] * x[0] ** 2, [2 * X[0] * X[1], X[0] ** 2],
+                         [[2 * X[1], 2 * X[0]], [2 * X[0], 0]]),
     "shape_queries": (lambda x: x[len(x) - 1] * np.shape(x)[0] * x.ndim, [0.0, 2.0], np.zeros((2, 2))),
 }
 
