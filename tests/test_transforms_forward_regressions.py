@@ -342,3 +342,63 @@ def test_linalg(f, args, i):
     # matrices), det and cholesky under hvp met adjoint helpers without forward rules
     # (matrix_scalar, lower_half_diagonal), slogdet was refused in every mode
     check_all(f, args, i)
+
+
+# -- issue 9: np.outer, np.tensordot, np.trace, np.diagonal and einsum with '...' ---------
+
+def outer(x, y):
+    return np.sum(np.outer(x, y) ** 2)
+
+
+def outer_of_a_matrix(a, b):
+    return np.sum(np.outer(a, b) ** 2)
+
+
+def tensordot(x, y):
+    return np.sum(np.tensordot(x, y, axes=1) ** 2)
+
+
+def tensordot_pairs(x, y):
+    return np.sum(np.tensordot(x, y, axes=([0, 1], [1, 0])) ** 2) + np.sum(np.tensordot(x, x, 0))
+
+
+def trace(a):
+    return np.trace(a @ a) ** 2
+
+
+def trace_offsets(a):
+    return np.trace(a[:, :2] * a[:, :2], 1) + np.trace(a, offset=-1) ** 2
+
+
+def diagonal(a):
+    return np.sum(np.diagonal(a @ a) ** 2)
+
+
+def diagonal_axes(t):
+    return np.sum(np.sin(np.diagonal(t, 0, 2, 0))) * np.sum(np.diagonal(t, axis1=1, axis2=2) ** 2)
+
+
+def einsum_ellipsis(a, b):
+    return np.sum(np.einsum('...ij,...jk->...ik', a, b) ** 2)
+
+
+def einsum_ellipsis_implicit(a, b):
+    return np.sum(np.einsum('...i,...i', a, b) ** 2)
+
+
+EINSUMS = [(outer, [RNG.uniform(0, 1, 3), RNG.uniform(0, 1, 2)]),
+           (outer_of_a_matrix, [RNG.uniform(-1, 1, (2, 2)), RNG.uniform(-1, 1, 3)]),
+           (tensordot, [RNG.uniform(0, 1, (2, 3)), RNG.uniform(0, 1, (3, 2))]),
+           (tensordot_pairs, [RNG.uniform(-1, 1, (2, 3)), RNG.uniform(-1, 1, (3, 2))]),
+           (trace, [A3]), (trace_offsets, [A3]), (diagonal, [A3]),
+           (diagonal_axes, [RNG.uniform(-1, 1, (2, 3, 2))]),
+           (einsum_ellipsis, [RNG.uniform(0, 1, (2, 2, 3)), RNG.uniform(0, 1, (2, 3, 2))]),
+           (einsum_ellipsis_implicit, [RNG.uniform(-1, 1, (2, 3)), RNG.uniform(-1, 1, 3)])]
+
+
+@pytest.mark.parametrize("f, args", EINSUMS, ids=[c[0].__name__ for c in EINSUMS])
+@pytest.mark.parametrize("i", [0, 1])
+def test_einsum_family(f, args, i):
+    # issue 9: all of these were refused in every mode
+    if i < len(args):
+        check_all(f, args, i)

@@ -145,7 +145,9 @@ HELPERS = {
 NONDIFF_HELPERS = {runtime.zeros_like, runtime.take_axis, runtime.pad_pairs, runtime.prod_others_tangent, runtime.einsum_vjp_tangent, rulekit.zeros_like, rulekit.ones_like, rulekit.step,
                    rulekit.reduced_size, rulekit.reduced_shape, rulekit.shape_of, rulekit.normalize_axis,
                    rulekit.tie_share, rulekit.inverse_permutation, rulekit.batch_shape, rulekit.negative_axis,
-                   rulekit.axis_index, rulekit.einsum_sizes, runtime.solve_rhs_shape, runtime.solve_x_shape}
+                   rulekit.axis_index, rulekit.einsum_sizes, runtime.solve_rhs_shape, runtime.solve_x_shape,
+                   runtime.einsum_subscripts, runtime.tensordot_subscripts, runtime.diagonal_block,
+                   runtime.diagonal_subscripts}
 
 
 def helper_spec(obj):

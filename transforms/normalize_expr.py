@@ -5,6 +5,7 @@ returns the atom holding it; `call` resolves a call to a registry op or a user f
 """
 
 import builtins
+import inspect
 
 import numpy as np
 
@@ -36,6 +37,46 @@ class Expressions:
         x = _gast.unparse(self.expr(call, out, s))
         return self.expr(_gast.parse_expr(f"np.reshape({x}, solve_x_shape(np.shape({x}), np.ndim({b})))"),
                          out, s, target)
+
+    def _as_einsum(self, obj, e, out, s):
+        """np.outer, np.tensordot, np.trace, np.diagonal and np.einsum with '...' as np.einsum
+        with explicit subscripts, computed from the operands' shapes at run time by a runtime
+        helper (`tensordot_subscripts(np.shape(a), np.shape(b), 1)`): the Einsum op's rules
+        then serve every mode (issue 9). None: not one of these calls."""
+        if not _hashable_obj(obj) or obj not in (np.outer, np.tensordot, np.trace, np.diagonal, np.einsum):
+            return None
+        if obj is np.einsum:
+            sub = e.args[0] if e.args else None
+            if not (_gast.is_constant(sub) and isinstance(sub.value, str) and "..." in sub.value) or e.keywords:
+                return None
+            atoms = [_gast.unparse(self.expr(a, out, s)) for a in e.args[1:]]
+            shapes = ", ".join(f"np.shape({a})" for a in atoms)
+            return _gast.parse_expr(f"np.einsum(einsum_subscripts({sub.value!r}, {shapes}), {', '.join(atoms)})")
+        try:
+            bound = inspect.signature(obj).bind(*e.args, **{k.arg: k.value for k in e.keywords})
+        except TypeError:
+            return None
+        args = dict(bound.arguments)
+        if any(args.get(k) is not None and not (_gast.is_constant(args[k]) and args[k].value is None)
+               for k in ("out", "dtype")):
+            return None
+        statics = {k: v for k, v in args.items() if k in ("axes", "offset", "axis1", "axis2")}
+        if any(self.expr_varied(v) for v in statics.values()):
+            return None  # refused by the usual path: a static argument must not depend on the inputs
+        static = {k: _gast.unparse(v) for k, v in statics.items()}
+        if obj is np.outer:
+            a, b = (_gast.unparse(self.expr(args[k], out, s)) for k in ("a", "b"))
+            return _gast.parse_expr(f"np.einsum('i,j->ij', np.reshape({a}, (-1,)), np.reshape({b}, (-1,)))")
+        if obj is np.tensordot:
+            a, b = (_gast.unparse(self.expr(args[k], out, s)) for k in ("a", "b"))
+            axes = static.get("axes", "2")
+            return _gast.parse_expr(f"np.einsum(tensordot_subscripts(np.shape({a}), np.shape({b}), {axes}), {a}, {b})")
+        a = _gast.unparse(self.expr(args["a"], out, s))
+        offset, axis1, axis2 = static.get("offset", "0"), static.get("axis1", "0"), static.get("axis2", "1")
+        block = self.expr(_gast.parse_expr(f"{a}[diagonal_block(np.shape({a}), {offset}, {axis1}, {axis2})]"), out, s)
+        keep = obj is np.diagonal
+        return _gast.parse_expr(f"np.einsum(diagonal_subscripts(np.ndim({a}), {axis1}, {axis2}, {keep}), "
+                                f"{_gast.unparse(block)})")
 
     def _slogdet(self, e, out, s, target):
         """np.linalg.slogdet(a) as the pair (sign, log|det a|) of its two registry ops (the sign
@@ -168,6 +209,9 @@ class Expressions:
             call = n.Call(func=_gast.copy(e.func), args=[_gast.copy(a)], keywords=[])
             self._emit(Op(name, "copy", call, [a], line, text), out)
             return _gast.name(name)
+        rewritten = self._as_einsum(obj, e, out, s)
+        if rewritten is not None:
+            return self.expr(rewritten, out, s, target)
         spec = self.lookup(obj) if obj is not None else None
         if spec is not None:
             if spec.prim.vjp is None:
@@ -244,6 +288,14 @@ def _as_load(node):
 def _pairs(node):
     """A literal ((before, after), ...) pad width."""
     return isinstance(node, n.Tuple) and all(isinstance(e, n.Tuple) and len(e.elts) == 2 for e in node.elts)
+
+
+def _hashable_obj(obj):
+    try:
+        hash(obj)
+        return True
+    except TypeError:
+        return False
 
 
 def _array_as_stack(seq):

@@ -125,6 +125,11 @@ def _bind_variadic(spec, args, keywords):
         return list(seq.elts), {"axis": axis}
     if name == "einsum":
         sub = args[0] if args else None
+        if (isinstance(sub, n.Call) and isinstance(sub.func, n.Name)
+                and sub.func.id in ("einsum_subscripts", "tensordot_subscripts", "diagonal_subscripts")):
+            # explicit subscripts computed from the operands' shapes (the normalizer's spelling
+            # of '...', np.tensordot, np.trace, ...; transforms/runtime.py)
+            return list(args[1:]), {"subscripts": sub}
         if not (_gast.is_constant(sub) and isinstance(sub.value, str)):
             raise VariadicError("`einsum` needs its subscripts as a string literal to be differentiated",
                                 "Write them out: np.einsum('ij,jk->ik', a, b).")

@@ -93,6 +93,54 @@ slogdet_sign = _linalg.SIGN_DETERMINANT  # np.linalg.slogdet(a)[0]: a constant
 slogdet_logabs = _linalg.LOG_ABS_DETERMINANT  # np.linalg.slogdet(a)[1]: log |det a|
 
 
+def einsum_subscripts(subscripts, *shapes):
+    """np.einsum's subscripts with every axis named, for these operand shapes: '...ij,...jk'
+    -> 'aij,ajk->aik' (the Einsum op's rules need explicit subscripts)."""
+    return _linalg._explicit_subscripts(subscripts, [tuple(shape) for shape in shapes])
+
+
+def tensordot_subscripts(shape_a, shape_b, axes=2):
+    """np.tensordot(a, b, axes) as einsum subscripts, for these shapes."""
+    ndim_a, ndim_b = len(shape_a), len(shape_b)
+    if np.ndim(axes) == 0:
+        axes_a, axes_b = list(range(ndim_a - int(axes), ndim_a)), list(range(int(axes)))
+    else:
+        axes_a, axes_b = ([int(i)] if np.ndim(i) == 0 else [int(j) for j in i] for i in axes)
+    if len(axes_a) != len(axes_b) or [shape_a[i] for i in axes_a] != [shape_b[j] for j in axes_b]:
+        raise ValueError(f"[tensordot] axes {axes!r} do not pair axes of equal size of a {tuple(shape_a)} and "
+                         f"b {tuple(shape_b)}. Pair axes of equal size.")
+    letters = iter("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+    term_a = [next(letters) for _ in range(ndim_a)]
+    term_b = [next(letters) for _ in range(ndim_b)]
+    for i, j in zip(axes_a, axes_b):
+        term_b[j % ndim_b] = term_a[i % ndim_a]
+    contracted = {term_a[i % ndim_a] for i in axes_a}
+    output = [c for c in term_a + term_b if c not in contracted]
+    return f"{''.join(term_a)},{''.join(term_b)}->{''.join(output)}"
+
+
+def diagonal_block(shape, offset=0, axis1=0, axis2=1):
+    """The index cutting an array of `shape` to the square block (along axis1, axis2) that
+    holds its diagonal number `offset`, as np.diagonal and np.trace read it."""
+    ndim = len(shape)
+    axis1, axis2 = axis1 % ndim, axis2 % ndim
+    row0, col0 = max(-offset, 0), max(offset, 0)
+    size = max(0, min(shape[axis1] - row0, shape[axis2] - col0))
+    index = [slice(None)] * ndim
+    index[axis1], index[axis2] = slice(row0, row0 + size), slice(col0, col0 + size)
+    return tuple(index)
+
+
+def diagonal_subscripts(ndim, axis1=0, axis2=1, keep=True):
+    """einsum subscripts of np.diagonal (keep: the diagonal becomes the last axis) or np.trace
+    (summed) of a square block along axis1, axis2."""
+    axis1, axis2 = axis1 % ndim, axis2 % ndim
+    letters = "abcdefghijklmnopqrstuvwxy"
+    term = ["z" if k in (axis1, axis2) else letters[k] for k in range(ndim)]
+    output = [c for k, c in enumerate(term) if k not in (axis1, axis2)] + (["z"] if keep else [])
+    return f"{''.join(term)}->{''.join(output)}"
+
+
 def copy_of(x, *args, **kwargs):
     """np.copy / np.array in the code run on tensors and dual numbers: they are immutable, so
     the value itself (np.array would turn a tensor into a plain array, cutting the tape)."""
