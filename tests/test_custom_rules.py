@@ -379,6 +379,13 @@ def test_primitive_with_two_arguments_same_none_and_kwargs():
               lambda ans, x, y, scale=1.0: lambda g: g * x * scale)
     tf.defjvp(mul, "same", "same")
     check_against(lambda v: mul(v, dnp.sin(v), scale=2.0), lambda v: v * dnp.sin(v) * 2.0)
+    by_argnums = tf.primitive(lambda x, y: x * y)
+    tf.defvjp(by_argnums, lambda ans, x, y: lambda g: g * x, argnums=[1])
+    tf.defjvp(by_argnums, lambda g, ans, x, y: g * x, argnums=[1])
+    assert tf.grad(by_argnums, argnums=1)(2.0, 3.0) == 2.0
+    assert tf.jvp(lambda y: by_argnums(2.0, y), (3.0,), (1.0,))[1] == 2.0
+    with pytest.raises(LookupError, match="no VJP rule for argument 0"):
+        tf.grad(by_argnums)(2.0, 3.0)
     constant_y = tf.primitive(lambda x, y: x * y)
     tf.defvjp(constant_y, lambda ans, x, y: lambda g: g * y, None)
     assert tf.grad(lambda y: constant_y(2.0, y), argnums=0)(3.0) == 0.0
