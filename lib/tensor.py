@@ -202,9 +202,9 @@ def escape_error(api, route):
     plain = "a plain Python number" if route in ("float()", "complex()") else "a plain NumPy array"
     return TypeError(
         f"[{api}] a value being differentiated became {plain} through {route}, which would "
-        "silently drop its derivative (its tangent or gradient; float() is also what math.* functions and a write "
-        "into a NumPy array call; np.array / np.asarray also run inside np.r_, NumPy "
-        "functions given a list of traced values, and SciPy). "
+        "silently drop its derivative (its tangent or gradient). float() is also what math.* "
+        "functions and a write into a NumPy array call; np.array / np.asarray also run "
+        "inside np.r_, NumPy functions given a list of traced values, and SciPy. "
         "Fix: keep it traced: build arrays with np.stack / np.concatenate instead of "
         "np.array, np.r_ or writes into np.zeros; use np.* (or dnp.*) functions instead of "
         "math.*; call dnp / dualtape ops where NumPy or SciPy has none; or, if the value "
