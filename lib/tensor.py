@@ -209,7 +209,7 @@ def escape_error(api, route):
         "np.array, np.r_ or writes into np.zeros; use np.* (or dnp.*) functions instead of "
         "math.*; call dnp / dualtape ops where NumPy or SciPy has none; or, if the value "
         "is meant to be a constant, apply dnp.stop_gradient(x) first. Branching on a value "
-        "(`if x > 0:`) and int() are fine.")
+        "(`if x > 0:`), int() and math.floor are fine.")
 
 
 def plain_value(x):
