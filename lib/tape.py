@@ -138,6 +138,9 @@ class GradientTape:
         if len(seeds) != len(flat_targets):
             raise ValueError(f"[GradientTape.gradient] output_gradients has {len(seeds)} tensors "
                              f"but target has {len(flat_targets)}; give one per target.")
+        for seed in seeds:
+            if seed is not None:
+                refuse_complex(dnp.result_dtype(seed), "GradientTape.gradient", "output_gradients")
         grads = self._backward(flat_targets, seeds, {s._id for s in flat_sources})
         results = [_as_result(grads.get(s._id), s, unconnected) for s in flat_sources]
         return nest.pack_sequence_as(sources, results)

@@ -99,8 +99,16 @@ def _vjp_complex_cotangent():
     return vjp(lambda x: x * 2.0, X)[1](np.array([1.0 + 1.0j, 0.0]))
 
 
+def _tape_complex_seed():
+    x = tf.constant([1.0])
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = x * 2.0
+    return tape.gradient(y, x, output_gradients=np.array([1.0 + 1.0j]))
+
+
 RUNTIME_CASES = {f.__name__: f for f in (
-    _tape_complex_constant, _tape_watch_complex, _tape_complex_variable,
+    _tape_complex_constant, _tape_watch_complex, _tape_complex_variable, _tape_complex_seed,
     _accumulator_complex_primal, _accumulator_complex_tangent, _accumulator_complex_constant,
     _dual_complex_constant, _jvp_complex_tangent, _vjp_complex_cotangent)}
 
