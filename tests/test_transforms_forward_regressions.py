@@ -209,6 +209,21 @@ def test_list_operators_stay_list_operators():
     check_forward(list_concatenation, [0.7])
 
 
+def named_list(x):
+    y = [x[0], x[1] * 2.0]
+    return np.sum(np.sin(y) * x) + np.sum(y) * np.mean([y, x])
+
+
+def test_named_list_as_array_operand():
+    # issue 9: with k tangent directions the list of the items' (k,) tangents was read by NumPy
+    # as a (2, k) array: the batch axis in the wrong place, a silently wrong Jacobian
+    check_forward(named_list, [np.array([0.3, 0.9])])
+    check_hvp(named_list, [np.array([0.3, 0.9])])
+    J = dt.jacfwd(named_list)(np.array([0.3, 0.9]))
+    numeric = [fd_directional(named_list, [np.array([0.3, 0.9])], 0, e) for e in np.eye(2)]
+    _close(J, numeric)
+
+
 # -- issue 9: mixed mode, parameters rebound to other shapes and writes into buffers ----------
 
 def rebind_row(x):

@@ -75,6 +75,7 @@ class Forward:
         self.kinds = Kinds(self.body, param_kinds, fir.info.namespace, fir.locals)
         self.namer = Namer(fir.used | RUNTIME_NAMES)  # never shadow a helper (`bt`, `rows`)
         self.mutable = {s.target for s in walk_items(self.body) if isinstance(s, SetItem)}
+        self.packs = {s.target for s in walk_items(self.body) if isinstance(s, Op) and s.kind == "pack"}
         self.uses_k = False
         self.uses_dstack = False
 
@@ -116,6 +117,20 @@ class Forward:
                 and not expr.startswith(("zeros_like(", "zeros_batch("))):
             expr = f"owned({expr})"
         return f"{self.d(var)} = {expr}"
+
+    def array_tangent(self, name, st):
+        """The tangent of `name` as an op's array operand. A list `y = [a, b]` has the list of its
+        items' tangents; NumPy reads the list as an array, so with vector tangents the batch axis
+        must come first: `batch_array(dy)`, (k, n, ...) (issue 9). Not where `+`/`*` may be
+        Python's list concatenation or repetition (the other operand a list or an int)."""
+        d = self.d(name)
+        if not self.batch or name not in self.packs:
+            return d
+        if st.spec.prim.name in ("AddV2", "Mul") and isinstance(st.expr, n.BinOp) and any(
+                (is_name(a) and a.id != name and a.id in self.packs) or isinstance(a, (n.List, n.Tuple))
+                or (_gast.is_constant(a) and isinstance(a.value, int)) for a in st.args):
+            return d
+        return f"batch_array({d})"
 
     def tangent_sub(self, var, index):
         """`dx[index]` (or `dx[:, index]` for vector tangents) as source."""
@@ -274,7 +289,9 @@ class Forward:
             for k, name in active:
                 rule = prim.jvp if prim.variadic else prim.jvp_rule(k)
                 params = rule_template(rule)[0]
-                mapping = {params[0]: _gast.name(self.d(name)), params[1]: ans}
+                # (a non-elementwise op's rule runs per direction inside `each`: lists stay lists)
+                d = self.array_tangent(name, st) if prim.elementwise else self.d(name)
+                mapping = {params[0]: _gast.parse_expr(d), params[1]: ans}
                 star = _star_param(rule) if prim.variadic else None
                 if star:  # einsum_jvp_rule(dx, ans, *operands, argnum, subscripts)
                     mapping[star] = n.Tuple(elts=[_gast.copy(a) for a in st.args], ctx=n.Load())
@@ -287,7 +304,7 @@ class Forward:
                 for sname, snode in st.static.items():
                     mapping[sname] = _gast.copy(snode)
                 if self.batch and prim.elementwise and len(st.args) > 1 and not self.kinds.is_scalar(ans):
-                    mapping[params[0]] = _gast.parse_expr(f"bt({self.d(name)}, {t})")
+                    mapping[params[0]] = _gast.parse_expr(f"bt({self.array_tangent(name, st)}, {t})")
                 expr_node = tidy.simplify(instantiate(rule, mapping), self._is_scalar, self.optimize)
                 terms.append(expr_node)
                 tangents.append(self.d(name))
@@ -345,7 +362,7 @@ class Forward:
             if a is None or k in prim.nondiff_argnums:
                 continue
             if is_name(a) and a.id in active_names:
-                mapping[id(a)] = _gast.name(self.d(a.id))
+                mapping[id(a)] = _gast.parse_expr(self.array_tangent(a.id, st) if batch else self.d(a.id))
             elif batch:
                 self.uses_k = True
                 mapping[id(a)] = _gast.parse_expr(f"zeros_batch({self.src(a)}, _k)")
@@ -359,7 +376,7 @@ class Forward:
     def batch_tangent(self, st, active):
         """The vector tangent of a non-elementwise op in one call, or None (then `each`)."""
         prim, t = st.spec.prim, st.target
-        ds = {name: self.d(name) for _, name in active}
+        ds = {name: self.array_tangent(name, st) for _, name in active}
         if prim.jvp is LINEAR and prim.name in BATCH_AXIS_OPS and isinstance(st.expr, n.Call):
             return self.linear(st, active, batch=True)[0]
         if prim.jvp is LINEAR and len(active) == 1 and active[0][0] == 0:

@@ -219,6 +219,14 @@ def broadcast_batch(t, ans, k):
     return t if np.shape(t) == shape else np.broadcast_to(t, shape)
 
 
+def batch_array(t):
+    """The vector tangent of a list `[a, b]` read as an array by NumPy: the items' tangents
+    (k, ...) stacked after the batch axis, (k, n, ...), so direction j pairs with direction j."""
+    if isinstance(t, (list, tuple)):
+        return np.stack([batch_array(item) for item in t], axis=1)
+    return t
+
+
 def zeros_batch(x, k):
     """A zero vector tangent of `x`: k directions."""
     return np.zeros((k,) + np.shape(x))
