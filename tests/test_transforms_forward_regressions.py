@@ -417,3 +417,21 @@ def test_einsum_family(f, args, i):
     # issue 9: all of these were refused in every mode
     if i < len(args):
         check_all(f, args, i)
+
+
+# -- issue 9: for over a list of tuples of arrays ------------------------------------------
+
+W2 = np.array([[0.5, -0.2], [0.1, 0.3]])
+
+
+def layers_from_a_list_of_tuples(x, w):
+    for W, b in [(w, x), (w.T, x * 2.0)]:
+        x = np.tanh(W @ x + b)
+    return np.sum(x ** 2)
+
+
+@pytest.mark.parametrize("i", [0, 1])
+def test_loop_over_a_list_of_tuples(i):
+    # issue 9: the adjoint of the list of tuples added a tuple's adjoint to the list item by
+    # list concatenation (runtime.add_at), so every mode built on the gradient was wrong
+    check_all(layers_from_a_list_of_tuples, [np.array([0.3, 0.6]), W2], i)

@@ -47,7 +47,7 @@ def add_at(b, index, g):
     """`b[index] += g` on an owned adjoint; repeated fancy indices add up, as np.add.at.
     With a tensor or dual number, a new value `b + unindex(g)` (recorded, tangents kept)."""
     if isinstance(b, list):
-        b[index] = b[index] + g
+        b[index] = accumulate(b[index], g)  # items may be lists too (a list of tuples): add, never concatenate
     elif isinstance(b, _Traced) or isinstance(g, _Traced):
         shape = shape_of(b)
         g = dnp.broadcast_to(g, np.empty(shape)[index].shape)
