@@ -435,3 +435,26 @@ def test_loop_over_a_list_of_tuples(i):
     # issue 9: the adjoint of the list of tuples added a tuple's adjoint to the list item by
     # list concatenation (runtime.add_at), so every mode built on the gradient was wrong
     check_all(layers_from_a_list_of_tuples, [np.array([0.3, 0.6]), W2], i)
+
+
+# -- issue 9: generated code on tensors and duals calling user helpers that copy and write --
+
+def copies_and_writes(v):
+    w = v.copy()
+    w[0] = w[0] * w[1]
+    return w
+
+
+def scaled_cosine(a, b):
+    return a * np.cos(b)
+
+
+def calls_helpers(x):
+    u = copies_and_writes(x)
+    return np.sum(u * scaled_cosine(u, x))
+
+
+def test_mixed_mode_through_helpers_that_copy_and_write():
+    # issue 9: the generated gradient's forward sweep called the user's helper on tensors and
+    # dual numbers, which have no .copy() and cannot be written into (AttributeError)
+    check_all(calls_helpers, [np.array([0.3, 0.6])])

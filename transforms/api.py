@@ -127,7 +127,7 @@ class Transformed(_Transform):
                                      preserve_result=self.preserve_result or value)
         module.functions.append(source)
         if traced:  # tensors and dual numbers: np.* everywhere, never math.* (see docs)
-            module.functions = [emit.respell_traced(fn) for fn in module.functions]
+            module.functions = emit.traced_module(module)
         return module, seed
 
     def __call__(self, *args, **kwargs):

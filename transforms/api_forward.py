@@ -53,7 +53,7 @@ class ForwardTransformed(_Transform):
                                                 value_only=1 if self.mode == "hvp" else 0)
         module.functions.append(source)
         if traced:
-            module.functions = [emit.respell_traced(fn) for fn in module.functions]
+            module.functions = emit.traced_module(module)
         return module, tparams
 
     # -- calling ---------------------------------------------------------------------------------

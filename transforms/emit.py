@@ -235,6 +235,33 @@ def respell_traced(source):
     return "\n".join(lines)
 
 
+def traced_module(module):
+    """The version of a generated module run on tensors and dual numbers: every function
+    respelled (respell_traced), and the user functions its forward sweep calls for their
+    values (`u = helper(x)`) replaced by traced copies, respelled the same way
+    (`helper_traced`): the originals may copy with `.copy()` or write into arrays, which
+    tensors and dual numbers do not allow (issue 9)."""
+    functions = [respell_traced(fn) for fn in module.functions]
+    called = [fn for fn in module.user_functions[1:]  # (the first is the transformed function)
+              if any(re.search(rf"(?<![\w.]){fn.__name__}\(", source) for source in functions)]
+    if not called:
+        return functions
+    renames = {fn.__name__: module.unique(f"{fn.__name__}_traced") for fn in called}
+    pattern = re.compile(rf"(?<![\w.])({'|'.join(map(re.escape, renames))})\(")
+    copies = []
+    for fn in called:
+        info = FunctionInfo(fn, module.api)
+        node = info.node
+        MethodRewriter(set(a.id for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs)
+                       | _gast.store_names(node)).visit(node)
+        node.name = renames[fn.__name__]
+        copies.append(respell_traced(_gast.unparse(node)))
+    def rename(source):
+        return "\n".join(line if line.lstrip().startswith("#") else pattern.sub(lambda m: renames[m.group(1)] + "(", line)
+                         for line in source.split("\n"))
+    return [rename(source) for source in copies + functions]
+
+
 def traced_kinds(kinds):
     """Kinds for code generation ("traced" is an array), and whether to respell math.*."""
     traced = any(k == "traced" for k in kinds.values())
