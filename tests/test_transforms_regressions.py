@@ -125,3 +125,9 @@ def test_unknown_callables_and_mutating_helpers_are_refused(f, what):
 
 def test_a_helper_writing_into_its_own_copy_is_not_refused():
     check_grad(fns.calls_copier, [np.array([0.3, -1.2, 0.8])])
+
+
+def test_one_expression_of_300_terms():
+    # issue 9: a sum of 300 terms written out raised RecursionError inside the parser
+    assert np.isclose(check_grad(fns.long_sum, [1.3]), 300 * 301 / 2)
+    assert np.isclose(dt.jvp(fns.long_sum)(1.3, 1.0)[1], 300 * 301 / 2)

@@ -116,7 +116,8 @@ class Transformed(_Transform):
         self.__doc__ = f"Gradient of {f.__name__} w.r.t. {', '.join(self.wrt)} (dualtape.transforms)."
 
     def _build(self, kinds, defer=False, value=False):
-        """`value`: return f's value too (grad checks that it is a scalar) whatever `preserve_result` says."""
+        """`value`: the version grad calls where the output may not be a scalar: it returns f's value
+        too, at once when it is not a scalar (see `_grad`)."""
         kinds, traced = emit.traced_kinds(kinds)
         module = emit.Module(self.api)
         module.defer = defer
@@ -124,7 +125,7 @@ class Transformed(_Transform):
         source, seed = emit.generate(module, self.f, self.wrt, kinds, self.optimize, self.name,
                                      "1.0" if self.mode == "grad" else None,
                                      tuple_out=self.wrt_is_tuple and len(self.wrt) == 1,
-                                     preserve_result=self.preserve_result or value)
+                                     preserve_result="check" if value else self.preserve_result)
         module.functions.append(source)
         if traced:  # tensors and dual numbers: np.* everywhere, never math.* (see docs)
             module.functions = emit.traced_module(module)
@@ -148,10 +149,9 @@ class Transformed(_Transform):
         is a scalar (for these argument types), the version that returns f's value too runs,
         and a non-scalar value is refused (JAX's grad does the same)."""
         fn, seed = self._compiled_for(args, kwargs)
-        if fn.__dualtape_scalar_output__ and not self.preserve_result:
+        if fn.__dualtape_scalar_output__:
             return fn(*args, **kwargs)
-        if not self.preserve_result:
-            fn, seed = self._compiled_for(args, kwargs, options={"value": True})
+        fn, seed = self._compiled_for(args, kwargs, options={"value": True})
         gradient, value = fn(*args, **kwargs)
         shape = shape_of(value)
         if shape != ():

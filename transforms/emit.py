@@ -5,11 +5,13 @@ tracebacks, `inspect` and `pdb` show the generated code.
 """
 
 import builtins
+import functools
 import inspect
 import itertools
 import linecache
 import textwrap
 import re
+import sys
 import types
 
 import numpy as np
@@ -165,6 +167,26 @@ class Module:
         return fn
 
 
+def _deep_recursion(generate_fn):
+    """Run a generator with room for deep expressions: gast's conversion, deep copies and
+    unparsing recurse a few frames per operand, so one sum of ~300 terms written out went past
+    Python's default limit of 1000 frames (issue 9). Python 3.11+ runs Python-to-Python calls
+    without C stack, so a higher limit is safe; the old one is restored afterwards."""
+    @functools.wraps(generate_fn)
+    def run(*args, **kwargs):
+        old = sys.getrecursionlimit()
+        sys.setrecursionlimit(max(old, _RECURSION_LIMIT))
+        try:
+            return generate_fn(*args, **kwargs)
+        finally:
+            sys.setrecursionlimit(old)
+    return run
+
+
+_RECURSION_LIMIT = 50_000
+
+
+@_deep_recursion
 def generate(module, fn, wrt, kinds, optimize, name, seed_default, tuple_out=False, preserve_result=False):
     """Source of the adjoint of `fn` w.r.t. parameter names `wrt`, and its seed parameter."""
     module.add_namespace(fn)
@@ -185,6 +207,7 @@ def _check_shadowing(module, fir, source):
                     "the generated code calls", f"Rename the parameter (e.g. `{name}_`).")
 
 
+@_deep_recursion
 def generate_forward(module, fn, wrt, kinds, optimize, name, batch=False, value_only=0):
     """Source of the tangent function of `fn` w.r.t. parameter names `wrt`, and its tangent
     parameters; the last `value_only` outputs get no tangent."""

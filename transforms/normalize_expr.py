@@ -263,6 +263,7 @@ class Expressions:
                           static=static), out)
             return _gast.name(name)
         if obj is not None and opmap.is_user_function(obj):
+            self.check_no_mutation(e, obj, s)
             args = [self.expr(a, out, s) for a in e.args]
             kws = {k.arg: self.expr(k.value, out, s) for k in e.keywords}
             call = n.Call(func=_gast.copy(e.func), args=[_gast.copy(a) for a in args],

@@ -336,7 +336,9 @@ class Reverse(ControlFlow):
         return lines
 
     def generate(self, name, seed_default, returns, preserve_result, tuple_out=False):
-        """Source of `def name(...)`; `returns` lists the parameters whose adjoints are returned."""
+        """Source of `def name(...)`; `returns` lists the parameters whose adjoints are returned;
+        `preserve_result` returns f's value too ("check": at once, with no gradient, when it is
+        not a scalar)."""
         fir = self.fir
         self.in_branch = 0
         self.loop_entry_defined = set(self.defined)
@@ -360,6 +362,8 @@ class Reverse(ControlFlow):
             value = ", ".join(self.src(a) for a in fir.ret) if len(fir.ret) > 1 else self.src(fir.ret[0])
             result_name = self.namer.unique("_result")
             result_lines = [f"{result_name} = {value}"]
+            if preserve_result == "check":  # grad's own check: a non-scalar value returns before the backward sweep
+                result_lines += [f"if shape_of({result_name}) != ():", f"{IND}return None, {result_name}"]
         bwd = seed_lines + self.bwd_block(self.items, 0)
         outs = []
         for p in returns:
