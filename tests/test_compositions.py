@@ -15,6 +15,7 @@ arrays: each level is checked against the level below, which the shorter product
 """
 
 import itertools
+import warnings
 
 import numpy as np
 import pytest
@@ -230,6 +231,75 @@ def test_three_deep(names):
 def test_the_product_is_complete():
     assert len(ADAPTERS) == 10
     assert len(_product(2)) == 100 and len(_product(3)) == 1000
+
+
+# -- other ways to call the same transforms -----------------------------------------------------
+#
+# Chunked forward mode, value_and_grad, the mode-picking `jacobian`, GradientTape.jacobian
+# and a persistent tape's gradient taken inside its context: the product of these with
+# every adapter two deep, and a deterministic sample (every 15th) of the three-deep
+# compositions holding exactly one of them.
+
+def tape_jacobian_of(h, x):
+    x = tf.convert_to_tensor(x)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = h(x)
+    return tape.jacobian(y, x)
+
+
+def persistent_tape_of(h, x):
+    x = tf.convert_to_tensor(x)
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = scalarize(h(x))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # TF's warning: taken inside on purpose
+            return tape.gradient(y, x)
+
+
+def value_and_grad_of(h, x):
+    value, gradient = tf.value_and_grad(lambda y: scalarize(h(y)))(x)
+    return dnp.concatenate([dnp.reshape(value, (1,)), gradient])
+
+
+def numeric_value_and_grad(h, x):
+    return np.concatenate([[_scalar(h)(x)], numeric_grad(h, x)])
+
+
+VARIANTS = {
+    "jacfwd_chunk1": (lambda h, x: tf.jacfwd(h, chunk_size=1)(x), numeric_jacobian, 1),
+    "hessian_chunk1": (lambda h, x: tf.hessian(lambda y: scalarize(h(y)), chunk_size=1)(x),
+                       numeric_hessian, 2),
+    "value_and_grad": (value_and_grad_of, numeric_value_and_grad, 1),
+    "jacobian": (lambda h, x: tf.jacobian(h)(x), numeric_jacobian, 1),
+    "tape_jacobian": (tape_jacobian_of, numeric_jacobian, 1),
+    "persistent_tape": (persistent_tape_of, numeric_grad, 1),
+}
+
+
+def _with_variants(depth):
+    """The compositions holding at least one variant (two deep) or exactly one (three deep)."""
+    names = list(ADAPTERS) + list(VARIANTS)
+    counts = range(1, depth + 1) if depth == 2 else (1,)
+    return [c for c in itertools.product(names, repeat=depth)
+            if sum(n in VARIANTS for n in c) in counts]
+
+
+@pytest.fixture
+def with_variants(monkeypatch):
+    for name, adapter in VARIANTS.items():
+        monkeypatch.setitem(ADAPTERS, name, adapter)
+
+
+@pytest.mark.parametrize("names", _with_variants(2), ids="/".join)
+def test_variants_two_deep(names, with_variants):
+    check_composition(names)
+
+
+@pytest.mark.parametrize("names", _with_variants(3)[::15], ids="/".join)
+def test_variants_three_deep_sample(names, with_variants):
+    check_composition(names)
 
 
 # -- regressions: the failures the product found, each at its mechanism --------------------------
