@@ -37,21 +37,23 @@ def flatten(structure):
 
 def pack_sequence_as(structure, flat):
     """Rebuild `structure` with its leaves replaced, in order, by `flat`."""
-    it = iter(flat)
+    return _build(structure, iter(flat))
 
-    def build(s):
-        if isinstance(s, dict):
-            built = {k: None for k in s}
-            for k in sorted(s):
-                built[k] = build(s[k])
-            return type(s)(built) if type(s) is not dict else built
-        if _is_namedtuple(s):
-            return type(s)(*[build(c) for c in s])
-        if isinstance(s, (list, tuple)):
-            return type(s)(build(c) for c in s)
-        return next(it)
 
-    return build(structure)
+def _build(s, it):
+    # A module-level function, not a closure: a nested `build` calling itself would sit in
+    # a reference cycle (function -> cell -> function) holding `flat`, so every returned
+    # gradient would wait for the cyclic collector (issue 13).
+    if isinstance(s, dict):
+        built = {k: None for k in s}
+        for k in sorted(s):
+            built[k] = _build(s[k], it)
+        return type(s)(built) if type(s) is not dict else built
+    if _is_namedtuple(s):
+        return type(s)(*[_build(c, it) for c in s])
+    if isinstance(s, (list, tuple)):
+        return type(s)(_build(c, it) for c in s)
+    return next(it)
 
 
 def map_structure(fn, structure):
