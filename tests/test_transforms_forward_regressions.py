@@ -458,3 +458,33 @@ def test_mixed_mode_through_helpers_that_copy_and_write():
     # issue 9: the generated gradient's forward sweep called the user's helper on tensors and
     # dual numbers, which have no .copy() and cannot be written into (AttributeError)
     check_all(calls_helpers, [np.array([0.3, 0.6])])
+
+
+# -- issue 10 (findings/programs.md, from H4): complex values in the transformer -----------
+
+def complex_scale(x):
+    return np.abs(x * (1 + 2j))
+
+
+def sum_of_squares(x):
+    return np.sum(x * x)
+
+
+@pytest.mark.parametrize("transform", [dt.grad, dt.jvp, dt.hvp])
+def test_complex_literal_refused_at_transform_time(transform):
+    # the generated code gave (-1.34+1.79j) for a derivative whose true value is 2.236
+    with pytest.raises(TransformError, match=r"(?s)complex_scale.*complex value `2j`.*real and imaginary"):
+        transform(complex_scale)
+
+
+def test_complex_arguments_refused_at_call_time():
+    z = np.array([1 + 1j, 2.0])
+    with pytest.raises(TypeError, match=r"\[transforms.grad\] .*complex128 is complex"):
+        dt.grad(sum_of_squares)(z)
+    with pytest.raises(TypeError, match=r"\[transforms.vjp\] .*complex"):
+        dt.vjp(sum_of_squares)(np.ones(2), 1j)
+    with pytest.raises(TypeError, match=r"\[transforms.jvp\] .*complex"):
+        dt.jvp(sum_of_squares)(np.ones(2), np.array([1j, 0.0]))
+    with pytest.raises(TypeError, match=r"\[transforms.hvp\] .*complex"):
+        dt.hvp(sum_of_squares)(z, np.ones(2))
+    _close(dt.grad(sum_of_squares)(np.ones(2)), [2.0, 2.0])

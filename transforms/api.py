@@ -10,6 +10,8 @@ import inspect
 
 import numpy as np
 
+from dualtape.dtypes import complex_error
+
 from . import emit
 from .analysis import value_kind
 from .parse import TransformError
@@ -17,6 +19,17 @@ from .runtime import shape_of
 
 _CACHE = {}
 _SCALAR_TYPES = (float, int, bool, np.float64, np.float32, np.int64, np.int32)
+
+
+def refuse_complex(api, values):
+    """Complex arguments (or cotangents, tangents) are refused, as by every runtime mode:
+    derivatives through complex values are not designed yet (issue 10; the generated code gave
+    wrong numbers)."""
+    for value in values:
+        dtype = getattr(value, "dtype", None)
+        if isinstance(value, complex) or getattr(dtype, "kind", None) == "c":
+            raise complex_error(api, f"an argument of type {type(value).__name__}"
+                                + (f" and dtype {dtype}" if dtype is not None else ""))
 
 
 def _arg_kinds(bound):
@@ -136,6 +149,9 @@ class Transformed(_Transform):
             if not args:
                 raise TypeError(f"[{self.api}] call it as f_vjp(*args, dy).")
             *args, dy = args
+            refuse_complex(self.api, (dy,))
+        refuse_complex(self.api, args)
+        refuse_complex(self.api, kwargs.values())
         if self.mode == "grad":
             return self._grad(args, kwargs)
         fn, seed = self._compiled_for(args, kwargs)

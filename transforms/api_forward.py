@@ -10,7 +10,7 @@ and per tangent layout (one direction, or a batch of k directions on a leading a
 import numpy as np
 
 from . import emit
-from .api import _arg_kinds, _make, _memo, _Transform
+from .api import _arg_kinds, _make, _memo, _Transform, refuse_complex
 from .parse import TransformError
 
 _CACHE = {}
@@ -63,6 +63,7 @@ class ForwardTransformed(_Transform):
         *args, tangents = args
         bound = self._bind(args, kwargs)
         ts = tangents if self.wrt_is_tuple else (tangents,)
+        refuse_complex(self.api, list(args) + list(kwargs.values()) + list(ts))
         if len(ts) != len(self.wrt):
             raise TypeError(f"[{self.api}] expected {len(self.wrt)} tangents (one per wrt argument "
                             f"{self.wrt}), got {len(ts)}. Pass a tuple of tangents when wrt is a tuple.")

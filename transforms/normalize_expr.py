@@ -94,6 +94,20 @@ class Expressions:
                       spec=opmap.lookup(runtime.slogdet_logabs), static={}), out)
         return self.expr(_gast.parse_expr(f"({sign}, {logabs})"), out, s, target)
 
+    def refuse_complex(self, e, s):
+        """A complex literal (`1j`) or `complex(...)` meeting a differentiated value is refused:
+        dualtape does not differentiate complex numbers yet (issue 10; every runtime mode refuses
+        them, and the generated code gave wrong numbers)."""
+        parts = [e.left, e.right] if isinstance(e, n.BinOp) else list(e.args) + [k.value for k in e.keywords]
+        for part in parts:
+            for node in _gast.walk(part):
+                if (isinstance(node, n.Constant) and isinstance(node.value, complex)) or (
+                        isinstance(node, n.Call) and self.resolve(node.func) in (complex, np.complex128, np.complex64)):
+                    raise self.fail(s, f"the complex value `{_gast.unparse(node)}` meets a differentiated value, "
+                                    "and dualtape does not differentiate complex numbers yet",
+                                    "Hold the real and imaginary parts in separate float arrays "
+                                    "(z = a + 1j * b: compute with a and b), or compute it outside the function.")
+
     def list_names(self):
         """Names some assignment binds to a list or tuple literal (they may hold a Python list)."""
         if getattr(self, "_list_names", None) is None:
@@ -132,6 +146,8 @@ class Expressions:
                 self._emit(Op(target, "copy", _gast.copy(e), [e], line, text), out)
                 return _gast.name(target)
             return e
+        if isinstance(e, (n.BinOp, n.Call)):
+            self.refuse_complex(e, s)
         if isinstance(e, n.BinOp):
             symbol, word = _BINOPS[type(e.op)]
             left, right = e.left, e.right
