@@ -177,3 +177,34 @@ def long_sum(x):
             x * 277 + x * 278 + x * 279 + x * 280 + x * 281 + x * 282 + x * 283 + x * 284 +
             x * 285 + x * 286 + x * 287 + x * 288 + x * 289 + x * 290 + x * 291 + x * 292 +
             x * 293 + x * 294 + x * 295 + x * 296 + x * 297 + x * 298 + x * 299 + x * 300)
+
+
+def explicit_scheme(u0):
+    u = u0.copy()
+    for t in range(3):
+        un = u.copy()
+        for i in range(1, 4):
+            un[i] = u[i] + 0.1 * (u[i - 1] - 2 * u[i] + u[i + 1]) + 0.05 * u[i] ** 2
+        u = un
+    return np.sum(u * u)
+
+
+def explicit_scheme_shared(u0):
+    u = u0.copy()
+    for t in range(3):
+        un = u.copy()
+        v = un
+        for i in range(1, 4):
+            un[i] = u[i] + 0.1 * u[i + 1]
+        u = v * 2.0
+    return np.sum(u * u)
+
+
+def explicit_scheme_no_copy(u0):
+    u = u0.copy()
+    un = u.copy()
+    for t in range(3):
+        for i in range(1, 4):
+            un[i] = u[i] + 0.1 * u[i + 1]
+        u = un
+    return np.sum(u * u)

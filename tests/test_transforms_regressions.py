@@ -131,3 +131,14 @@ def test_one_expression_of_300_terms():
     # issue 9: a sum of 300 terms written out raised RecursionError inside the parser
     assert np.isclose(check_grad(fns.long_sum, [1.3]), 300 * 301 / 2)
     assert np.isclose(dt.jvp(fns.long_sum)(1.3, 1.0)[1], 300 * 301 / 2)
+
+
+def test_explicit_scheme_step_with_a_fresh_copy():
+    # issue 9: `un = u.copy(); un[i] = ...; u = un` was refused as a write into memory `u`
+    # shares; the copy made at the top of each step is a new array, so nothing else sees it
+    check_grad(fns.explicit_scheme, [np.array([0.1, 0.5, -0.3, 0.8, 0.2])])
+    # still refused: `v = un` shares the array written in the same step, and without a copy per
+    # step `u = un` makes `u` the array written in the next step
+    for f in (fns.explicit_scheme_shared, fns.explicit_scheme_no_copy):
+        with pytest.raises(TransformError, match=rf"in {f.__name__}: `un\[i\] = \.\.\.` writes into `un`, but `\w+`"):
+            dt.grad(f)

@@ -99,6 +99,7 @@ class AliasCheck:
         where = info.abs_line(info.node)
         self.params = params
         self.bindings = {}  # (id(node), name) -> Binding: one object per assignment, so loops converge
+        self.twins = {}  # (id(binding), id(rebound binding)) -> its stale twin (see `stale`)
         self.version = 0
         self.deferred = []  # refusals of `c op= v` (they depend on the argument types)
         kinds = _param_kinds(info, params, kinds)
@@ -247,8 +248,11 @@ class AliasCheck:
                 b = self.bindings[key] = Binding(target.id, line, text, value.fresh, value.why,
                                                  value.refs, value.container, value.scalar)
                 self.version += 1
-            elif (not value.refs <= b.refs or (b.fresh and not value.fresh) or (value.container and not b.container)
-                  or (b.scalar and not value.scalar)):
+            if value.fresh:  # new memory at every run of this line: what the name held before is another object
+                value.refs = {self.stale(r, b) if r is b or _reaches(r, {b}) else r for r in value.refs}
+                self.outdate(b, state)
+            if (not value.refs <= b.refs or (b.fresh and not value.fresh) or (value.container and not b.container)
+                    or (b.scalar and not value.scalar)):
                 b.refs |= value.refs
                 b.container = b.container or value.container
                 b.scalar = b.scalar and value.scalar
@@ -269,6 +273,31 @@ class AliasCheck:
                         b.refs |= value.refs
                         b.container = True
                         self.version += 1
+
+    def outdate(self, b, state):
+        """A fresh array is bound at `b`'s line again (the next loop step): other names that still
+        reach `b` hold the array of an earlier run, never the new one (issue 9: `un = u.copy();
+        un[i] = ...; u = un` was refused as a write into memory `u` shares)."""
+        for other, obs in state.items():
+            if any(ob is b or _reaches(ob, {b}) for ob in obs):
+                state[other] = frozenset(self.stale(ob, b) if ob is b or _reaches(ob, {b}) else ob for ob in obs)
+
+    def stale(self, ob, b):
+        """`ob` as it was before the latest run of `b`'s line: a twin reaching `b`'s earlier arrays
+        (one twin per pair, kept up to date, so the fixpoint converges)."""
+        key = (id(ob), id(b))
+        twin = self.twins.get(key)
+        if twin is None:
+            twin = self.twins[key] = Binding(ob.name, ob.line, ob.text, ob.fresh, ob.why, (), ob.container, ob.scalar)
+            self.version += 1
+        refs = {r if r is not b and not _reaches(r, {b}) else self.stale(r, b) for r in ob.refs} if ob is not b else set(
+            ob.refs)
+        if not refs <= twin.refs or (twin.fresh and not ob.fresh) or (ob.container and not twin.container):
+            twin.refs |= refs
+            twin.container = twin.container or ob.container
+            twin.fresh, twin.why = twin.fresh and ob.fresh, ob.why if not ob.fresh else twin.why
+            self.version += 1
+        return twin
 
     def write(self, target, node, state):
         root = _root(target)
