@@ -97,19 +97,22 @@ def hvp_of(h, x):
     return tf.hvp(lambda y: scalarize(h(y)), (x,), (direction(x),))
 
 
+ZERO = tf.UnconnectedGradients.ZERO  # TF gives None where nothing connects; ask for zeros
+
+
 def tape_of(h, x):
     x = tf.convert_to_tensor(x)
     with tf.GradientTape() as tape:
         tape.watch(x)
         y = scalarize(h(x))
-    return tape.gradient(y, x)
+    return tape.gradient(y, x, unconnected_gradients=ZERO)
 
 
 def accumulator_of(h, x):
     x = tf.convert_to_tensor(x)
     with tf.autodiff.ForwardAccumulator(x, direction(x)) as acc:
-        y = h(x)
-    return acc.jvp(y)
+        y = tf.convert_to_tensor(h(x))  # h may return an array or an outer level's dual
+    return acc.jvp(y, unconnected_gradients=ZERO)
 
 
 # -- the same quantities by central differences of plain evaluations -----------------------------
@@ -225,6 +228,29 @@ def test_two_deep(names):
 
 @pytest.mark.parametrize("names", _product(3), ids="/".join)
 def test_three_deep(names):
+    check_composition(names)
+
+
+# Degenerate innermost functions: one that ignores its own variable (every inner derivative
+# is an unconnected zero), one linear in it (second derivatives vanish) and a constant.
+EDGE_BASES = {
+    "closure_only": lambda *variables: dnp.sin(_mix(variables)) * np.ones(2),
+    "linear": lambda *variables: _mix(variables) * variables[-1],
+    "constant": lambda *variables: np.array([0.1, 0.2]),
+}
+
+
+def _mix(variables):
+    a = np.ones(2)
+    for i, v in enumerate(variables[:-1]):
+        a = a + (0.5 - 0.2 * i) * v[::-1]
+    return a
+
+
+@pytest.mark.parametrize("names", _product(2), ids="/".join)
+@pytest.mark.parametrize("edge", EDGE_BASES)
+def test_two_deep_degenerate_functions(names, edge, monkeypatch):
+    monkeypatch.setitem(globals(), "base", EDGE_BASES[edge])
     check_composition(names)
 
 
