@@ -488,3 +488,21 @@ def test_complex_arguments_refused_at_call_time():
     with pytest.raises(TypeError, match=r"\[transforms.hvp\] .*complex"):
         dt.hvp(sum_of_squares)(z, np.ones(2))
     _close(dt.grad(sum_of_squares)(np.ones(2)), [2.0, 2.0])
+
+
+def _hessian_fd(f, args):
+    g = dt.grad(f)
+    x = args[0]
+    rows = [fd_directional(g, args, 0, e.reshape(np.shape(x))) for e in np.eye(np.size(x))]
+    return np.moveaxis(np.reshape(rows, (np.size(x),) + np.shape(x)), 0, -1).reshape(np.shape(x) * 2)
+
+
+@pytest.mark.parametrize("f, args", [(layers_from_a_list_of_tuples, [np.array([0.3, 0.6]), W2]),
+                                     (heat_copy_read, [U6, 0.2]), (buffer_writes, [np.array([0.2, 0.7, 1.1])]),
+                                     (named_list, [np.array([0.3, 0.9])]), (cholesky, [A3]),
+                                     (calls_helpers, [np.array([0.3, 0.6])])],
+                         ids=lambda v: getattr(v, "__name__", ""))
+def test_hessian_in_one_batched_call(f, args):
+    # issue 9: the vector tangent of a list of tuples' adjoint (zeros_batch, each) was one
+    # array, which a list of differently shaped items cannot be
+    _close(dt.hessian(f)(*args), _hessian_fd(f, args), 1e-5)

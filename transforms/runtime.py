@@ -228,16 +228,27 @@ def batch_array(t):
 
 
 def zeros_batch(x, k):
-    """A zero vector tangent of `x`: k directions."""
+    """A zero vector tangent of `x`: k directions (for a list or tuple of differently shaped
+    items, such as a list of (W, b) pairs, one per item)."""
+    if isinstance(x, (list, tuple)):
+        try:
+            shape = np.shape(x)
+        except ValueError:  # NumPy cannot read it as one array
+            return [zeros_batch(item, k) for item in x]
+        return np.zeros((k,) + shape)
     return np.zeros((k,) + np.shape(x))
 
 
 def each(fn, *tangents):
     """Apply a single-direction tangent rule `fn` to each of the k directions, and stack."""
     k = next(batch_size(t) for t in tangents if isinstance(t, (list, tuple)) or np.ndim(t))
-    rows = [fn(*[_row(t, j) for t in tangents]) for j in range(k)]
+    return _stack_rows([fn(*[_row(t, j) for t in tangents]) for j in range(k)])
+
+
+def _stack_rows(rows):
+    """The k results of a rule, one per direction, as one vector tangent (lists item by item)."""
     if isinstance(rows[0], (list, tuple)):
-        return type(rows[0])(np.stack([r[i] for r in rows]) for i in range(len(rows[0])))
+        return type(rows[0])(_stack_rows([r[i] for r in rows]) for i in range(len(rows[0])))
     return np.stack(rows)
 
 
