@@ -161,7 +161,10 @@ def rebind(name, inputs, result, vjp_fn, jvp_fn=None, forward_error=None):
             continue
         if forward_error is not None:
             if not recorded:
-                raise forward_error
+                try:
+                    raise forward_error
+                finally:  # the traceback holds this frame: no cycle through its local (issue 13)
+                    forward_error = None
             own = [acc._tangents.get(x._id) if isinstance(x, Tensor) else None for x in flat]
             out_tangents = [own[j] for j in diff]
         else:

@@ -98,9 +98,10 @@ class custom_jvp(_Custom):  # noqa: N801 - JAX's name
         """One rule per argument, each `jvp(tangent, primal_out, *primals)`; None: no tangent."""
         if self.nondiff_argnums:
             raise TypeError("[custom_jvp] defjvps cannot be used with nondiff_argnums; use defjvp.")
+        fun = self.fun  # not `self`: the rule is stored on self, and would make a cycle (issue 13)
 
         def jvp(primals, tangents):
-            ans = self.fun(*primals)
+            ans = fun(*primals)
             total = None
             for rule, t in zip(jvps, tangents):
                 if rule is not None:

@@ -78,17 +78,25 @@ def _positions(argnums):
     return itertools.count() if argnums is None else ([argnums] if isinstance(argnums, int) else argnums)
 
 
+# The rules below hold the primitive's name, or a weak reference to it, never the primitive:
+# it holds them (op.vjp, op.jvp, _RULES), so a strong one would make a cycle, and keep the
+# primitive and its _RULES entry alive for good (issue 13).
+
 def _from_maker(op, maker):
+    name = op.name
+
     def vjp(g, ans, *args, **kwargs):
-        with _higher_order_context(op, "VJP", ans, args):
+        with _higher_order_context(name, "VJP", ans, args):
             return maker(ans, *args, **kwargs)(g)
 
     return vjp
 
 
 def _checked(op, rule):
+    name = op.name
+
     def jvp(g, ans, *args, **kwargs):
-        with _higher_order_context(op, "JVP", ans, args):
+        with _higher_order_context(name, "JVP", ans, args):
             return rule(g, ans, *args, **kwargs)
 
     return jvp
@@ -98,25 +106,27 @@ class _higher_order_context:
     """Name the primitive when its rule fails on traced values (a higher-order derivative
     differentiates the rule itself, which then must be written with dualtape ops)."""
 
-    def __init__(self, op, kind, ans, args):
-        self.op, self.kind, self.traced = op, kind, any(isinstance(a, Traced) for a in (ans, *args))
+    def __init__(self, name, kind, ans, args):
+        self.name, self.kind, self.traced = name, kind, any(isinstance(a, Traced) for a in (ans, *args))
 
     def __enter__(self):
         return self
 
     def __exit__(self, kind, error, traceback):
         if self.traced and isinstance(error, TypeError):
-            raise TypeError(f"[{self.op.name}] its {self.kind} rule failed on traced values: a "
+            raise TypeError(f"[{self.name}] its {self.kind} rule failed on traced values: a "
                             "higher-order derivative differentiates the rule itself, so it must be "
                             f"written with dualtape ops (dnp) on its arguments. {error}") from error
         return False
 
 
 def _same(op, argnum):
+    op_ref = weakref.ref(op)  # the rule only runs while the primitive does
+
     def jvp(g, ans, *args, **kwargs):
         args = list(args)
         args[argnum] = g
-        return op(*args, **kwargs)
+        return op_ref()(*args, **kwargs)
 
     return jvp
 
@@ -160,9 +170,11 @@ def _jvp_rule(op, i, vjps, jvps):
 
 
 def _missing(op, i, kind, api):
+    name = op.name
+
     def missing(*args, **kwargs):
-        raise LookupError(f"[{op.name}] has no {kind} rule for argument {i}: declare one with "
-                          f"dualtape.{api}({op.name}, ..., argnums=[{i}]), or pass the argument "
+        raise LookupError(f"[{name}] has no {kind} rule for argument {i}: declare one with "
+                          f"dualtape.{api}({name}, ..., argnums=[{i}]), or pass the argument "
                           "through dualtape.stop_gradient.")
 
     return missing
