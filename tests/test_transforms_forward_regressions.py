@@ -219,6 +219,9 @@ def test_named_list_as_array_operand():
     # as a (2, k) array: the batch axis in the wrong place, a silently wrong Jacobian
     check_forward(named_list, [np.array([0.3, 0.9])])
     check_hvp(named_list, [np.array([0.3, 0.9])])
+    # and on tensors NumPy's reading of a list of tensors as an array dropped the gradient (0.0):
+    # a name bound only to literals of L items is stacked from its items, y[0], ..., y[L-1]
+    check_mixed(named_list, [np.array([0.3, 0.9])])
     J = dt.jacfwd(named_list)(np.array([0.3, 0.9]))
     numeric = [fd_directional(named_list, [np.array([0.3, 0.9])], 0, e) for e in np.eye(2)]
     _close(J, numeric)

@@ -124,11 +124,39 @@ class Expressions:
         if other is not None and (isinstance(other, (n.List, n.Tuple)) or (_gast.is_constant(other) and isinstance(
                 other.value, int)) or (isinstance(other, n.Name) and other.id in self.list_names())):
             return e
+        e = self._items_of_fixed_list(e)
         if (isinstance(e, (n.List, n.Tuple)) and e.elts and self.expr_varied(e)
                 and not any(isinstance(x, n.Starred) for x in e.elts)
                 and self.resolve(_gast.parse_expr("np.stack")) is np.stack):
+            e = type(e)(elts=[self._items_of_fixed_list(x) for x in e.elts], ctx=n.Load())
             return _array_as_stack(e)
         return e
+
+    def _items_of_fixed_list(self, e):
+        """A name only ever bound to list literals of L items as the literal `[y[0], ..., y[L-1]]`."""
+        if isinstance(e, n.Name) and self.expr_varied(e) and e.id in self.fixed_lists():
+            items = ", ".join(f"{e.id}[{k}]" for k in range(self.fixed_lists()[e.id]))
+            return _gast.parse_expr(f"[{items}]")
+        return e
+
+    def fixed_lists(self):
+        """{name: L} for the local names whose every binding is `name = [...]` (or a tuple) of L
+        items: NumPy reads such a name as an array of L rows wherever it is an op's operand."""
+        if getattr(self, "_fixed_lists", None) is None:
+            lengths, other = {}, set()
+            for node in _gast.walk(self.info.node):
+                if isinstance(node, n.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], n.Name) \
+                        and isinstance(node.value, (n.List, n.Tuple)) and not any(
+                            isinstance(x, n.Starred) for x in node.value.elts):
+                    lengths.setdefault(node.targets[0].id, set()).add(len(node.value.elts))
+                elif isinstance(node, (n.Assign, n.AugAssign, n.AnnAssign, n.For, n.NamedExpr, n.comprehension)):
+                    targets = node.targets if isinstance(node, n.Assign) else [node.target]
+                    for t in targets:
+                        other |= _gast.store_names(t)
+            other |= set(self.params)
+            self._fixed_lists = {k: next(iter(v)) for k, v in lengths.items()
+                                 if len(v) == 1 and k not in other and next(iter(v)) > 0}
+        return self._fixed_lists
 
     def expr(self, e, out, s, target=None):
         """Emit Ops computing `e`; return the atom (a Name or an inactive expression) holding it."""
