@@ -4,6 +4,8 @@ derivative, crashed, or was refused although it should work."""
 
 import numpy as np
 
+import dualtape as tf
+
 
 def rk4_step(y0, k):
     # a name reassigned several times per iteration, np.stack of subscripts
@@ -208,3 +210,36 @@ def explicit_scheme_no_copy(u0):
             un[i] = u[i] + 0.1 * u[i + 1]
         u = un
     return np.sum(u * u)
+
+
+def tf_functions(x):
+    total = tf.reduce_sum(tf.sin(x) * x, axis=0) + tf.reduce_mean(tf.multiply(x, x))
+    return total + tf.reduce_logsumexp(x)
+
+
+def ravel_and_copy(x):
+    y = np.copy(x)
+    z = np.ravel(y)
+    return np.sum(z * z * z)
+
+
+def nested_targets(x):
+    (a, b), c = (x, x * 2), x * 3
+    pair = (a * b, (c, a))
+    d, (e, f) = pair
+    return d * e + f
+
+
+def dict_argument(d):
+    return d["a"] * d["b"] + np.sum(d["c"] ** 2)
+
+
+def augmented_floats(x):
+    s = 0.0
+    for i in range(3):
+        s += x[i] * x[i]
+    t = float(x[0])
+    t *= x[1]
+    u = np.sum(x)
+    u /= 2.0
+    return s + t + u

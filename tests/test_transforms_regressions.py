@@ -142,3 +142,24 @@ def test_explicit_scheme_step_with_a_fresh_copy():
     for f in (fns.explicit_scheme_shared, fns.explicit_scheme_no_copy):
         with pytest.raises(TransformError, match=rf"in {f.__name__}: `un\[i\] = \.\.\.` writes into `un`, but `\w+`"):
             dt.grad(f)
+
+
+X3 = np.array([0.4, -1.1, 0.8])
+
+
+@pytest.mark.parametrize("f, args", [
+    (fns.tf_functions, [X3]),      # `import dualtape as tf` code: tf.reduce_sum, tf.sin, tf.multiply
+    (fns.ravel_and_copy, [X3]),    # np.ravel (np.copy worked)
+    (fns.nested_targets, [1.3]),   # `(a, b), c = ...`
+    (fns.augmented_floats, [X3]),  # `s += v` on values the transformer can tell are floats
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_constructs_that_were_refused(f, args):
+    # issue 9: these were refused (or crashed) although users expect them to work
+    check_grad(f, args)
+
+
+def test_dict_argument():
+    # issue 9: `d['a'] * d['b']` with a dict argument crashed (the adjoint of a dict)
+    d = {"a": 1.5, "b": 2.0, "c": np.array([1.0, -2.0])}
+    got = dt.grad(fns.dict_argument)(d)
+    assert got["a"] == 2.0 and got["b"] == 1.5 and np.allclose(got["c"], [2.0, -4.0])

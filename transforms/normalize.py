@@ -308,11 +308,29 @@ class Normalizer(Expressions):
             return
         if isinstance(target, (n.Tuple, n.List)):
             names = target.elts
-            if not all(isinstance(t, n.Name) for t in names):
-                raise self.fail(s, "nested or subscripted targets in tuple unpacking are not supported",
-                                "Unpack into plain names first, then assign.")
+            if any(isinstance(t, n.Starred) for t in names):
+                raise self.fail(s, "a starred target in tuple unpacking is not supported",
+                                "Unpack each item by index (`a, rest = xs[0], xs[1:]`).")
             if not self.expr_varied(value):
                 return self._primal(s, out)
+            if not all(isinstance(t, n.Name) for t in names):
+                # `(a, b), c = ...`, `x[0], y = ...`: Python evaluates the whole value first, then
+                # binds the items left to right, each as an assignment of its own
+                if isinstance(value, (n.Tuple, n.List)) and len(value.elts) == len(names):
+                    items = [self.expr(v, out, s, target=self.fresh()) for v in value.elts]
+                else:
+                    whole = self.expr(value, out, s)
+                    items = []
+                    for i in range(len(names)):
+                        item, index = self.fresh(), _gast.constant(i)
+                        self._emit(Op(item, "getitem", n.Subscript(value=_gast.copy(whole), slice=index, ctx=n.Load()),
+                                      [whole], line, text, index=index), out)
+                        items.append(_gast.name(item))
+                for t, item in zip(names, items):
+                    part = n.Assign(targets=[t], value=_gast.copy(item), type_comment=None)
+                    part.lineno = s.lineno
+                    self.assign(part, out)
+                return
             if isinstance(value, (n.Tuple, n.List)) and len(value.elts) == len(names):
                 clash = {t.id for t in names} & set().union(*(_gast.load_names(v) for v in value.elts))
                 atoms = []

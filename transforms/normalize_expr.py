@@ -237,6 +237,12 @@ class Expressions:
                             "Pass each argument by name or position.")
         if obj is builtins.float:
             return self.expr(e.args[0], out, s, target)
+        if obj is np.ravel and len(e.args) == 1 and not e.keywords:  # as `x.ravel()`: a reshape
+            return self.expr(n.Call(func=_gast.parse_expr("np.reshape"), args=[e.args[0], _gast.parse_expr("(-1,)")],
+                                    keywords=[]), out, s, target)
+        as_numpy = opmap.tf_call(obj, e)  # `tf.reduce_sum(x)` in `import dualtape as tf` code
+        if as_numpy is not None:
+            return self.expr(as_numpy, out, s, target)
         if (obj is np.array and len(e.args) == 1 and not e.keywords and isinstance(e.args[0], (n.List, n.Tuple))
                 and e.args[0].elts and self.resolve(_gast.parse_expr("np.stack")) is np.stack):
             # np.array([a, b]) of differentiated values is np.stack([a, b]) (nested lists stacked

@@ -99,7 +99,7 @@ def resolve(node, local_names, namespace):
             return None
         if node.id in namespace:
             return namespace[node.id]
-        return {"np": np, "math": math}.get(node.id, getattr(builtins, node.id, None))
+        return {"np": np, "math": math, "dnp": dnp}.get(node.id, getattr(builtins, node.id, None))
     if isinstance(node, n.Attribute):
         base = resolve(node.value, local_names, namespace)
         return getattr(base, node.attr, None) if base is not None else None
@@ -257,6 +257,43 @@ def _opaque_spec(obj):
             return None
     name = getattr(obj, "__name__", None) or getattr(obj, "name", "?")
     return _OpaqueSpec(Primitive(name, obj, (), (), False, False, {}, (), (), False), what, [], [], False)
+
+
+def tf_call(obj, call):
+    """`tf.reduce_sum(x, axis=0)`, `tf.sin(x)`, `tf.add(x, y)` as the NumPy-style call they make
+    (`np.sum(x, axis=0)`, ...), or None: dualtape's TF-named functions are thin wrappers that
+    convert their arguments to tensors around one dnp function, which the transformer reads."""
+    if getattr(obj, "__module__", None) != "dualtape.tf_ops" or not getattr(obj, "__closure__", None):
+        return None
+    cells = dict(zip(obj.__code__.co_freevars, obj.__closure__))
+    fn = cells["fn"].cell_contents if "fn" in cells else None
+    if getattr(fn, "__name__", None) == "<lambda>":  # reductions: `lambda x, **kw: dnp.sum(x, **kw)`
+        names = fn.__code__.co_names
+        fn = getattr(dnp, names[1], None) if len(names) == 2 and names[0] == "dnp" else None
+    spelled = _dnp_spelling(fn)
+    if spelled is None or any(isinstance(a, n.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return None
+    try:
+        bound = inspect.signature(obj).bind(*call.args, **{k.arg: k.value for k in call.keywords})
+    except TypeError:
+        return None
+    params = list(inspect.signature(obj).parameters)
+    inputs = [bound.arguments[p] for p in params if p in bound.arguments and p not in ("axis", "keepdims", "name")]
+    keywords = [n.keyword(arg=p, value=bound.arguments[p]) for p in ("axis", "keepdims") if p in bound.arguments]
+    return n.Call(func=_gast.parse_expr(spelled), args=inputs, keywords=keywords)
+
+
+def _dnp_spelling(fn):
+    """`np.sin` for the dnp function NumPy's np.sin dispatches to, else `dnp.<name>`, or None."""
+    if fn is None or not _hashable(fn):
+        return None
+    for name in sorted(vars(dnp)):
+        if getattr(dnp, name) is fn and not name.startswith("_"):
+            np_fn = getattr(np, name, None)
+            if np_fn is not None and _hashable(np_fn) and dnp.NUMPY_DISPATCH.get(np_fn) is fn:
+                return f"np.{name}"
+            return f"dnp.{name}"
+    return None
 
 
 def is_nondiff(obj):

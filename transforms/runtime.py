@@ -20,6 +20,8 @@ def zeros_like(x):
     numbers, by their shape), a list for sequences."""
     if isinstance(x, (list, tuple)):
         return [zeros_like(item) for item in x]
+    if isinstance(x, dict):  # a dict argument (`d['a'] * d['b']`): one adjoint per key
+        return {key: zeros_like(item) for key, item in x.items()}
     if isinstance(x, np.ndarray):
         return np.zeros(x.shape, dtype=x.dtype if x.dtype.kind in "fc" else float)
     if isinstance(x, _Traced):
@@ -33,6 +35,8 @@ def owned(g):
     Tensors and dual numbers are immutable: the traced code rebinds instead (set_item)."""
     if isinstance(g, (list, tuple)):
         return list(g)
+    if isinstance(g, dict):
+        return {key: owned(item) for key, item in g.items()}
     if isinstance(g, _Traced):
         return g
     return np.array(g, dtype=float if np.asarray(g).dtype.kind not in "fc" else None)
@@ -46,7 +50,7 @@ def _fancy(index):
 def add_at(b, index, g):
     """`b[index] += g` on an owned adjoint; repeated fancy indices add up, as np.add.at.
     With a tensor or dual number, a new value `b + unindex(g)` (recorded, tangents kept)."""
-    if isinstance(b, list):
+    if isinstance(b, (list, dict)):
         b[index] = accumulate(b[index], g)  # items may be lists too (a list of tuples): add, never concatenate
     elif isinstance(b, _Traced) or isinstance(g, _Traced):
         shape = shape_of(b)
@@ -155,6 +159,8 @@ def accumulate(b, g):
         return [accumulate(x, y) for x, y in zip(b, g)] if isinstance(g, (list, tuple)) else [x + g for x in b]
     if isinstance(g, list):
         return [b + y for y in g]
+    if isinstance(b, dict):
+        return {key: accumulate(item, g[key]) if isinstance(g, dict) else accumulate(item, g) for key, item in b.items()}
     return b + g
 
 
