@@ -243,3 +243,25 @@ def augmented_floats(x):
     u = np.sum(x)
     u /= 2.0
     return s + t + u
+
+
+def reassigning_loop_in_a_branch(x, flag):
+    s = x
+    if flag:
+        for i in range(2):
+            y = s * 2
+            y = y * s
+            y = y + 1.0
+            s = y * s
+    return np.sum(s)
+
+
+def constant_then_augmented_in_a_branch(x, flag):
+    s = x
+    y = x
+    if flag:
+        for i in range(2):
+            y = 0.5
+            y += s
+            s = s * y
+    return np.sum(s * y)

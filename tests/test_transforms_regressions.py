@@ -163,3 +163,12 @@ def test_dict_argument():
     d = {"a": 1.5, "b": 2.0, "c": np.array([1.0, -2.0])}
     got = dt.grad(fns.dict_argument)(d)
     assert got["a"] == 2.0 and got["b"] == 1.5 and np.allclose(got["c"], [2.0, -4.0])
+
+
+@pytest.mark.parametrize("flag", [False, True])
+@pytest.mark.parametrize("x", [1.3, np.array([1.3, 0.2])], ids=["float", "array"])
+def test_loop_with_reassignments_in_a_branch(x, flag):
+    # issue 9: with the branch not taken, the backward sweep read a version of `y` made only
+    # inside it (UnboundLocalError); with it taken, the gradient was wrong
+    check_grad(fns.reassigning_loop_in_a_branch, [x, flag])
+    check_grad(fns.constant_then_augmented_in_a_branch, [x, flag])
