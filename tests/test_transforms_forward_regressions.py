@@ -509,3 +509,21 @@ def test_hessian_in_one_batched_call(f, args):
     # issue 9: the vector tangent of a list of tuples' adjoint (zeros_batch, each) was one
     # array, which a list of differently shaped items cannot be
     _close(dt.hessian(f)(*args), _hessian_fd(f, args), 1e-5)
+
+
+# -- issue 9: writes at array indices, with vector tangents and on tensors ----------------
+
+PICK = np.array([0, 2])
+
+
+def fancy_writes(x):
+    y = np.zeros(3)
+    y[PICK] = x[:2] * x[2]
+    y[[1]] = x[1] ** 2
+    return np.sum(np.sin(y) * x)
+
+
+def test_writes_at_array_indices():
+    # with k directions `dy[:, [1]] = d` needed d lined up as (k, 1); on tensors the write was
+    # refused (set_item now writes an index array that picks each element once)
+    check_all(fancy_writes, [np.array([0.3, 0.6, 0.9])])

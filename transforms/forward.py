@@ -192,6 +192,8 @@ class Forward:
             lines = [f"{target} = {self.src(st.value)}"]
             if st.target in self.active:
                 value = self.d(st.value.id) if is_name(st.value) and st.value.id in self.active else "0.0"
+                if self.batch and value != "0.0":  # (k, *v) lined up with (k, *y[i]): `y[[1]] = a`
+                    value = f"bt({value}, {target})"
                 lines.append(f"{self.tangent_sub(st.target, st.index)} = {value}")
             return lines
         if isinstance(st, Push):

@@ -71,12 +71,15 @@ def set_item(a, index, value):
     if isinstance(a, list) or not (isinstance(a, _Traced) or isinstance(value, _Traced)):
         a[index] = value
         return a
-    if _fancy(index):
-        raise TypeError(f"[transforms] `a[index] = value` with an array index on a tensor or dual number "
-                        f"(a of shape {shape_of(a)}): generated code cannot write into traced values that way.\n"
-                        "  Use dualtape.transforms.jvp / hvp instead of running the generated gradient on "
-                        "tensors, or index with slices and integers.")
     shape = shape_of(a)
+    if _fancy(index):
+        picked = np.arange(int(np.prod(shape))).reshape(shape)[index].ravel()
+        if len(np.unique(picked)) != len(picked):
+            raise TypeError(f"[transforms] `a[index] = value` with an array index that picks an element twice, "
+                            f"on a tensor or dual number (a of shape {shape}): which write wins is NumPy's "
+                            "business, and generated code cannot follow it on traced values.\n  Use "
+                            "dualtape.transforms.jvp / hvp instead of running the generated gradient on "
+                            "tensors, or index each element once.")
     mask = np.zeros(shape, dtype=bool)
     mask[index] = True
     value = dnp.broadcast_to(value, mask[index].shape)
