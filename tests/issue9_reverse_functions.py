@@ -265,3 +265,8 @@ def constant_then_augmented_in_a_branch(x, flag):
             y += s
             s = s * y
     return np.sum(s * y)
+
+
+def parameter_rebound_to_another(x, y):
+    a, x = np.sum(np.sin(y * 0.0)), y
+    return x + x + y + a

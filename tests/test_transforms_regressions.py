@@ -172,3 +172,10 @@ def test_loop_with_reassignments_in_a_branch(x, flag):
     # inside it (UnboundLocalError); with it taken, the gradient was wrong
     check_grad(fns.reassigning_loop_in_a_branch, [x, flag])
     check_grad(fns.constant_then_augmented_in_a_branch, [x, flag])
+
+
+def test_zero_gradient_of_a_rebound_parameter_has_its_shape():
+    # issue 9: `x = y` before any use of the array x: its (zero) gradient came out as 0.0, the
+    # zeros of the value x held at the end, not of the argument passed
+    gx, gy = dt.vjp(fns.parameter_rebound_to_another, wrt=(0, 1))(np.array([0.19, 0.0]), 0.5, 1.0)
+    assert np.array_equal(gx, np.zeros(2)) and gy == 3.0

@@ -365,10 +365,17 @@ class Reverse(ControlFlow):
             if preserve_result == "check":  # grad's own check: a non-scalar value returns before the backward sweep
                 result_lines += [f"if shape_of({result_name}) != ():", f"{IND}return None, {result_name}"]
         bwd = seed_lines + self.bwd_block(self.items, 0)
-        outs = []
+        outs, entry_lines = [], []
         for p in returns:
             adj = self.namer.adjoint(p)
-            outs.append(adj if adj in self.nonzero else self.zero(p, p))
+            if adj in self.nonzero:
+                outs.append(adj)
+            elif p in self.stable or self.zero(p) == "0.0":
+                outs.append(self.zero(p, p))
+            else:  # `x` is rebound (`x = y`): its zero adjoint has the shape of the argument passed
+                entry = self.namer.unique(f"{p}_arg")
+                entry_lines.append(f"{entry} = {p}")
+                outs.append(self.zero(p, entry))
         ret = ", ".join(outs) if len(outs) != 1 else outs[0]
         if len(outs) == 1 and tuple_out:
             ret = f"({ret},)" if preserve_result else f"{ret},"
@@ -384,7 +391,7 @@ class Reverse(ControlFlow):
         if self.uses_stack:
             body.append("_stack = []")
         body += [f"{v} = None" for v in self.preinit]
-        body += ["# forward"] + fwd + result_lines + ["# backward"] + bwd + [f"return {ret}"]
+        body += entry_lines + ["# forward"] + fwd + result_lines + ["# backward"] + bwd + [f"return {ret}"]
         if self.optimize:
             body = free_dead_values(body, fir.params, self._freeable, self.namer.taken)
         lines += [IND + x for x in body]
