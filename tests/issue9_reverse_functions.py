@@ -270,3 +270,14 @@ def constant_then_augmented_in_a_branch(x, flag):
 def parameter_rebound_to_another(x, y):
     a, x = np.sum(np.sin(y * 0.0)), y
     return x + x + y + a
+
+
+def subtract_itself_then_rebind(a):
+    s = a
+    for i in range(2):
+        x = a * 2.0
+        x -= x
+        s = s + x
+        x = 3.0
+        s = s * x
+    return np.sum(s)

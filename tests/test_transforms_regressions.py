@@ -179,3 +179,10 @@ def test_zero_gradient_of_a_rebound_parameter_has_its_shape():
     # zeros of the value x held at the end, not of the argument passed
     gx, gy = dt.vjp(fns.parameter_rebound_to_another, wrt=(0, 1))(np.array([0.19, 0.0]), 0.5, 1.0)
     assert np.array_equal(gx, np.zeros(2)) and gy == 3.0
+
+
+def test_subtracting_a_name_from_itself_then_rebinding_it():
+    # issue 9: `x -= x` followed by a reassignment: x contributes nothing (the gradient of s
+    # is 9, from the two `s * 3.0`), the recomputation used to read a stale version of x
+    assert np.isclose(check_grad(fns.subtract_itself_then_rebind, [1.3]), 9.0)
+    check_grad(fns.subtract_itself_then_rebind, [np.array([1.3, -0.2])])
