@@ -1,7 +1,7 @@
 """dualtape: differentiate NumPy code by tape, dual numbers and source transformation.
 
 `import dualtape as tf` runs the TensorFlow autodiff guides: GradientTape, Variable,
-constant, custom_gradient, math/nn/linalg functions, Module and layers.
+constant, custom_gradient, math/nn/linalg functions, Module, layers and keras.optimizers.
 """
 
 import types as _types
@@ -28,8 +28,10 @@ from .tf_ops import (abs, add, argmax, argmin, broadcast_to, cast, clip_by_norm,
                      sin, size, split, sqrt, square, squeeze, stack, stop_gradient, subtract, tanh,
                      tensordot, tile, transpose, where, zeros, zeros_like)
 from .variables import Variable
+from . import optimizers
 
-keras = _types.SimpleNamespace(layers=layers, backend=_types.SimpleNamespace(clear_session=layers.clear_session))
+keras = _types.SimpleNamespace(layers=layers, optimizers=optimizers,
+                               backend=_types.SimpleNamespace(clear_session=layers.clear_session))
 
 __version__ = "0.1.0"
 from . import dual as _dual  # noqa: E402,F401  (forward mode: installs the dual-number binder)

@@ -1,0 +1,19 @@
+"""Optimizers: Keras' classes (`tf.keras.optimizers.Adam`, ...) and an optax-like functional form.
+
+Both surfaces run the same update rules (`rules.py`), written after Keras 3's `update_step`
+and tested against values recorded from Keras (tests/test_optimizers.py).
+
+- Keras: `SGD`, `Adam`, `AdamW`, `RMSprop`, `Adagrad` with `apply_gradients`, `minimize`,
+  `iterations`, schedules (`schedules.ExponentialDecay`, ...), weight decay and clipping.
+- Functional: `sgd`, `adam`, `adamw`, `rmsprop`, `adagrad` return `(init, update)` on
+  pytrees; `apply_updates(params, updates)` adds the updates.
+"""
+
+from . import rules, schedules
+from .functional import (GradientTransformation, adagrad, adam, adamw, apply_updates, from_rule, rmsprop,
+                         sgd)
+from .keras import SGD, Adagrad, Adam, AdamW, Optimizer, RMSprop
+
+__all__ = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Optimizer", "schedules", "rules",
+           "GradientTransformation", "from_rule", "sgd", "adam", "adamw", "rmsprop", "adagrad",
+           "apply_updates"]
