@@ -24,6 +24,11 @@ DOC_FILES = sorted((ROOT / "docs").glob("*.md")) + sorted(ROOT.glob("README.md")
 _FENCE = re.compile(r"^```[ \t]*([\w+-]*)[^\n]*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
 
 
+# Pages importing these are skipped where the optional package is missing.
+OPTIONAL_IMPORTS = {"matplotlib": "plots; install the docs extra",
+                    "sklearn": "loads a scikit-learn dataset; install the train extra"}
+
+
 def python_blocks(text):
     """The source of each ```python (or ```py) block, in order, with its line number."""
     blocks = []
@@ -74,8 +79,9 @@ def test_doc_blocks_run(path, isolated_globals):
     blocks = python_blocks(path.read_text(encoding="utf-8"))
     if not blocks:
         pytest.skip(f"{_doc_id(path)} has no python blocks")
-    if any(re.search(r"^\s*(import|from)\s+matplotlib", src, re.MULTILINE) for _, src in blocks):
-        pytest.importorskip("matplotlib", reason=f"{_doc_id(path)} plots; install the docs extra")
+    for module, why in OPTIONAL_IMPORTS.items():
+        if any(re.search(rf"^\s*(import|from)\s+{module}\b", src, re.MULTILINE) for _, src in blocks):
+            pytest.importorskip(module, reason=f"{_doc_id(path)} {why}")
     namespace = {"__name__": "__main__"}
     for number, (line, source) in enumerate(blocks, start=1):
         try:
