@@ -281,3 +281,17 @@ def subtract_itself_then_rebind(a):
         x = 3.0
         s = s * x
     return np.sum(s)
+
+
+rows = 3.0  # named like runtime helpers the generated code imports (`rows`, `step`)
+
+
+def step(y, h):
+    return y + h * np.sin(y) * rows
+
+
+def integrate_with_step(y0):
+    y = y0
+    for i in range(3):
+        y = step(y, 0.1)
+    return np.sum(y * y)

@@ -186,3 +186,10 @@ def test_subtracting_a_name_from_itself_then_rebinding_it():
     # is 9, from the two `s * 3.0`), the recomputation used to read a stale version of x
     assert np.isclose(check_grad(fns.subtract_itself_then_rebind, [1.3]), 9.0)
     check_grad(fns.subtract_itself_then_rebind, [np.array([1.3, -0.2])])
+
+
+def test_user_globals_named_like_runtime_helpers():
+    # issue 9: a user's helper `step(y, h)` and constant `rows` were replaced by the runtime
+    # helpers of the same names in the generated module (a crash, or a wrong number)
+    check_grad(fns.integrate_with_step, [np.array([0.3, 1.0])])
+    assert "step_1(y, 0.1)" in dt.grad(fns.integrate_with_step).source

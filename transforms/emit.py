@@ -20,7 +20,7 @@ from . import _gast, opmap, runtime
 from ._gast import nodes as n
 from .aliasing import check_writes
 from .desugar import MethodRewriter, desugar_jumps, desugar_returns, desugar_walrus
-from .naming import rename_reserved, shadowed_helper
+from .naming import alias_shadowed_globals, rename_reserved, shadowed_helper
 from .normalize import Normalizer
 from .parse import FunctionInfo, TransformError, check_supported, error
 from .reverse import Reverse
@@ -47,6 +47,11 @@ class FunctionIR:
             rename_reserved(node, [a.id for a in args.posonlyargs + args.args + args.kwonlyargs], lambda name: error(
                 api, info, node, f"the parameter `{name}` has the name of a value the generated code uses",
                 f"Rename the parameter (e.g. `{name}_`); generated code reads `{name}` itself."))
+            locals_ = set(params_of(node)) | _gast.store_names(node)
+            for alias, value in alias_shadowed_globals(node, locals_, info.namespace).items():
+                info.namespace[alias] = value  # (the normalizer resolves calls through it)
+                if module is not None:
+                    module.namespace[alias] = value
         self.doc = bool(node.body and isinstance(node.body[0], n.Expr) and _gast.is_constant(node.body[0].value)
                         and isinstance(node.body[0].value.value, str))
         desugar_returns(node)
@@ -165,6 +170,11 @@ class Module:
         fn.__dualtape_source__ = source
         fn.__dualtape_scalar_output__ = self.scalar_output
         return fn
+
+
+def params_of(fn_node):
+    args = fn_node.args
+    return [a.id for a in args.posonlyargs + args.args + args.kwonlyargs]
 
 
 def _deep_recursion(generate_fn):
@@ -324,7 +334,10 @@ def module_source(module, header_doc):
         elif isinstance(value, np.ndarray):
             consts.append(f"{name} = np.array({value.tolist()!r}, dtype=np.{value.dtype.name})")
         elif inspect.isfunction(value):
-            funcs.append(textwrap.dedent(inspect.getsource(value)))
+            text = textwrap.dedent(inspect.getsource(value))
+            if value.__name__ != name:  # a user function read under an alias (see alias_shadowed_globals)
+                text = re.sub(rf"^def {value.__name__}\(", f"def {name}(", text, count=1, flags=re.M)
+            funcs.append(text)
         elif hasattr(value, "__module__") and hasattr(value, "__name__") and value.__module__:
             lines.append(f"from {value.__module__} import {value.__name__} as {name}")
         else:

@@ -116,3 +116,29 @@ def rename_reserved(fn_node, params, fail):
         if isinstance(x, n.Name) and x.id in mapping:
             x.id = mapping[x.id]
     return mapping
+
+
+def alias_shadowed_globals(fn_node, local_names, namespace):
+    """Rename the globals and closure variables the function reads that are named like a runtime
+    helper (a user's `step(y, h)` or constant `rows`): the generated module imports the helper
+    under that name, so the user's object is reached as `step_1` instead. Returns {alias: object}
+    for the namespace the generated code runs in."""
+    from . import runtime
+    clash = {x.id for x in _gast.walk(fn_node) if isinstance(x, n.Name) and isinstance(x.ctx, n.Load)
+             and x.id not in local_names and x.id in RUNTIME_HELPERS and x.id in namespace
+             and namespace[x.id] is not getattr(runtime, x.id, None)}  # (the user's `np` is NumPy)
+    if not clash:
+        return {}
+    used = all_names(fn_node) | set(namespace) | _reserved()
+    mapping = {}
+    for name in sorted(clash):
+        k, new = 1, f"{name}_1"
+        while new in used:
+            k += 1
+            new = f"{name}_{k}"
+        used.add(new)
+        mapping[name] = new
+    for x in _gast.walk(fn_node):
+        if isinstance(x, n.Name) and x.id in mapping:
+            x.id = mapping[x.id]
+    return {new: namespace[old] for old, new in mapping.items()}
