@@ -295,3 +295,7 @@ def integrate_with_step(y0):
     for i in range(3):
         y = step(y, 0.1)
     return np.sum(y * y)
+
+
+def parameter_named_like_a_helper(x, bt):
+    return np.sin(x) * bt

@@ -193,3 +193,14 @@ def test_user_globals_named_like_runtime_helpers():
     # helpers of the same names in the generated module (a crash, or a wrong number)
     check_grad(fns.integrate_with_step, [np.array([0.3, 1.0])])
     assert "step_1(y, 0.1)" in dt.grad(fns.integrate_with_step).source
+
+
+def test_parameter_named_like_a_helper_the_code_calls():
+    # issue 9: a parameter `bt` shadowed the runtime helper bt() of batched tangent code (a
+    # crash); refused where the generated code calls it, accepted where it does not
+    x = np.array([0.3, 1.0])
+    with pytest.raises(TransformError, match=r"in parameter_named_like_a_helper: the parameter `bt` has the "
+                       r"name of a helper the generated code calls.\n  Rename the parameter"):
+        dt.jacfwd(fns.parameter_named_like_a_helper)(x, np.array([2.0, 1.0]))
+    got = dt.vjp(fns.parameter_named_like_a_helper)(x, np.array([2.0, 1.0]), np.ones(2))
+    assert np.allclose(got, np.cos(x) * [2.0, 1.0])

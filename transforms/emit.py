@@ -225,7 +225,9 @@ def generate_forward(module, fn, wrt, kinds, optimize, name, batch=False, value_
     from .fwd_rules import ForwardNormalizer
     module.add_namespace(fn)
     fir = FunctionIR(fn, wrt, module.api, ForwardNormalizer, kinds=kinds, module=module)
-    return Forward(fir, wrt, kinds, module, optimize, batch, value_only).generate(name)
+    source, params = Forward(fir, wrt, kinds, module, optimize, batch, value_only).generate(name)
+    _check_shadowing(module, fir, source)
+    return source, params
 
 
 _MATH_CALL = re.compile(r"\bmath\.(\w+)\(")
