@@ -35,6 +35,7 @@ keras = _types.SimpleNamespace(layers=layers, optimizers=optimizers,
 
 __version__ = "0.1.0"
 from . import dual as _dual  # noqa: E402,F401  (forward mode: installs the dual-number binder)
+from . import array_methods as _array_methods  # noqa: E402,F401  (x.sum(), x.T, ... on tensors and duals)
 from . import autodiff  # noqa: E402
 from .functional import grad, value_and_grad, jvp, vjp, jacfwd, jacrev, hessian, hvp, linearize  # noqa: E402
 from .jacobians import jacobian  # noqa: E402

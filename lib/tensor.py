@@ -199,7 +199,7 @@ def escaping_api(tensor):
 
 def escape_error(api, route):
     """The error for a traced value turned into a plain Python number or NumPy array."""
-    plain = "a plain Python number" if route in ("float()", "complex()") else "a plain NumPy array"
+    plain = "a plain Python number" if route in ("float()", "complex()", ".item()") else "a plain NumPy array"
     return TypeError(
         f"[{api}] a value being differentiated became {plain} through {route}, which would "
         "silently drop its derivative (its tangent or gradient). float() is also what math.* "

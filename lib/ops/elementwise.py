@@ -14,7 +14,7 @@ from ..rulekit import log_where_positive, zeros_like
 __all__ = [
     "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "mod", "remainder",
     "power", "negative", "positive", "abs", "absolute", "sign", "round", "floor", "ceil",
-    "stop_gradient", "identity", "greater", "greater_equal", "less", "less_equal", "equal",
+    "stop_gradient", "identity", "copy", "greater", "greater_equal", "less", "less_equal", "equal",
     "not_equal", "logical_and", "logical_or", "logical_not", "isfinite", "isnan",
 ]
 
@@ -133,6 +133,11 @@ def _identity(x):
 
 IDENTITY = elementwise_op("Identity", _identity, vjp=identity_vjp, jvp=LINEAR)
 STOP_GRADIENT = elementwise_op("StopGradient", _identity, vjp=NOT_DIFFERENTIABLE, jvp=NOT_DIFFERENTIABLE)
+
+
+def copy(a, order="K", subok=False):
+    """np.copy (and `x.copy()`): a new array, with the identity derivative (the Identity op)."""
+    return IDENTITY(a)
 
 
 def abs_vjp(g, ans, x):
