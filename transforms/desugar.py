@@ -11,7 +11,9 @@ from .naming import all_names
 from ._gast import nodes as n
 
 _METHODS = {"sum", "mean", "max", "min", "prod", "dot", "reshape", "transpose", "copy",
-            "flatten", "ravel", "item", "astype", "var", "std", "cumsum", "squeeze"}
+            "flatten", "ravel", "item", "astype", "var", "std", "cumsum", "squeeze", "clip",
+            "swapaxes", "any", "all"}
+_DTYPE_METHODS = {"sum", "mean", "prod", "var", "std", "cumsum"}  # dtype=: cast, then reduce
 
 
 def _stmt(source, like):
@@ -192,14 +194,34 @@ class MethodRewriter(_gast.NodeTransformer):
             args = [_gast.unparse(a) for a in node.args]
             kws = [f"{k.arg}={_gast.unparse(k.value)}" for k in node.keywords]
             name = func.attr
+            dtype = next((k.value for k in node.keywords if k.arg == "dtype"), None)
+            if name == "astype" and node.args:
+                dtype, args = node.args[0], args[1:]
+            if dtype is not None and name in _DTYPE_METHODS | {"astype"}:
+                # x.astype(t), x.sum(dtype=t): NumPy computes on x cast to t
+                kws = [kw for k, kw in zip(node.keywords, kws) if k.arg != "dtype"]
+                receiver = f"dnp.cast({receiver}, {_gast.unparse(dtype)})"
             if name in ("copy", "astype"):  # a new array (aliasing.py lets code write into it)
                 new = _gast.parse_expr(f"np.copy({receiver})")
                 for sub in _gast.walk(new):
                     sub.lineno = getattr(node, "lineno", 1)
                     sub.col_offset = 0
                 return new
-            if name == "item":
-                return _gast.copy(func.value)
+            if name == "item":  # a Python number, differentiated as float() is
+                index = ", ".join(args)
+                src = (f"np.reshape({receiver}, ())" if not args else
+                       f"np.reshape({receiver}, (-1,))[{index}]" if len(args) == 1 else f"{receiver}[{index}]")
+                new = _gast.parse_expr(src)
+                for sub in _gast.walk(new):
+                    sub.lineno = getattr(node, "lineno", 1)
+                    sub.col_offset = 0
+                return new
+            if name == "clip":  # x.clip(min=lo), x.clip(a_max=hi): np.clip(x, lo, hi), a None bound open
+                bounds = dict(zip(("min", "max"), args))
+                bounds.update({k.arg[-3:]: kw.split("=", 1)[1] for k, kw in zip(node.keywords, kws)
+                               if k.arg in ("min", "max", "a_min", "a_max")})
+                args = [bounds.get("min", "None"), bounds.get("max", "None")]
+                kws = [kw for k, kw in zip(node.keywords, kws) if k.arg not in ("min", "max", "a_min", "a_max")]
             if name in ("flatten", "ravel"):
                 args, name = ["(-1,)"], "reshape"
             elif name == "reshape" and len(args) > 1:
