@@ -128,7 +128,29 @@ def heat_copy_back(u0, nu):
     return np.sum(u ** 2)
 
 
-@pytest.mark.parametrize("f", [heat_copy_read, heat_shifted_copy, heat_copy_back])
+def heat_canonical(u0, nu):
+    u = u0.copy()
+    for t in range(3):
+        un = u.copy()
+        for i in range(1, len(u0) - 1):
+            un[i] = u[i] + nu * (u[i + 1] - 2.0 * u[i] + u[i - 1]) + 0.1 * u[i] ** 2
+        u = un
+    return np.sum(u ** 2)
+
+
+def heat_zeros_buffer(u0, nu):
+    u = u0.copy()
+    for t in range(3):
+        un = np.zeros(len(u0))
+        for i in range(1, len(u0) - 1):
+            un[i] = u[i] + nu * (u[i + 1] - 2.0 * u[i] + u[i - 1])
+        un[0] = u[0]
+        un[len(u0) - 1] = u[len(u0) - 1] * u[0]
+        u = un
+    return np.sum(u ** 3)
+
+
+@pytest.mark.parametrize("f", [heat_copy_read, heat_shifted_copy, heat_copy_back, heat_canonical, heat_zeros_buffer])
 @pytest.mark.parametrize("i", [0, 1])
 def test_explicit_scheme(f, i):
     # issue 9: `v = u.copy()` gave `dv = du`, so `du[i] = ...` changed dv too (jvp and hvp wrong)
