@@ -14,6 +14,7 @@ import gc
 import math
 import pathlib
 import tracemalloc
+import types
 
 import numpy as np
 import pytest
@@ -346,6 +347,17 @@ def loop(a, n):
 
 def h(x):
     return np.sum(np.tanh(x) ** 2)
+
+def jumps(a, n):
+    s = 0.0
+    for i in range(n):
+        if i > 2:
+            break
+        if i == 1:
+            continue
+        if (b := a * i) > 0.1:
+            s = s + math.sin(b)
+    return s
 '''
 
 
@@ -361,6 +373,7 @@ def generated(tmp_path_factory):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return {
+        "module": module,
         "grad": functools.partial(dt.grad(module.f, wrt=(0, 1)), X, X),
         "grad_scalars": functools.partial(dt.grad(module.f, wrt=(0, 1)), 0.5, 2.0),
         "grad_loop": functools.partial(dt.grad(module.loop), 0.5, 4),
@@ -372,6 +385,24 @@ def generated(tmp_path_factory):
 @pytest.mark.parametrize("name", ["grad", "grad_scalars", "grad_loop", "jvp", "hvp"])
 def test_generated_code_leaves_no_cycles(generated, name):
     assert_freed(generated[name], FEWER)
+
+
+def test_transforming_leaves_no_cycles(generated):
+    """Transforming (parse, desugar, dead code, emit) leaves no cycle: regression #13, the
+    passes' recursive helpers called themselves through their closure cells. Each transform
+    stays in the per-function cache, so only the collector's count is checked."""
+    import dualtape.transforms as dt
+
+    module = generated["module"]
+
+    def transform():
+        for name in ("f", "jumps"):  # a fresh function object each time: no cache hit
+            original = getattr(module, name)
+            fresh = types.FunctionType(original.__code__, original.__globals__, name)
+            dt.grad(fresh)
+            dt.jvp(fresh)
+
+    assert leftovers(transform, 10)[0] == 0
 
 
 # -- the detector itself -------------------------------------------------------------------------------

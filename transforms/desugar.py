@@ -142,13 +142,17 @@ def desugar_jumps(fn):
             return out
 
         body = block(loop.body)
+        block = None  # it calls itself through its cell: break that cycle (issue 13)
         if conts:
             body.insert(0, _stmt(f"{cont} = False", loop))
         loop.body = body
         loop._dualtape_break = brk if breaks else None
         return ([_stmt(f"{brk} = False", loop)] if breaks else []) + [loop]
 
-    fn.body = visit_block(fn.body)
+    try:
+        fn.body = visit_block(fn.body)
+    finally:  # they call each other through their cells: break that cycle (issue 13)
+        visit_block = _loop = None
 
 
 def _fresh(base, taken):
@@ -329,7 +333,10 @@ def desugar_walrus(fn, fail):
             out += walrus.hoisted + [s]
         return out
 
-    fn.body = block(fn.body)
+    try:
+        fn.body = block(fn.body)
+    finally:  # it calls itself through its cell: break that cycle (issue 13)
+        block = None
 
 
 def _own_expressions(s):

@@ -66,6 +66,7 @@ def eliminate_dead_code(block, live_out):
             return out
 
         block = prune(block)
+        prune = None  # it calls itself through its cell: break that cycle (issue 13)
         if not changed:
             return block
 
