@@ -299,3 +299,10 @@ def integrate_with_step(y0):
 
 def parameter_named_like_a_helper(x, bt):
     return np.sin(x) * bt
+
+
+def fills_a_buffer_from_fresh_arrays(x, y):
+    u = np.zeros(2)
+    for j in range(2):
+        u[j] = np.ones(2)[j] * x
+    return np.sum(u) + y

@@ -204,3 +204,10 @@ def test_parameter_named_like_a_helper_the_code_calls():
         dt.jacfwd(fns.parameter_named_like_a_helper)(x, np.array([2.0, 1.0]))
     got = dt.vjp(fns.parameter_named_like_a_helper)(x, np.array([2.0, 1.0]), np.ones(2))
     assert np.allclose(got, np.cos(x) * [2.0, 1.0])
+
+
+def test_buffer_filled_in_a_loop_from_fresh_arrays_terminates():
+    # issue 9 (programs.md P2): the aliasing pass never converged on `u[j] = np.ones(2)[j]` in a
+    # loop (each step made a stale twin of the previous twin)
+    assert np.allclose(check_grad(fns.fills_a_buffer_from_fresh_arrays, [1.3, 0.4]), 2.0)
+    assert check_grad(fns.fills_a_buffer_from_fresh_arrays, [1.3, 0.4], 1) == 1.0

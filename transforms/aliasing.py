@@ -100,6 +100,8 @@ class AliasCheck:
         self.params = params
         self.bindings = {}  # (id(node), name) -> Binding: one object per assignment, so loops converge
         self.twins = {}  # (id(binding), id(rebound binding)) -> its stale twin (see `stale`)
+        self.origin = {}  # id(twin) -> the binding it is a twin of
+        self.making = set()  # twins whose refs are being computed
         self.version = 0
         self.deferred = []  # refusals of `c op= v` (they depend on the argument types)
         kinds = _param_kinds(info, params, kinds)
@@ -285,13 +287,19 @@ class AliasCheck:
     def stale(self, ob, b):
         """`ob` as it was before the latest run of `b`'s line: a twin reaching `b`'s earlier arrays
         (one twin per pair, kept up to date, so the fixpoint converges)."""
+        ob = self.origin.get(id(ob), ob)  # a twin's twin is the twin: finitely many, so loops converge
         key = (id(ob), id(b))
         twin = self.twins.get(key)
         if twin is None:
             twin = self.twins[key] = Binding(ob.name, ob.line, ob.text, ob.fresh, ob.why, (), ob.container, ob.scalar)
+            self.origin[id(twin)] = ob
             self.version += 1
+        if key in self.making:  # refs that cycle back (`xs[0] = ys` while ys holds xs)
+            return twin
+        self.making.add(key)
         refs = {r if r is not b and not _reaches(r, {b}) else self.stale(r, b) for r in ob.refs} if ob is not b else set(
             ob.refs)
+        self.making.discard(key)
         if not refs <= twin.refs or (twin.fresh and not ob.fresh) or (ob.container and not twin.container):
             twin.refs |= refs
             twin.container = twin.container or ob.container

@@ -124,9 +124,10 @@ def free_dead_values(lines, keep, is_array, taken):
     out = []
     for i, group in enumerate(groups):
         for line in group:
-            for name, (point, shape) in rename.items():
-                if i > point:
-                    line = re.sub(rf"\bnp\.shape\({re.escape(name)}\)", shape, line)
+            if "np.shape(" in line:  # (cheap tests first: a long sum has hundreds of temporaries)
+                for name, (point, shape) in rename.items():
+                    if i > point and f"np.shape({name})" in line:
+                        line = re.sub(rf"\bnp\.shape\({re.escape(name)}\)", shape, line)
             out.append(line)
         if i in after:
             freed = after[i]
