@@ -128,6 +128,7 @@ def _same(op, argnum):
         args[argnum] = g
         return op_ref()(*args, **kwargs)
 
+    jvp.same = True
     return jvp
 
 
@@ -147,6 +148,9 @@ def _vjp_rule(op, i, vjps, jvps):
         return NOT_DIFFERENTIABLE
     if jvp is None:
         return _missing(op, i, "VJP", "defvjp")
+    if getattr(jvp, "same", False):
+        # Transposing `fun` itself would record `fun` again and ask for this same VJP.
+        return _missing(op, i, "VJP", "defvjp", why=' (its "same" JVP cannot be transposed into one)')
 
     def transposed_jvp(g, ans, *args, **kwargs):
         return transpose(lambda us: [jvp(us[0], ans, *args, **kwargs)], [args[i]], [g])[0]
@@ -169,11 +173,11 @@ def _jvp_rule(op, i, vjps, jvps):
     return transposed_vjp
 
 
-def _missing(op, i, kind, api):
+def _missing(op, i, kind, api, why=""):
     name = op.name
 
     def missing(*args, **kwargs):
-        raise LookupError(f"[{name}] has no {kind} rule for argument {i}: declare one with "
+        raise LookupError(f"[{name}] has no {kind} rule for argument {i}{why}: declare one with "
                           f"dualtape.{api}({name}, ..., argnums=[{i}]), or pass the argument "
                           "through dualtape.stop_gradient.")
 

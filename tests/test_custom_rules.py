@@ -405,6 +405,13 @@ def test_primitive_errors():
         y = bare(t)
     with pytest.raises(LookupError, match="gradient registry has no entry for: cos"):
         tape.gradient(y, t)
+    # regression: a "same" JVP alone, transposed for reverse mode, recorded the primitive
+    # again and recursed until RecursionError
+    double = tf.primitive(lambda x: 2.0 * x)
+    tf.defjvp(double, "same")
+    assert tf.jvp(double, (1.0,), (1.0,))[1] == 2.0
+    with pytest.raises(LookupError, match='no VJP rule for argument 0 \\(its "same" JVP'):
+        tf.grad(double)(1.5)
 
 
 def test_primitive_rules_may_call_scipy():
