@@ -5,6 +5,7 @@ finite differences of the original function (run on copies) and against dualtape
 import numpy as np
 import pytest
 
+import dualtape.numpy_api as dnp
 import dualtape.transforms as dt
 from dualtape.transforms import TransformError
 
@@ -211,3 +212,72 @@ def test_buffer_filled_in_a_loop_from_fresh_arrays_terminates():
     # loop (each step made a stale twin of the previous twin)
     assert np.allclose(check_grad(fns.fills_a_buffer_from_fresh_arrays, [1.3, 0.4]), 2.0)
     assert check_grad(fns.fills_a_buffer_from_fresh_arrays, [1.3, 0.4], 1) == 1.0
+
+
+def _rules_of(op):
+    """Every template rule of an op (VJP and JVP), each input once."""
+    import inspect
+    from dualtape.registry import LINEAR, NOT_DIFFERENTIABLE
+    rules = []
+    for table in (op.vjp, op.jvp):
+        if table in (None, NOT_DIFFERENTIABLE, LINEAR):
+            continue
+        for rule in (table if isinstance(table, tuple) else (table,)):
+            if callable(rule) and not op.opaque:
+                rules.append(rule)
+    return [r for r in rules if inspect.isfunction(r)]
+
+
+def _template_ops():
+    from dualtape.registry import REGISTRY
+    return [op for op in REGISTRY.values() if op.has_rules and _rules_of(op)]
+
+
+@pytest.mark.parametrize("op", _template_ops(), ids=lambda op: op.name)
+@pytest.mark.parametrize("optimize", [True, False])
+def test_instantiated_templates_never_compare_a_literal_with_is(op, optimize):
+    # issue 9: cumsum_vjp's `-1 if axis is None else ...` with a literal axis read `1 is None`
+    # in generated code (SyntaxWarning "is" with a literal); every rule, with every sample's
+    # static keywords substituted as literals, must compile with that warning as an error
+    import warnings
+    from dualtape.transforms import templates, tidy
+    from dualtape.transforms import _gast
+    statics = [{}] + [sample(np.random.default_rng(0))[1] for sample in op.samples]
+    for rule in _rules_of(op):
+        params, _, _ = templates.rule_template(rule)
+        for static in statics:
+            mapping = {p: _gast.name(p) for p in params if p not in static}
+            for k, v in static.items():
+                if k in params:
+                    mapping[k] = (_gast.constant(v) if isinstance(v, (int, float, bool, type(None)))
+                                  else _gast.parse_expr(repr(v).replace("array(", "np.array(")))
+            expr = tidy.simplify(templates.instantiate(rule, mapping), lambda e: False, optimize)
+            source = f"_ = {_gast.unparse(expr)}\n"
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", SyntaxWarning)
+                compile(source, f"<{rule.__name__} {static}>", "exec")
+
+
+def _cumsum_axis_literal(x):
+    return np.sum(np.cumsum(x, axis=1) ** 2)
+
+
+def _cumsum_reverse_literal(x):
+    return dnp.sum(dnp.cumsum(x, axis=-1, reverse=True) * x)
+
+
+def test_cumsum_with_literal_static_keywords_compiles_cleanly():
+    # issue 9: the generated adjoint read `axis=-1 if 1 is None else ...`; now `1 is None`
+    # folds to False and the conditional to its branch
+    import warnings
+    x = np.arange(6.0).reshape(2, 3) / 7
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", SyntaxWarning)
+        for f in (_cumsum_axis_literal, _cumsum_reverse_literal):
+            df = dt.grad(f)
+            assert " is None" not in df.source and "1 is" not in df.source
+            np.testing.assert_allclose(df(x), fd_grad(f, [x]), rtol=1e-6, atol=1e-8)
+            u = np.ones_like(x)
+            value, tangent = dt.jvp(f)(x, u)
+            assert np.isclose(value, f(x))
+            assert np.isclose(tangent, np.sum(fd_grad(f, [x]) * u), rtol=1e-6)

@@ -50,6 +50,11 @@ def _is(node, value):
     return _num(node) and node.value == value
 
 
+def _literal(node):
+    """A literal whose identity is known: a Constant (None, a bool, a number, a string, ...)."""
+    return isinstance(node, n.Constant)
+
+
 class Simplifier(_gast.NodeTransformer):
     """One bottom-up pass; `is_scalar(node)` says whether an expression is a Python/NumPy scalar."""
 
@@ -82,6 +87,27 @@ class Simplifier(_gast.NodeTransformer):
                 return _gast.constant(-node.operand.value)
             if isinstance(node.operand, n.UnaryOp) and isinstance(node.operand.op, n.USub):
                 return node.operand.operand
+        if isinstance(node.op, n.Not) and _literal(node.operand) and isinstance(node.operand.value, bool):
+            return _gast.constant(not node.operand.value)  # `reverse=not False` -> `reverse=True`
+        return node
+
+    def visit_Compare(self, node):
+        # a template's `axis is None` with a literal axis substituted reads `1 is None`:
+        # Python warns about `is` with a literal (SyntaxWarning), so fold it whatever
+        # `optimize` says. A literal is None only when it is the constant None (issue 9).
+        self.generic_visit(node)
+        if (len(node.ops) == 1 and isinstance(node.ops[0], (n.Is, n.IsNot))
+                and _literal(node.left) and _literal(node.comparators[0])):
+            left, right = node.left.value, node.comparators[0].value
+            if left is None or right is None or (type(left) is bool and type(right) is bool):
+                same = left is right  # None, True and False are singletons: identity is known
+                return _gast.constant(same if isinstance(node.ops[0], n.Is) else not same)
+        return node
+
+    def visit_IfExp(self, node):
+        self.generic_visit(node)
+        if _literal(node.test) and isinstance(node.test.value, bool):  # `a if False else b` -> `b`
+            return node.body if node.test.value else node.orelse
         return node
 
     def visit_BinOp(self, node):
