@@ -5,6 +5,7 @@ returns the atom holding it; `call` resolves a call to a registry op or a user f
 """
 
 import builtins
+import collections
 import inspect
 
 import numpy as np
@@ -97,16 +98,28 @@ class Expressions:
     def refuse_complex(self, e, s):
         """A complex literal (`1j`) or `complex(...)` meeting a differentiated value is refused:
         dualtape does not differentiate complex numbers yet (issue 10; every runtime mode refuses
-        them, and the generated code gave wrong numbers)."""
+        them, and the generated code gave wrong numbers).
+
+        `expr` calls this at every BinOp and Call on its way down, so each node is looked at
+        once: a subtree an enclosing call already found clean is skipped (walking every operand
+        at every level was quadratic; a 300-term sum took seconds more to transform, issue 9)."""
+        if getattr(self, "_complex_checked", None) is None:
+            self._complex_checked = set()  # the nodes themselves, kept alive: no id reuse
+        checked = self._complex_checked
         parts = [e.left, e.right] if isinstance(e, n.BinOp) else list(e.args) + [k.value for k in e.keywords]
         for part in parts:
-            for node in _gast.walk(part):
-                if (isinstance(node, n.Constant) and isinstance(node.value, complex)) or (
-                        isinstance(node, n.Call) and self.resolve(node.func) in (complex, np.complex128, np.complex64)):
+            queue = collections.deque([part])  # breadth first, as _gast.walk: the same node is named
+            while queue:
+                node = queue.popleft()
+                if node in checked:
+                    continue
+                checked.add(node)
+                if _is_complex(node, self.resolve):
                     raise self.fail(s, f"the complex value `{_gast.unparse(node)}` meets a differentiated value, "
                                     "and dualtape does not differentiate complex numbers yet",
                                     "Hold the real and imaginary parts in separate float arrays "
                                     "(z = a + 1j * b: compute with a and b), or compute it outside the function.")
+                queue.extend(_gast.iter_child_nodes(node))
 
     def list_names(self):
         """Names some assignment binds to a list or tuple literal (they may hold a Python list)."""
@@ -326,6 +339,12 @@ class Expressions:
                         "it is neither a registry op nor a Python function with readable source",
                         "Wrap it with dualtape.custom_gradient, declare it with defop, or mark it "
                         "non-differentiable (stop_gradient).")
+
+
+def _is_complex(node, resolve):
+    """A complex literal, or a call of complex / np.complex128 / np.complex64."""
+    return (isinstance(node, n.Constant) and isinstance(node.value, complex)) or (
+        isinstance(node, n.Call) and resolve(node.func) in (complex, np.complex128, np.complex64))
 
 
 def _as_load(node):
