@@ -86,6 +86,12 @@ class Dual(Traced):
     def __getitem__(self, index):
         return dnp.getitem(self, index)
 
+    def __setitem__(self, index, value):
+        raise TypeError(f"[Dual.__setitem__] a dual number (a value jvp, jacfwd or hessian traces) "
+                        f"cannot be written into: t[{index!r}] = ... would lose the tangent, as "
+                        "tensors are immutable in TF. Build a new array instead: "
+                        "dnp.where(mask, value, t), np.concatenate of slices, or np.stack of items.")
+
     def __bool__(self):
         return bool(self.primal)
 

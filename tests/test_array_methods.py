@@ -392,3 +392,20 @@ def test_transforms_accept_method_spellings_in_grad_jvp_and_hvp():
     np.testing.assert_allclose(dt.grad(f_from_the_issue)(x), gradient, rtol=1e-12)
     np.testing.assert_allclose(dt.jvp(f_from_the_issue)(x, v)[1], np.sum(gradient * v), rtol=1e-12)
     np.testing.assert_allclose(dt.hvp(f_from_the_issue)(x, v), fn.hvp(f_from_the_issue, (x,), (v,)), rtol=1e-12)
+
+
+def writes_into_a_copy(x):
+    u = x.copy()
+    u[0] = 1.0
+    return np.sum(u)
+
+
+def test_a_write_into_a_copy_is_refused_clearly_on_tensors_and_dual_numbers():
+    # a copy of a traced value is traced, so immutable (the write raised Python's bare
+    # "'Dual' object does not support item assignment", a crash to the program checker)
+    x = np.array([0.3, 0.5])
+    with pytest.raises(TypeError, match=r"\[Dual.__setitem__\].*immutable.*dnp.where"):
+        fn.jvp(writes_into_a_copy, (x,), (np.ones(2),))
+    with pytest.raises(TypeError, match=r"\[Tensor.__setitem__\].*immutable.*dnp.where"):
+        fn.grad(writes_into_a_copy)(x)
+    np.testing.assert_allclose(dt.grad(writes_into_a_copy)(x), [0.0, 1.0])  # generated code can write
