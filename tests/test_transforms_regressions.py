@@ -281,3 +281,48 @@ def test_cumsum_with_literal_static_keywords_compiles_cleanly():
             value, tangent = dt.jvp(f)(x, u)
             assert np.isclose(value, f(x))
             assert np.isclose(tangent, np.sum(fd_grad(f, [x]) * u), rtol=1e-6)
+
+
+def _module_from_source(tmp_path, name, source, **globals_):
+    import importlib.util
+    path = tmp_path / f"{name}.py"
+    path.write_text(source)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    module.__dict__.update(globals_)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_generated_function_name_is_fresh_against_user_globals(tmp_path):
+    # issue 9: the generated `f_vjp` / `f_jvp` / `f_hvp` ran in a copy of f's globals and
+    # replaced a user global of that name that f reads (a crash or a silently wrong number);
+    # it now gets a suffix, as helper names do
+    source = ("import numpy as np\n\nf_vjp = 3.0\nf_jvp = 5.0\nf_hvp = 7.0\n\n\n"
+              "def f(x):\n    return np.sum(x * x * f_vjp + x * f_jvp + x * x * x * f_hvp)\n")
+    m = _module_from_source(tmp_path, "user_names_like_generated", source)
+    x = np.array([0.3, -1.2])
+    want = 2 * x * 3.0 + 5.0 + 3 * x * x * 7.0
+    for df in (dt.grad(m.f), dt.vjp(m.f)):
+        got = df(x) if df.mode == "grad" else df(x, 1.0)
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+        assert df.name == "f_vjp_2" and "def f_vjp_2(" in df.source
+    value, tangent = dt.jvp(m.f)(x, np.ones(2))
+    assert dt.jvp(m.f).name == "f_jvp_2"
+    np.testing.assert_allclose(tangent, np.sum(want), rtol=1e-12)
+    np.testing.assert_allclose(dt.hvp(m.f)(x, np.ones(2)), 6.0 + 42.0 * x, rtol=1e-12)
+    assert dt.hvp(m.f).name == "f_hvp_2"
+    assert (m.f_vjp, m.f_jvp, m.f_hvp) == (3.0, 5.0, 7.0)  # the user's globals are untouched
+
+
+def test_generated_function_name_is_fresh_against_called_functions(tmp_path):
+    # issue 9: a user function that f calls, from another module, reads a global named like
+    # the generated function
+    other = _module_from_source(tmp_path, "helper_reads_g_vjp", "g_vjp = 2.0\n\n\ndef helper(x):\n"
+                                "    return x * g_vjp\n")
+    m = _module_from_source(tmp_path, "calls_helper", "def g(x):\n    return helper(x) * x\n",
+                            helper=other.helper)
+    df = dt.grad(m.g)
+    assert df.name != "g_vjp"
+    assert np.isclose(df(1.5), 2 * 2.0 * 1.5)
+    assert np.isclose(dt.jvp(m.g)(1.5, 1.0)[1], 2 * 2.0 * 1.5)

@@ -14,6 +14,7 @@ from dualtape.dtypes import complex_error
 
 from . import emit
 from .analysis import value_kind
+from .naming import fresh_function_name
 from .parse import TransformError
 from .runtime import shape_of
 
@@ -66,11 +67,17 @@ class _Transform:
                 raise TransformError(f"[{self.api}] wrt={wrt!r} does not name a parameter of {f.__name__}"
                                      f"{self.signature}.\n  Pass an index or a tuple of indices of its parameters.")
         self.wrt, self.wrt_is_tuple = tuple(names), isinstance(wrt, tuple)
-        self.name = self.__name__ = f"{f.__name__}_{suffix}"
+        base = f"{f.__name__}_{suffix}"
+        self.name = self.__name__ = fresh_function_name(base, f)
         self._compiled = {}
         self._general = None
         functools.update_wrapper(self, f, assigned=("__module__",), updated=())
-        self._general_module()  # transform now: refusals surface at decoration time
+        module = self._general_module()  # transform now: refusals surface at decoration time
+        if self.name in module.namespace or self.name in module.user_names:
+            # a called user function (another module's globals, its own names) sees the name
+            self.name = self.__name__ = fresh_function_name(base, f, set(module.namespace) | module.user_names)
+            self._general = None
+            self._general_module()
         if verbose:
             print(self.source)
 

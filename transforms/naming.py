@@ -142,3 +142,25 @@ def alias_shadowed_globals(fn_node, local_names, namespace):
         if isinstance(x, n.Name) and x.id in mapping:
             x.id = mapping[x.id]
     return {new: namespace[old] for old, new in mapping.items()}
+
+
+def _code_names(code):
+    """Every name a code object and the code nested in it (lambdas, comprehensions) mention."""
+    out = set(code.co_names) | set(code.co_varnames) | set(code.co_freevars) | set(code.co_cellvars)
+    for const in code.co_consts:
+        if hasattr(const, "co_names"):
+            out |= _code_names(const)
+    return out
+
+
+def fresh_function_name(base, fn, taken=()):
+    """`base` (`f_vjp`), or `base_2`, ... when the user's function `fn` could see it: a global or
+    closure variable of fn's, or a name fn mentions. The generated module runs in a copy of fn's
+    globals, so a user's own `f_vjp` would otherwise be replaced by the generated function, or
+    (in .save) clobber it (issue 9); helper names are made fresh the same way (Module.unique)."""
+    used = set(fn.__globals__) | set(fn.__code__.co_freevars) | _code_names(fn.__code__) | _reserved() | set(taken)
+    name, k = base, 1
+    while name in used:
+        k += 1
+        name = f"{base}_{k}"
+    return name
