@@ -345,3 +345,8 @@ def _derivative_function(f, args, argnums, mode, name):
     derivative = pullback if mode == "rev" else forward
     derivative.__qualname__ = f"{'vjp' if mode == 'rev' else 'jvp'}_of_{name}"
     return derivative
+
+
+# -- whole programs, every mode (programs.py, check_modes.py) -----------------------------------
+from .check_modes import MODES, ModeFailure, Report, Tally, check_modes, refusal  # noqa: E402,F401
+from .programs import FEATURES, Program, load_module, programs  # noqa: E402,F401

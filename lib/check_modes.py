@@ -1,0 +1,496 @@
+"""`check_modes(f, inputs)`: every derivative of f, every way dualtape computes it, compared.
+
+Modes: the tape (`GradientTape`), the functional API (`grad`, `vjp`, `jvp`, `jacfwd`,
+`jacrev`, `hvp`), the source transformer (`transforms.grad`, `vjp`, `jvp` with one and
+with a batch of tangents, `hvp`), and the mixtures the docs promise: dual numbers through a
+generated adjoint (`functional.jvp` of `transforms.grad`) and a `GradientTape` recording a
+generated adjoint. Each gives some of: J u, v J (per argument), the Jacobian J, and H u
+(the Hessian of <v, f> times u), for random directions u, v.
+
+Comparisons. Modes against each other: rtol 1e-9 (float64; only rounding differs, with
+atol 1e-9 scaled by the largest expected entry). Modes against central differences
+(step 1e-6): rtol 1e-5, atol 1e-6 x scale, the float64 tolerances of `check_grads`
+(differences keep about half the digits). A kink or branch threshold within a step of the
+input makes differences meaningless: they are also taken with a step of 1e-5, and where
+the two disagree beyond that tolerance the differences are discarded (`fd_unstable`), while
+the modes are still compared with each other (they all take the branch f takes at x).
+
+Refusals. A mode may refuse with a clear error: the transformer's `TransformError`, or the
+runtime's documented refusals (a traced value leaving dualtape, a NumPy function without a
+differentiable version, a write into a tensor, an op without gradient rules). The tape runs
+strict, as the functional API does, so a value leaving it is a refusal rather than TF's
+silent `None`. Any other exception is a crash; a number off is wrong; both are failures
+naming the mode, the program and the inputs.
+
+lib/ does not import transforms/ (STYLE.md); this module imports it when called, because a
+cross-mode check needs every mode.
+"""
+
+import contextlib
+import copy
+import inspect
+import keyword
+import re
+import signal
+import threading
+import traceback
+from collections import Counter
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import functional as F
+from .tape import GradientTape, UnconnectedGradients
+from .tensor import Tensor, constant
+from .testing import assert_close
+
+RTOL, ATOL = 1e-9, 1e-9               # mode vs mode
+FD_EPS, FD_EPS_CHECK = 1e-6, 1e-5      # central differences, and the step that validates them
+FD_RTOL, FD_ATOL = 1e-5, 1e-6          # mode vs differences (testing.tolerances(float64))
+MAX_VALUE = 1e6                        # programs whose values exceed this are skipped
+
+RUNTIME = ("tape", "functional.grad", "functional.vjp", "functional.jvp", "functional.jacfwd",
+           "functional.jacrev", "functional.hvp")
+SOURCE = ("transforms.grad", "transforms.vjp", "transforms.jvp", "transforms.jvp_batched",
+          "transforms.hvp")
+MIXED = ("mixed.jvp_of_generated_grad", "mixed.tape_of_generated_grad")
+MODES = RUNTIME + SOURCE + MIXED
+
+# Messages of the runtime's documented refusals (lib/tensor.py, operators.py, dual.py, tape).
+_RUNTIME_REFUSALS = ("a value being differentiated became", "has no differentiable dualtape version",
+                     "tensors are immutable", "gradient registry has no entry")
+
+
+class ModeFailure(AssertionError):
+    """A mode gave a wrong number or crashed; the message names the mode, program and inputs."""
+
+
+def refusal(exc):
+    """The construct a clear refusal names (a short normalized key), or None if `exc` is none."""
+    from dualtape.transforms import TransformError
+    text = str(exc)
+    if isinstance(exc, TransformError):
+        return "transformer: " + _construct(text)
+    if isinstance(exc, (TypeError, LookupError)) and any(p in text for p in _RUNTIME_REFUSALS):
+        return "runtime: " + _construct(text)
+    return None
+
+
+_KEEP = set(keyword.kwlist) | {"np", "math", "range", "zip", "enumerate", "list", "dict", "float", "len"}
+
+
+def _construct(text):
+    """The first sentence of a message, without the location and user names (for tallies)."""
+    line = text.split("\n")[0]
+    line = re.sub(r"^\[[^\]]*\]\s*", "", line)
+    line = re.sub(r"^\S+\.py:\d+ in \w+:\s*", "", line)
+    line = re.sub(r"'[^']*'", "'…'", line)
+    line = re.sub(r"`[^`]*`", lambda m: re.sub(
+        r"(?<![.\w])[A-Za-z_]\w*", lambda w: w.group() if w.group() in _KEEP else "v", m.group()), line)
+    line = re.sub(r"\d+", "N", line)
+    return line.split(". ")[0][:120]
+
+
+@dataclass
+class Report:
+    """What one `check_modes` call did: per mode, checked or refused (and why), failures."""
+    source: str
+    args: tuple
+    checked: list = field(default_factory=list)
+    refused: dict = field(default_factory=dict)       # mode -> construct
+    failures: list = field(default_factory=list)      # (mode, "wrong" | "crash", message)
+    fd_unstable: bool = False
+    skipped: str = ""                                  # why nothing was compared ("" if it was)
+
+
+class Tally:
+    """Counts over many reports, for long runs: programs, checks per mode, failures, refusals."""
+
+    def __init__(self):
+        self.programs = self.skipped = self.fd_unstable = 0
+        self.checks, self.wrong, self.crashes = Counter(), Counter(), Counter()
+        self.refusals = Counter()                     # (mode group, construct) -> count
+
+    def add(self, report):
+        self.programs += 1
+        self.skipped += bool(report.skipped)
+        self.fd_unstable += report.fd_unstable
+        self.checks.update(report.checked)
+        for mode, kind, _ in report.failures:
+            (self.wrong if kind == "wrong" else self.crashes)[mode] += 1
+        for construct in set(report.refused.values()):
+            self.refusals[construct] += 1
+
+    def summary(self):
+        lines = [f"programs: {self.programs} (skipped: {self.skipped}, finite differences "
+                 f"discarded near a kink: {self.fd_unstable})",
+                 f"wrong numbers: {sum(self.wrong.values())} {dict(self.wrong)}",
+                 f"crashes: {sum(self.crashes.values())} {dict(self.crashes)}", "checks per mode:"]
+        lines += [f"  {m:32s} {self.checks[m]}" for m in MODES]
+        lines.append("refusals by construct (programs):")
+        lines += [f"  {n:6d}  {c}" for c, n in self.refusals.most_common()]
+        return "\n".join(lines)
+
+
+# -- the modes ----------------------------------------------------------------------------------
+
+def _f64(x):
+    return np.asarray(x, dtype=np.float64)
+
+
+def _tensors(args):
+    return [constant(_f64(a)) for a in args]
+
+
+def _strict_tape():
+    tape = GradientTape(persistent=True)
+    tape._escape_api = "GradientTape (check_modes)"  # a value leaving the tape raises (tensor.py)
+    return tape
+
+
+def _tape_gradient(f, args, seeds, extra=None):
+    """Reverse mode by GradientTape: sum_k <seed_k, out_k> differentiated w.r.t. every arg."""
+    tensors = _tensors(args)
+    tape = _strict_tape()
+    with tape:
+        for t in tensors:
+            tape.watch(t)
+        out = f(*tensors)
+    outs = list(out) if isinstance(out, tuple) else [out]
+    pairs = [(o, s) for o, s in zip(outs, seeds) if isinstance(o, Tensor)]
+    if not pairs:
+        return [np.zeros(np.shape(a)) for a in args]
+    grads = tape.gradient([o for o, _ in pairs], tensors, output_gradients=[constant(_f64(s)) for _, s in pairs],
+                          unconnected_gradients=UnconnectedGradients.ZERO)
+    return [_f64(g) for g in grads]
+
+
+class _Case:
+    """One function at one point, with its directions u, v and what each mode needs."""
+
+    def __init__(self, f, args, seed):
+        self.f, self.args = f, tuple(args)
+        self.value = _f64(f(*self.copies()))
+        rng = np.random.default_rng(seed)
+        self.u = [rng.uniform(-1, 1, np.shape(a)) for a in args]
+        self.v = rng.uniform(-1, 1, self.value.shape)
+        self.scalar = self.value.shape == ()
+        self.wrt = tuple(range(len(args)))
+        self.sizes = [int(np.prod(np.shape(a))) for a in args]
+
+    def copies(self):
+        return copy.deepcopy(self.args)
+
+    def tangents(self):  # Python floats for scalar arguments, as a user would pass them
+        return tuple(float(t) if np.ndim(a) == 0 else t for a, t in zip(self.args, self.u))
+
+    def seed(self):
+        return float(self.v) if self.scalar else self.v
+
+    def loss(self, *xs):
+        """<v, f(x)>: the scalar whose Hessian the hvp modes compute."""
+        out = self.f(*xs)
+        return out * float(self.v) if self.scalar else np.sum(out * self.v)
+
+    def from_jacobian(self, jac):
+        jac = [_f64(j) for j in jac]
+        ju = sum(np.tensordot(j, u, axes=np.ndim(u)) for j, u in zip(jac, self.u))
+        vj = [np.tensordot(self.v, j, axes=self.v.ndim) for j in jac]
+        return {"J": jac, "Ju": _f64(ju), "vJ": vj}
+
+
+def _run_modes(case, modes):
+    """Yield (mode, thunk) for the modes that apply; a thunk returns {quantity: value}."""
+    import dualtape.transforms as dt
+    f = case.f
+    scalar = case.scalar
+    as_tuple = lambda r: [_f64(x) for x in (r if isinstance(r, (tuple, list)) else (r,))]  # noqa: E731
+
+    def tape():
+        return {"vJ": _tape_gradient(f, case.copies(), [case.v])}
+
+    def f_grad():
+        return {"vJ": [g * case.v for g in as_tuple(F.grad(f, argnums=case.wrt)(*case.copies()))]}
+
+    def f_vjp():
+        return {"vJ": as_tuple(F.vjp(f, *case.copies())[1](case.v))}
+
+    def f_jvp():
+        return {"Ju": _f64(F.jvp(f, case.copies(), tuple(case.u))[1])}
+
+    def f_jac(which):
+        return lambda: case.from_jacobian(as_tuple(which(f, argnums=case.wrt)(*case.copies())))
+
+    def f_hvp():
+        return {"Hu": as_tuple(F.hvp(case.loss, case.copies(), tuple(case.u)))}
+
+    def t_grad():
+        return {"vJ": [g * case.v for g in as_tuple(dt.grad(f, wrt=case.wrt)(*case.copies()))]}
+
+    def t_vjp():
+        return {"vJ": as_tuple(dt.vjp(f, wrt=case.wrt)(*case.copies(), case.seed()))}
+
+    def t_jvp():
+        return {"Ju": _f64(dt.jvp(f, wrt=case.wrt)(*case.copies(), case.tangents())[1])}
+
+    def t_jvp_batched():
+        total, offset, tangents = sum(case.sizes), 0, []
+        for a, size in zip(case.args, case.sizes):
+            basis = np.zeros((total, size))
+            basis[offset:offset + size] = np.eye(size)
+            tangents.append(basis.reshape((total,) + np.shape(a)))
+            offset += size
+        dy = _f64(dt.jvp(f, wrt=case.wrt)(*case.copies(), tuple(tangents))[1])
+        jac, offset = [], 0
+        for a, size in zip(case.args, case.sizes):
+            block = np.moveaxis(dy[offset:offset + size], 0, -1)
+            jac.append(block.reshape(case.value.shape + np.shape(a)))
+            offset += size
+        return case.from_jacobian(jac)
+
+    def t_hvp():
+        return {"Hu": [h * case.v for h in as_tuple(dt.hvp(f, wrt=case.wrt)(*case.copies(), case.tangents()))]}
+
+    def generated_gradient():
+        if scalar:
+            dg = dt.grad(f, wrt=case.wrt)
+            return lambda *xs: tuple(g * float(case.v) for g in dg(*xs))
+        dv = dt.vjp(f, wrt=case.wrt)
+        return lambda *xs: dv(*xs, case.v)
+
+    def m_jvp():
+        g = generated_gradient()
+        return {"Hu": as_tuple(F.jvp(g, case.copies(), tuple(case.u))[1])}
+
+    def m_tape():
+        g = generated_gradient()
+        return {"Hu": _tape_gradient(lambda *xs: tuple(g(*xs)), case.copies(), case.u)}  # H u = H^T u
+
+    table = {"tape": tape, "functional.grad": f_grad, "functional.vjp": f_vjp, "functional.jvp": f_jvp,
+             "functional.jacfwd": f_jac(F.jacfwd), "functional.jacrev": f_jac(F.jacrev),
+             "functional.hvp": f_hvp, "transforms.grad": t_grad, "transforms.vjp": t_vjp,
+             "transforms.jvp": t_jvp, "transforms.jvp_batched": t_jvp_batched, "transforms.hvp": t_hvp,
+             "mixed.jvp_of_generated_grad": m_jvp, "mixed.tape_of_generated_grad": m_tape}
+    for mode in modes:
+        if not scalar and mode in ("functional.grad", "transforms.grad", "transforms.hvp"):
+            continue  # defined for scalar outputs only (vjp covers the rest)
+        yield mode, table[mode]
+
+
+# -- finite differences ---------------------------------------------------------------------------
+
+def _shifted(args, k, direction, step):
+    out = list(copy.deepcopy(args))
+    out[k] = out[k] + step * direction if np.ndim(out[k]) else float(out[k] + step * float(direction))
+    return out
+
+
+def _quotients(fun, at, k, d):
+    """Difference quotients of fun along d in args[k]: central with steps FD_EPS and
+    FD_EPS_CHECK, forward and backward with FD_EPS (five evaluations of fun)."""
+    def value(step):
+        out = fun(*(_shifted(at, k, d, step) if step else copy.deepcopy(at)))
+        return [_f64(o) for o in out] if isinstance(out, (tuple, list)) else [_f64(out)]
+    centre, hi, lo = value(0.0), value(FD_EPS), value(-FD_EPS)
+    hi2, lo2 = value(FD_EPS_CHECK), value(-FD_EPS_CHECK)
+    return ([(h - l) / (2 * FD_EPS) for h, l in zip(hi, lo)],
+            [(h - l) / (2 * FD_EPS_CHECK) for h, l in zip(hi2, lo2)],
+            [(h - c) / FD_EPS for h, c in zip(hi, centre)],
+            [(c - l) / FD_EPS for c, l in zip(centre, lo)])
+
+
+def _stable(a, b, tolerance=None):
+    """Two difference quotients agree (FD tolerances, or a relative `tolerance`)."""
+    for x, y in zip(a, b):
+        scale = max(1.0, float(np.max(np.abs(x), initial=0.0)))
+        bound = FD_RTOL * np.abs(x) + FD_ATOL * scale if tolerance is None else tolerance * scale
+        if not np.all(np.abs(x - y) <= bound):
+            return False
+    return True
+
+
+def _smooth(central, check, forward, backward):
+    """No kink or branch threshold within a step of x: central differences with two steps
+    agree, and so do the one-sided ones (a kink *at* x fools the central ones alone: for
+    |x| at 0 they give 0 at every step). One-sided quotients carry an O(h f'') error, so they
+    are held to 1e-3 only: a kink changes the slope by O(1)."""
+    return _stable(central, check) and _stable(forward, backward, 1e-3)
+
+
+def _fd_jacobian(case):
+    """d f / d args, one block per argument (shape out + arg), or None near a kink."""
+    blocks = []
+    for k, a in enumerate(case.args):
+        columns = []
+        for e in np.eye(max(1, case.sizes[k])):
+            central, *others = _quotients(case.f, case.args, k, e.reshape(np.shape(a)))
+            if not _smooth(central, *others):
+                return None
+            columns.append(central[0])
+        blocks.append(np.moveaxis(np.stack(columns), 0, -1).reshape(columns[0].shape + np.shape(a)))
+    return blocks
+
+
+def _fd_directional(fun, case):
+    """d fun along u (all arguments at once; fun returns one value per argument), or None."""
+    def along(t):
+        return fun(*[a + t * u if np.ndim(a) else float(a + t * u) for a, u in zip(case.args, case.u)])
+    central, *others = _quotients(along, [0.0], 0, 1.0)
+    return central if _smooth(central, *others) else None
+
+
+def _differences(case, reverse):
+    """{quantity: value} by central differences, or None where they are not trustworthy.
+    `reverse(*args)` is a working reverse-mode gradient of <v, f> (for H u), or None."""
+    jac = _fd_jacobian(case)
+    if jac is None:
+        return None
+    out = case.from_jacobian(jac)
+    if reverse is not None:
+        try:
+            hu = _fd_directional(reverse, case)
+            if hu is not None:
+                out["Hu"] = hu
+        except Exception:  # noqa: BLE001 - the mode's own failure is reported by the mode
+            pass
+    return out
+
+
+# -- comparing -------------------------------------------------------------------------------------
+
+def _compare(got, expected, rtol, atol, what):
+    got = got if isinstance(got, list) else [got]
+    expected = expected if isinstance(expected, list) else [expected]
+    if len(got) != len(expected):
+        raise AssertionError(f"{what}: {len(got)} results, expected {len(expected)}.")
+    for k, (g, e) in enumerate(zip(got, expected)):
+        assert_close(g, e, rtol, atol, what=f"{what} (argument {k})")
+
+
+def _describe(case, source):
+    return f"\nprogram:\n{source}\ninputs: {case.args!r}"
+
+
+class ModeTimeout(Exception):
+    """A mode ran longer than `mode_timeout` seconds (a hang is a failure, not a refusal)."""
+
+
+@contextlib.contextmanager
+def _time_limit(seconds, mode):
+    """Raise ModeTimeout after `seconds` (SIGALRM: main thread on POSIX only; else no limit)."""
+    usable = seconds and hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    if not usable:
+        yield
+        return
+
+    def expire(signum, frame):
+        raise ModeTimeout(f"[check_modes] {mode} did not finish within {seconds} s.")
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def check_modes(program_or_function, inputs=None, *, modes=MODES, seed=0, raise_on_failure=True,
+                mode_timeout=30):
+    """Differentiate f at `inputs` by every mode in `modes`; compare them with each other and
+    with finite differences. Returns a `Report`; raises `ModeFailure` on a wrong number or a
+    crash (unless raise_on_failure=False: then they are in `report.failures`). A mode that
+    runs longer than `mode_timeout` seconds is stopped and reported as a crash (a hang).
+
+    f must live in a file (the transformer reads its source) and take floats or float64
+    arrays, all of which are differentiated; its output is a float or an array. A
+    `Program` from `programs()` carries its inputs.
+
+    >>> import numpy as np
+    >>> from dualtape.testing import check_modes
+    >>> report = check_modes(np.tanh, [np.array([0.3, 0.5])])     # doctest: +SKIP
+    """
+    if hasattr(program_or_function, "function"):
+        f, source = program_or_function.function(), program_or_function.source
+        inputs = program_or_function.args if inputs is None else inputs
+    else:
+        f = program_or_function
+        try:
+            source = inspect.getsource(f)
+        except (OSError, TypeError):
+            source = repr(f)
+    unknown = set(modes) - set(MODES)
+    if unknown:
+        raise ValueError(f"[check_modes] unknown modes {sorted(unknown)}; choose from {', '.join(MODES)}.")
+    if inputs is None:
+        raise ValueError("[check_modes] no inputs: pass them, e.g. check_modes(f, [np.ones(3)]).")
+    args = tuple(a if np.ndim(a) == 0 and isinstance(a, float) else _f64(a) for a in inputs)
+    report = Report(source, args)
+    try:
+        case = _Case(f, args, seed)
+    except Exception as exc:  # noqa: BLE001 - f itself fails: nothing to differentiate
+        raise ValueError(f"[check_modes] f fails on its inputs ({type(exc).__name__}: {exc}); "
+                         f"pass inputs it accepts.{_describe(_Plain(args), source)}") from exc
+    if not np.all(np.isfinite(case.value)) or np.max(np.abs(case.value), initial=0.0) > MAX_VALUE:
+        report.skipped = "f is not finite or too large at the inputs"
+        return report
+
+    results, hung = {}, False
+    for mode, thunk in _run_modes(case, modes):
+        if hung and mode in SOURCE + MIXED:
+            continue  # the transformer hung once on f: it would again, in every such mode
+        try:
+            with _time_limit(mode_timeout, mode):
+                results[mode] = thunk()
+            report.checked.append(mode)
+        except Exception as exc:  # noqa: BLE001 - sorted into refusals and crashes below
+            construct = refusal(exc)
+            hung = hung or (isinstance(exc, ModeTimeout) and mode in SOURCE + MIXED)
+            if construct is not None:
+                report.refused[mode] = construct
+            else:
+                tb = "".join(traceback.format_exception(exc, limit=-4))
+                report.failures.append((mode, "crash", f"[check_modes] {mode} crashed:\n{tb}"
+                                        f"{_describe(case, source)}"))
+
+    reverse = None
+    if "functional.vjp" in results or "transforms.vjp" in results:
+        def reverse(*xs):
+            if "functional.vjp" in results:
+                return F.grad(case.loss, argnums=case.wrt)(*xs)
+            import dualtape.transforms as dt
+            return dt.vjp(case.f, wrt=case.wrt)(*xs, case.seed())
+    numeric = _differences(case, reverse)
+    report.fd_unstable = numeric is None
+    bad = set()
+    for quantity in ("J", "Ju", "vJ", "Hu"):
+        have = [(m, r[quantity]) for m, r in results.items() if quantity in r]
+        trusted = []
+        for mode, value in have:
+            if numeric is not None and quantity in numeric:
+                try:
+                    _compare(value, numeric[quantity], FD_RTOL, FD_ATOL,
+                             f"[check_modes] {mode}: {quantity} vs central differences")
+                except AssertionError as exc:
+                    if mode not in bad:
+                        bad.add(mode)
+                        report.failures.append((mode, "wrong", f"{exc}{_describe(case, source)}"))
+                    continue
+            trusted.append((mode, value))
+        if not trusted:
+            continue
+        ref_mode, ref = trusted[0]
+        for mode, value in trusted[1:]:
+            try:
+                _compare(value, ref, RTOL, ATOL, f"[check_modes] {mode}: {quantity} vs {ref_mode}")
+            except AssertionError as exc:
+                if mode not in bad:
+                    bad.add(mode)
+                    report.failures.append((mode, "wrong", f"{exc}{_describe(case, source)}"))
+    if report.failures and raise_on_failure:
+        raise ModeFailure("\n\n".join(message for _, _, message in report.failures))
+    return report
+
+
+@dataclass
+class _Plain:
+    args: tuple
