@@ -326,3 +326,59 @@ def test_generated_function_name_is_fresh_against_called_functions(tmp_path):
     assert df.name != "g_vjp"
     assert np.isclose(df(1.5), 2 * 2.0 * 1.5)
     assert np.isclose(dt.jvp(m.g)(1.5, 1.0)[1], 2 * 2.0 * 1.5)
+
+
+_SAVED_HELPER_SOURCE = '''import numpy as np
+
+SCALE = 2.5
+OFFSETS = (1.0, (2.0, 3))
+W = np.array([0.5, -1.5, 2.0])
+TABLE = {"a": 1.0}
+
+
+def weights(n):
+    return W[:n] * SCALE + OFFSETS[0] + OFFSETS[1][1] + shift()
+
+
+def shift():
+    return SCALE / 5
+
+
+def from_table(n):
+    return TABLE["a"] * n
+
+
+def f(x):
+    return np.sum(x * weights(2))
+
+
+def g(x):
+    return np.sum(x * from_table(2))
+'''
+
+
+def test_save_writes_the_globals_copied_helpers_read(tmp_path):
+    # issue 9: save() copied the user helper `weights` verbatim without the constants it reads
+    # (SCALE, OFFSETS, W), nor the function it calls: importing the saved module and calling the
+    # gradient raised NameError. Imported in a fresh interpreter, it now agrees with df
+    import json
+    import subprocess
+    import sys
+    m = _module_from_source(tmp_path, "user_helpers_read_globals", _SAVED_HELPER_SOURCE)
+    df = dt.grad(m.f)
+    path = df.save(tmp_path / "saved_f_grad.py")
+    x = np.array([1.0, 2.0])
+    script = ("import importlib.util, json, numpy as np\n"
+              f"spec = importlib.util.spec_from_file_location('saved_f_grad', {str(path)!r})\n"
+              "module = importlib.util.module_from_spec(spec)\nspec.loader.exec_module(module)\n"
+              f"print(json.dumps(module.{df.name}(np.array({x.tolist()!r})).tolist()))\n")
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=str(tmp_path))
+    assert run.returncode == 0, run.stderr
+    np.testing.assert_array_equal(json.loads(run.stdout), df(x))
+    np.testing.assert_allclose(df(x), (0.5, -1.5) * np.array(2.5) + 4.0 + 0.5, rtol=1e-15)
+    text = path.read_text()
+    assert "W = np.array([0.5, -1.5, 2.0], dtype=np.float64)" in text and "def shift():" in text
+    with pytest.raises(TransformError, match=r"\[save\] the function `from_table` reads the global `TABLE` "
+                       r"\(dict\), which cannot be written into a module.\n  Make `TABLE` a number, a tuple "
+                       r"of numbers or a NumPy array, or pass it to from_table as an argument."):
+        dt.grad(m.g).save(tmp_path / "saved_g_grad.py")
