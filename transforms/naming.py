@@ -103,19 +103,7 @@ def rename_reserved(fn_node, params, fail):
     clash = sorted((stored - set(params)) & reserved)
     if not clash:
         return {}
-    used = all_names(fn_node)
-    mapping = {}
-    for name in clash:
-        k, new = 1, f"{name}_1"
-        while new in used or new in reserved:
-            k += 1
-            new = f"{name}_{k}"
-        used.add(new)
-        mapping[name] = new
-    for x in _gast.walk(fn_node):
-        if isinstance(x, n.Name) and x.id in mapping:
-            x.id = mapping[x.id]
-    return mapping
+    return _rename(fn_node, clash, all_names(fn_node) | reserved)
 
 
 def alias_shadowed_globals(fn_node, local_names, namespace):
@@ -129,9 +117,15 @@ def alias_shadowed_globals(fn_node, local_names, namespace):
              and namespace[x.id] is not getattr(runtime, x.id, None)}  # (the user's `np` is NumPy)
     if not clash:
         return {}
-    used = all_names(fn_node) | set(namespace) | _reserved()
+    mapping = _rename(fn_node, sorted(clash), all_names(fn_node) | set(namespace) | _reserved())
+    return {new: namespace[old] for old, new in mapping.items()}
+
+
+def _rename(fn_node, names, used):
+    """Rename each of `names` in `fn_node` to `name_1` (`name_2`, ... past those in `used`);
+    returns {old: new}."""
     mapping = {}
-    for name in sorted(clash):
+    for name in names:
         k, new = 1, f"{name}_1"
         while new in used:
             k += 1
@@ -141,7 +135,7 @@ def alias_shadowed_globals(fn_node, local_names, namespace):
     for x in _gast.walk(fn_node):
         if isinstance(x, n.Name) and x.id in mapping:
             x.id = mapping[x.id]
-    return {new: namespace[old] for old, new in mapping.items()}
+    return mapping
 
 
 def _code_names(code):
