@@ -67,7 +67,7 @@ def _fresh_numpy(obj):
     module = getattr(obj, "__module__", None) or ""
     if name is None:
         return False
-    if module.startswith(("numpy", "dualtape")) or getattr(np, name, None) is obj:
+    if opmap.in_package(obj, "numpy", "dualtape") or getattr(np, name, None) is obj:
         if "linalg" in module or getattr(np.linalg, name, None) is obj:
             return name in _FRESH_LINALG_NAMES
         if name in _FRESH_NUMPY_NAMES:

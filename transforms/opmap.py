@@ -306,6 +306,14 @@ def is_nondiff(obj):
     return spec is not None and spec.prim.vjp is NOT_DIFFERENTIABLE
 
 
+def in_package(obj, *packages):
+    """True when `obj` is defined in one of `packages` or their submodules: `numpy.linalg` is in
+    numpy, but a user module named `dualtape_models` or `numpy_utils` is in neither (issue 9: a
+    prefix test took such modules' helpers for library code, skipping their checks)."""
+    module = getattr(obj, "__module__", None) or ""
+    return any(module == p or module.startswith(p + ".") for p in packages)
+
+
 def is_user_function(obj):
     """A plain Python function the transformer can read and differentiate recursively."""
-    return inspect.isfunction(obj) and not (obj.__module__ or "").startswith(("dualtape", "numpy"))
+    return inspect.isfunction(obj) and not in_package(obj, "dualtape", "numpy")
