@@ -16,8 +16,10 @@ the two disagree beyond that tolerance the differences are discarded (`fd_unstab
 the modes are still compared with each other (they all take the branch f takes at x).
 
 Refusals. A mode may refuse with a clear error: the transformer's `TransformError`, or the
-runtime's documented refusals (a traced value leaving dualtape, a NumPy function without a
-differentiable version, a write into a tensor, an op without gradient rules). The tape runs
+runtime's documented refusals (`errors.RefusalError`: a traced value leaving dualtape, a write
+into a tensor or dual number, also when NumPy chains it in the ValueError of a write into a
+NumPy array; a NumPy function without a differentiable version; an op without gradient
+rules). The tape runs
 strict, as the functional API does, so a value leaving it is a refusal rather than TF's
 silent `None`. Any other exception is a crash; a number off is wrong; both are failures
 naming the mode, the program and the inputs.
@@ -56,9 +58,9 @@ SOURCE = ("transforms.grad", "transforms.vjp", "transforms.jvp", "transforms.jvp
 MIXED = ("mixed.jvp_of_generated_grad", "mixed.tape_of_generated_grad")
 MODES = RUNTIME + SOURCE + MIXED
 
-# Messages of the runtime's documented refusals (lib/tensor.py, operators.py, dual.py, tape).
-_RUNTIME_REFUSALS = ("a value being differentiated became", "has no differentiable dualtape version",
-                     "tensors are immutable", "gradient registry has no entry")
+# Messages of the runtime's documented refusals that are not yet a RefusalError (numpy_api.py, the
+# gradient registry); the escape and write refusals are recognised by type (errors.RefusalError).
+_RUNTIME_REFUSALS = ("has no differentiable dualtape version", "gradient registry has no entry")
 
 
 class ModeFailure(AssertionError):
@@ -66,13 +68,26 @@ class ModeFailure(AssertionError):
 
 
 def refusal(exc):
-    """The construct a clear refusal names (a short normalized key), or None if `exc` is none."""
+    """The construct a clear refusal names (a short normalized key), or None if `exc` is none.
+
+    Refusals: the transformer's TransformError; the runtime's RefusalError (a traced value
+    leaving dualtape, a write into a tensor or dual number); NumPy's ValueError for a write
+    into a NumPy array whose direct cause is such a RefusalError (NumPy calls float() on the
+    value and chains our error); the documented TypeError/LookupError messages above. Any
+    other exception, and any ValueError not chained to one of ours, is None (a crash)."""
     from dualtape.transforms import TransformError
-    text = str(exc)
+    from .errors import RefusalError
     if isinstance(exc, TransformError):
-        return "transformer: " + _construct(text)
-    if isinstance(exc, (TypeError, LookupError)) and any(p in text for p in _RUNTIME_REFUSALS):
-        return "runtime: " + _construct(text)
+        return "transformer: " + _construct(str(exc))
+    if isinstance(exc, RefusalError):
+        return "runtime: " + _construct(str(exc))
+    if type(exc) is ValueError:
+        inner = exc.__cause__ if exc.__cause__ is not None else exc.__context__
+        if isinstance(inner, RefusalError):
+            return "runtime: " + _construct(str(inner))
+        return None
+    if isinstance(exc, (TypeError, LookupError)) and any(p in str(exc) for p in _RUNTIME_REFUSALS):
+        return "runtime: " + _construct(str(exc))
     return None
 
 

@@ -21,6 +21,7 @@ from . import numpy_api as dnp
 from .apply_rules import _SUMS, jvp_output, linear_sum_tangent
 from .batching import batched_jvp
 from .dtypes import complex_error
+from .errors import RefusalError
 from .registry import LINEAR, NOT_DIFFERENTIABLE, Traced
 from .tensor import Tensor, escape_error, plain_value
 
@@ -87,7 +88,7 @@ class Dual(Traced):
         return dnp.getitem(self, index)
 
     def __setitem__(self, index, value):
-        raise TypeError(f"[Dual.__setitem__] a dual number (a value jvp, jacfwd or hessian traces) "
+        raise RefusalError(f"[Dual.__setitem__] a dual number (a value jvp, jacfwd or hessian traces) "
                         f"cannot be written into: t[{index!r}] = ... would lose the tangent, as "
                         "tensors are immutable in TF. Build a new array instead: "
                         "dnp.where(mask, value, t), np.concatenate of slices, or np.stack of items.")

@@ -11,7 +11,7 @@ import numpy as np
 from . import dtypes
 from . import numpy_api as dnp
 from .dispatch import STATE
-from .errors import InvalidArgumentError
+from .errors import InvalidArgumentError, RefusalError
 from .registry import Primitive, Traced, _bind
 from .tensor import Tensor
 
@@ -115,7 +115,7 @@ Tensor.__getitem__ = lambda self, index: dnp.getitem(self, index)
 
 
 def _setitem(self, index, value):
-    raise TypeError(f"[Tensor.__setitem__] tensors are immutable (as in TF), so t[{index!r}] = ... "
+    raise RefusalError(f"[Tensor.__setitem__] tensors are immutable (as in TF), so t[{index!r}] = ... "
                     "cannot write into one. Build a new tensor instead: dnp.where(mask, value, t), "
                     "dnp.concatenate of slices, or a Variable and its assign().")
 

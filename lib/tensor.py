@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from . import dtypes
+from .errors import RefusalError
 from .registry import Traced
 
 _next_id = itertools.count(1).__next__
@@ -200,7 +201,7 @@ def escaping_api(tensor):
 def escape_error(api, route):
     """The error for a traced value turned into a plain Python number or NumPy array."""
     plain = "a plain Python number" if route in ("float()", "complex()", ".item()") else "a plain NumPy array"
-    return TypeError(
+    return RefusalError(
         f"[{api}] a value being differentiated became {plain} through {route}, which would "
         "silently drop its derivative (its tangent or gradient). float() is also what math.* "
         "functions and a write into a NumPy array call; np.array / np.asarray also run "

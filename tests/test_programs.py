@@ -14,17 +14,15 @@ from hypothesis import HealthCheck, given, settings
 
 import dualtape
 import dualtape.transforms as dt
-from dualtape.testing import FEATURES, ModeFailure, Tally, check_modes, load_module, programs
+from dualtape.errors import RefusalError
+from dualtape.testing import FEATURES, ModeFailure, Tally, check_modes, load_module, programs, refusal
 
 # Open findings (programs.md) whose constructs the CI run leaves out, by feature.
+# Re-enabled: zeros_write/empty_write/copy_write (P2, 8d590ce), array_methods (R1, 80f1ff0),
+# explicit_scheme (R2: dual writes are a RefusalError), subscript_write (R3: NumPy's ValueError
+# chaining our escape refusal is classified as that refusal).
 OPEN = {
-    "zeros_write": "P2: the transformer hangs on a buffer filled in a loop (u[j] = np.ones(2)[j])",
-    "empty_write": "P2 (the same fill loop into np.empty)",
-    "copy_write": "P2 (the same fill loop into a copy)",
-    "array_methods": "R1: x.copy() and x.T raise AttributeError on tensors and dual numbers",
     "helper_list_mutation": "P3: a helper appending to a list argument: no derivative (transforms)",
-    "explicit_scheme": "R2: a write into np.copy of a dual number is a bare TypeError (runtime)",
-    "subscript_write": "R3: a traced value written into a NumPy array: ValueError, not the refusal",
 }
 
 CI_PROGRAMS = 100  # about 30 s idle, under 2 minutes with the machine loaded 3x
@@ -134,3 +132,81 @@ def test_differences_near_a_kink_are_discarded_not_trusted(module):
     report = check_modes(kink.k, [0.0])   # the branch threshold sits exactly at the input
     assert report.fd_unstable and not report.failures
     assert not check_modes(kink.k, [0.5]).fd_unstable
+
+
+# -- the refusal classifier: the runtime's documented refusals, precisely ----------------------
+
+REFUSALS = '''
+import numpy as np
+
+
+def escapes(x):
+    return float(x) * 2.0
+
+
+def writes_into_a_copy(x):
+    u = np.copy(x)
+    u[0] = 1.0
+    return u * x
+
+
+def writes_into_numpy(x):
+    b = np.zeros(2)
+    b[0] = x * 2.0
+    return np.sum(b)
+
+
+def value_error_when_traced(x):
+    if not isinstance(x, float):     # a tensor or dual number: a ValueError chaining a TypeError
+        try:
+            raise TypeError("not ours")
+        except TypeError as exc:
+            raise ValueError("setting an array element with a sequence.") from exc
+    return x * 2.0
+'''
+
+
+@pytest.fixture(scope="module")
+def refusals():
+    return load_module(REFUSALS)
+
+
+RUNTIME_MODES = ("tape", "functional.vjp", "functional.jvp", "functional.jacfwd")
+
+
+def test_the_escape_refusal_is_a_refusal_in_every_runtime_mode(refusals):
+    report = check_modes(refusals.escapes, [0.5], modes=RUNTIME_MODES, raise_on_failure=False)
+    assert not report.failures and set(report.refused) == set(RUNTIME_MODES)
+    assert all(r.startswith("runtime: a value being differentiated became a plain Python number")
+               for r in report.refused.values())
+
+
+def test_the_tensor_and_dual_write_refusals_are_refusals(refusals):
+    report = check_modes(refusals.writes_into_a_copy, [np.array([0.3, 0.5])], modes=RUNTIME_MODES,
+                         raise_on_failure=False)
+    assert not report.failures and set(report.refused) == set(RUNTIME_MODES)
+    assert report.refused["tape"].startswith("runtime: tensors are immutable")
+    assert report.refused["functional.jvp"].startswith("runtime: a dual number")
+
+
+def test_numpys_value_error_chaining_our_escape_refusal_is_a_refusal(refusals):
+    """R3: NumPy's write calls float(), which raises our refusal; NumPy chains it in a ValueError."""
+    report = check_modes(refusals.writes_into_numpy, [0.5], modes=RUNTIME_MODES, raise_on_failure=False)
+    assert not report.failures and set(report.refused) == set(RUNTIME_MODES)
+    assert all("became a plain Python number through float()" in r for r in report.refused.values())
+
+
+def test_an_exception_that_is_not_ours_is_still_a_crash(refusals):
+    report = check_modes(refusals.value_error_when_traced, [0.5], modes=RUNTIME_MODES,
+                         raise_on_failure=False)
+    assert not report.refused
+    assert [(m, k) for m, k, _ in report.failures] == [(m, "crash") for m in RUNTIME_MODES]
+    assert refusal(ValueError("setting an array element with a sequence.")) is None
+    chained = ValueError("setting an array element with a sequence.")
+    chained.__cause__ = TypeError("[jvp] a value being differentiated became a plain Python number")
+    assert refusal(chained) is None           # the message alone is not enough: not a RefusalError
+    assert refusal(TypeError("[jvp] a value being differentiated became a plain number")) is None
+    assert refusal(RuntimeError("boom")) is None
+    ours = ValueError("setting an array element with a sequence.")
+    ours.__cause__ = RefusalError("[jvp] a value being differentiated became a plain Python number")
+    assert refusal(ours) == "runtime: a value being differentiated became a plain Python number"
