@@ -427,3 +427,52 @@ def test_helpers_in_modules_named_like_the_libraries_are_user_functions(tmp_path
     np.testing.assert_allclose(dt.grad(m.g)(x), expected, rtol=1e-6)
     np.testing.assert_allclose(dt.grad(m.g)(x), dualtape.grad(m.g)(x), rtol=1e-12)
     np.testing.assert_allclose(dt.jvp(m.g)(x, np.ones(3))[1], np.sum(expected), rtol=1e-6)
+
+
+_HELPER_MUTATION_SOURCE = '''import numpy as np
+
+STORE = []
+
+
+def push_alias(acc, v):
+    a = acc
+    a.append(v * 1.0)
+
+
+def push_global(v):
+    STORE.append(v)
+
+
+def f(x):
+    s = [0.5]
+    push_alias(s, np.sum(x))
+    return np.sum(np.stack(s)) + np.sum(x)
+
+
+def g(x):
+    STORE.clear()
+    STORE.append(0.5)
+    push_global(np.sum(x))
+    return np.sum(np.stack(STORE)) + np.sum(x)
+'''
+
+
+def test_helpers_changing_an_argument_through_an_alias_or_a_module_list_are_refused(tmp_path):
+    # issue 9 (programs.md P3, variants found by hand after e21ed5a): a helper appending through
+    # a local alias of its argument (`a = acc; a.append(v)`) or to a module-level list was not
+    # refused: grad/vjp gave 1 and hvp 0 where d f/d x_i is 2 (jvp 3 where the tangent is 6)
+    import dualtape
+    m = _module_from_source(tmp_path, "helpers_change_lists", _HELPER_MUTATION_SOURCE)
+    x = np.array([0.3, 0.5, 0.1])
+    for fn in (m.f, m.g):
+        np.testing.assert_allclose(dualtape.grad(fn)(x), fd_grad(fn, [x]), rtol=1e-6)  # 2 each
+    for make, call in [(dt.grad, lambda d: d(x)), (dt.vjp, lambda d: d(x, 1.0)),
+                       (dt.jvp, lambda d: d(x, np.ones(3))), (dt.hvp, lambda d: d(x, np.ones(3)))]:
+        with pytest.raises(TransformError, match=r"helpers_change_lists.py:17 in f: `push_alias` changes its "
+                           r"argument `acc` in place \(`a.append\(v \* 1.0\)`\), which the transformer cannot "
+                           r"track.\n  Make push_alias return the new value"):
+            call(make(m.f))
+        with pytest.raises(TransformError, match=r"helpers_change_lists.py:24 in g: `push_global` changes the "
+                           r"module-level `STORE` in place \(`STORE.append\(v\)`\), which the transformer cannot "
+                           r"track.\n  Make push_global return the new value and assign it, or use GradientTape"):
+            call(make(m.g))

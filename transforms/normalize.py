@@ -58,6 +58,33 @@ def _mutations(fn, depth=0):
             node = node.value
         return node.id if isinstance(node, n.Name) else None
 
+    # local names that share a parameter's object (`a = acc`, `inner = pair[0]`): a change
+    # through them changes the argument (issue 9: `a = acc; a.append(v)` went unrefused)
+    alias, stored = {}, set()
+    for node in _gast.walk(tree):
+        if isinstance(node, n.Name) and isinstance(node.ctx, n.Store):
+            stored.add(node.id)
+    for _ in range(4):
+        for node in _gast.walk(tree):
+            if (isinstance(node, n.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], n.Name)
+                    and node.targets[0].id not in params and (isinstance(node.value, n.Name) or (
+                        isinstance(node.value, n.Subscript) and not isinstance(node.value.slice, n.Slice)))):
+                source = root(node.value)
+                source = alias.get(source, source)
+                if source in params:
+                    alias.setdefault(node.targets[0].id, source)
+
+    def owner(name):
+        """The parameter `name` changes in place, `global:<name>` for a module-level container
+        the function does not bind itself, or None."""
+        if name in alias:
+            return alias[name]
+        if name in params or name is None:
+            return name
+        if name not in stored and isinstance(fn.__globals__.get(name), (list, dict, set, np.ndarray)):
+            return f"global:{name}"
+        return None
+
     for node in _gast.walk(tree):
         hit = None
         if isinstance(node, n.Call) and isinstance(node.func, n.Attribute) and node.func.attr in _MUTATORS:
@@ -79,11 +106,16 @@ def _mutations(fn, depth=0):
                 except TypeError:
                     bound = None
                 for name, arg in (bound.arguments.items() if bound else ()):
-                    if name in inner and isinstance(arg, n.Name) and node.lineno <= rebound.get(arg.id, float("inf")):
-                        found.setdefault(arg.id, inner[name])
-        if hit in params and getattr(node, "lineno", 0) <= rebound.get(hit, float("inf")):
+                    target = owner(root(arg)) if isinstance(arg, (n.Name, n.Subscript, n.Attribute)) else None
+                    if name in inner and target is not None and node.lineno <= rebound.get(target, float("inf")):
+                        found.setdefault(target, inner[name])
+                for name, line in inner.items():
+                    if name.startswith("global:"):
+                        found.setdefault(name, line)
+        hit = owner(hit)
+        if hit is not None and getattr(node, "lineno", 0) <= rebound.get(hit, float("inf")):
             found.setdefault(hit, _gast.unparse(node).split("\n")[0])
-    return {k: v for k, v in found.items() if k in params}
+    return {k: v for k, v in found.items() if k in params or k.startswith("global:")}
 
 
 class Normalizer(Expressions):
@@ -187,8 +219,14 @@ class Normalizer(Expressions):
         if not (any(self.expr_varied(a) for a in call.args) or any(self.expr_varied(k.value) for k in call.keywords)):
             return
         changed = _mutations(obj)
+        arguments = sorted(k for k in changed if not k.startswith("global:"))
+        if changed and not arguments:
+            name = sorted(changed)[0]
+            raise self.fail(s, f"`{obj.__name__}` changes the module-level `{name[7:]}` in place "
+                            f"(`{changed[name]}`), which the transformer cannot track", f"Make "
+                            f"{obj.__name__} return the new value and assign it, or use GradientTape for this code.")
         if changed:
-            param, line = sorted(changed.items())[0]
+            param, line = arguments[0], changed[arguments[0]]
             raise self.fail(s, f"`{obj.__name__}` changes its argument `{param}` in place (`{line}`), which the "
                             "transformer cannot track", f"Make {obj.__name__} return the new value (e.g. "
                             f"`return {param} + [v]`) and assign it, or use GradientTape for this code.")
