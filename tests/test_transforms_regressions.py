@@ -476,3 +476,27 @@ def test_helpers_changing_an_argument_through_an_alias_or_a_module_list_are_refu
                            r"module-level `STORE` in place \(`STORE.append\(v\)`\), which the transformer cannot "
                            r"track.\n  Make push_global return the new value and assign it, or use GradientTape"):
             call(make(m.g))
+
+
+_DEAD_BUFFER_SOURCE = '''import numpy as np
+
+
+def f(x):
+    bw = np.ones(2)
+    for t in range(2):
+        bw *= 2.0
+    return np.ones(2) + x * 3.0
+'''
+
+
+def test_buffer_updated_in_place_in_an_inactive_loop_keeps_its_binding(tmp_path):
+    # issue 9 (found by the program checker): the inactive loop `for ...: bw *= 2.0` is kept as
+    # written, but its `bw` (a Store in `+=`) was not counted as read, so dead-code elimination
+    # dropped `bw = np.ones(2)`: UnboundLocalError in vjp, jvp and the mixtures
+    import dualtape
+    m = _module_from_source(tmp_path, "inactive_inplace_loop", _DEAD_BUFFER_SOURCE)
+    x = np.array([-0.169, 0.215])
+    expected = fd_grad(m.f, [x])  # 3 each
+    np.testing.assert_allclose(dt.vjp(m.f)(x, np.ones(2)), expected, rtol=1e-6)
+    np.testing.assert_allclose(dt.vjp(m.f)(x, np.ones(2)), dualtape.grad(lambda v: np.sum(m.f(v)))(x), rtol=1e-12)
+    np.testing.assert_allclose(dt.jvp(m.f)(x, np.ones(2))[1], np.full(2, 3.0), rtol=1e-12)

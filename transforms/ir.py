@@ -19,7 +19,10 @@ class Primal(Stmt):
 
     def __init__(self, node, line, text):
         self.node, self.line, self.text = node, line, text
-        self.reads = _gast.load_names(node)
+        # `c += v` reads `c` although its Name is a Store: without it, dead-code elimination
+        # dropped `c = np.ones(2)` before a kept `for ...: c *= 2.0` (UnboundLocalError; issue 9)
+        self.reads = _gast.load_names(node) | {
+            sub.target.id for sub in _gast.walk(node) if isinstance(sub, n.AugAssign) and isinstance(sub.target, n.Name)}
         self.writes = _gast.store_names(node)
         self.pure = isinstance(node, (n.Assign, n.AugAssign, n.AnnAssign))
 
