@@ -500,3 +500,40 @@ def test_buffer_updated_in_place_in_an_inactive_loop_keeps_its_binding(tmp_path)
     np.testing.assert_allclose(dt.vjp(m.f)(x, np.ones(2)), expected, rtol=1e-6)
     np.testing.assert_allclose(dt.vjp(m.f)(x, np.ones(2)), dualtape.grad(lambda v: np.sum(m.f(v)))(x), rtol=1e-12)
     np.testing.assert_allclose(dt.jvp(m.f)(x, np.ones(2))[1], np.full(2, 3.0), rtol=1e-12)
+
+
+_INACTIVE_EARLY_RETURN_SOURCE = '''import numpy as np
+
+
+def f(x):
+    for t in range(3):
+        if t >= 1:
+            return np.ones(2) * t
+    return np.ones(2)
+
+
+def g(x):
+    t = 0
+    while t < 5:
+        t = t + 1
+        if t >= 2:
+            return np.ones(2) * t
+    return np.zeros(2)
+'''
+
+
+def test_early_return_in_an_inactive_loop_stops_the_loop(tmp_path):
+    # issue 9 (found by the program checker): a loop that writes no differentiated value is kept
+    # as written, but desugar_jumps had taken its `break` out (the loop IR tests the flag), so an
+    # early return ran on: transforms.jvp and vjp(preserve_result=True) returned f's value from the
+    # last pass ([2, 2] where f(x) is [1, 1]; g gave [5, 5] where g(x) is [2, 2])
+    m = _module_from_source(tmp_path, "inactive_early_return", _INACTIVE_EARLY_RETURN_SOURCE)
+    x = np.array([-0.169, 0.215])
+    for fn in (m.f, m.g):
+        value, tangent = dt.jvp(fn)(x, np.ones(2))
+        np.testing.assert_array_equal(value, fn(x))
+        grad, result = dt.vjp(fn, preserve_result=True)(x, np.ones(2))
+        np.testing.assert_array_equal(result, fn(x))
+        expected = fd_grad(fn, [x])
+        np.testing.assert_allclose(grad, expected, rtol=1e-6, atol=1e-9)
+        np.testing.assert_array_equal(tangent, [0.0, 0.0])

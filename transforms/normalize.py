@@ -20,6 +20,7 @@ from . import _gast, opmap
 from ._gast import nodes as n
 from .ir import For, If, Op, Primal, SetItem, Stmt, While, is_name  # noqa: F401 (re-exported)
 from .normalize_expr import Expressions, _as_load, _hint, _simple  # noqa: F401
+from .desugar import _stmt as _desugar_stmt
 from .parse import error
 
 _MUTATORS = {"append", "extend", "insert", "pop", "remove", "sort", "reverse", "clear", "fill",
@@ -246,6 +247,16 @@ class Normalizer(Expressions):
 
     def _primal(self, node, out):
         line, text = self.loc(node)
+        for loop in _gast.walk(node):
+            # desugar_jumps took `break` out of the body for the loop IR to test its flag at the
+            # end of each pass; a loop kept as written must test it itself (issue 9: without it an
+            # early return in an inactive loop ran on, and jvp / preserve_result gave the value
+            # of a later pass)
+            flag = getattr(loop, "_dualtape_break", None)
+            if flag and isinstance(loop, (n.For, n.While)):
+                check = _desugar_stmt(f"if {flag}:\n    break", loop.body[-1] if loop.body else loop)
+                loop.body = list(loop.body) + [check]
+                loop._dualtape_break = None
         out.append(Primal(node, line, text))
 
     def stmt(self, s, out):
