@@ -537,3 +537,27 @@ def test_early_return_in_an_inactive_loop_stops_the_loop(tmp_path):
         expected = fd_grad(fn, [x])
         np.testing.assert_allclose(grad, expected, rtol=1e-6, atol=1e-9)
         np.testing.assert_array_equal(tangent, [0.0, 0.0])
+
+
+_INACTIVE_LOOP_TARGET_SOURCE = '''import numpy as np
+
+
+def f(x):
+    for t, bout in enumerate(np.ones((2, 2))):
+        (x, bout), a3 = (x, bout), 1.0
+    return x * 3.0 + np.sum(bout)
+'''
+
+
+def test_forward_loop_target_over_an_inactive_sequence_made_active_gets_a_zero_tangent(tmp_path):
+    # issue 9 (found by the program checker): forward mode keeps `for t, bout in enumerate(c)` as
+    # written; the body made `bout` active (`(x, bout) = (x, bout)`) and read its tangent before any
+    # was defined: UnboundLocalError in transforms.jvp and batched jvp
+    m = _module_from_source(tmp_path, "inactive_loop_target", _INACTIVE_LOOP_TARGET_SOURCE)
+    x = 0.5
+    expected = fd_grad(m.f, [x])  # 3
+    value, tangent = dt.jvp(m.f)(x, 1.0)
+    assert value == m.f(x)
+    np.testing.assert_allclose(tangent, expected, rtol=1e-6)
+    np.testing.assert_allclose(dt.jvp(m.f)(x, np.array([1.0, 2.0]))[1], [3.0, 6.0], rtol=1e-12)  # batched
+    np.testing.assert_allclose(dt.grad(m.f)(x), expected, rtol=1e-6)

@@ -171,6 +171,11 @@ class Forward:
             return lines
         if isinstance(st, For):
             body = self.block(st.body)
+            target = getattr(st, "target_node", None)  # a loop over an inactive sequence, kept as written
+            if target is not None:
+                # its targets take inactive values each pass: zero tangents, in case the body makes
+                # them active (issue 9: `for t, b in enumerate(c): (x, b) = (x, b)` read an unbound `db`)
+                body = [self.define(w, self.zero(w)) for w in sorted(_gast.store_names(target) & self.active)] + body
             if st.break_flag:
                 body += [f"if {st.break_flag}:", IND + "break"]
             return [f"for {st.var} in {self.src(st.iter)}:"] + [IND + x for x in (body or ["pass"])]
