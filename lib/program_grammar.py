@@ -519,6 +519,9 @@ class _Gen:
     def loop(self, env, kind, depth):
         n = self.n
         inner = env.child()
+        # A matrix positive definite at loop entry may be rebound by the body (a swap, an
+        # assignment) before the next iteration reads it: the body only uses those it builds.
+        inner.spd = set()
         head, pre = None, []
         if kind == "for_range":
             index = self.new_name("i")
