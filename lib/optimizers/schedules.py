@@ -58,11 +58,7 @@ class ExponentialDecay(LearningRateSchedule):
         self.staircase, self.name = staircase, name
 
     def __call__(self, step):
-        initial = _tensor(self.initial_learning_rate)
-        dtype = initial.dtype
-        p = _cast(step, dtype) / _cast(self.decay_steps, dtype)
-        if self.staircase:
-            p = np.floor(p)
+        initial, dtype, p = _decay_progress(self, step)
         return initial * np.power(_cast(self.decay_rate, dtype), p)
 
 
@@ -116,11 +112,7 @@ class InverseTimeDecay(LearningRateSchedule):
         self.staircase, self.name = staircase, name
 
     def __call__(self, step):
-        initial = _tensor(self.initial_learning_rate)
-        dtype = initial.dtype
-        p = _cast(step, dtype) / _cast(self.decay_steps, dtype)
-        if self.staircase:
-            p = np.floor(p)
+        initial, dtype, p = _decay_progress(self, step)
         return initial / (_cast(1, dtype) + _cast(self.decay_rate, dtype) * p)
 
 
@@ -160,3 +152,12 @@ def serialize(schedule):
 
 def deserialize(config):
     return globals()[config["class_name"]].from_config(config["config"])
+
+
+def _decay_progress(schedule, step):
+    """(initial rate, its dtype, step / decay_steps floored if `staircase`): shared by the
+    exponential and inverse-time decays, which differ only in what they do with it."""
+    initial = _tensor(schedule.initial_learning_rate)
+    dtype = initial.dtype
+    p = _cast(step, dtype) / _cast(schedule.decay_steps, dtype)
+    return initial, dtype, np.floor(p) if schedule.staircase else p
