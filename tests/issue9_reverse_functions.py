@@ -306,3 +306,10 @@ def fills_a_buffer_from_fresh_arrays(x, y):
     for j in range(2):
         u[j] = np.ones(2)[j] * x
     return np.sum(u) + y
+
+
+def swaps_a_user_name_spelled_like_a_temporary(x, y):
+    for i1 in range(3):
+        _sin_x = (x if x > 0.0 else i1)
+        _sin_x, x = x, _sin_x
+    return np.linspace(0.0, 0.0, 9).reshape(3, 3) + x * np.ones((3, 3)) + y * np.ones((3, 3))

@@ -84,6 +84,19 @@ def test_user_names_that_look_generated():
         dt.grad(fns.parameter_named_stack)
 
 
+def test_user_name_spelled_like_a_temporary_keeps_its_adjoint():
+    # issue 9 (found by the program checker): the adjoint of a user variable `_sin_x` was taken
+    # for a temporary's, local to one statement group, so a swap `_sin_x, x = x, _sin_x` lost
+    # the adjoint flowing into `_sin_x`: vjp gave 0 for x where finite differences give 9
+    f = fns.swaps_a_user_name_spelled_like_a_temporary
+    args, dy = [1.197, np.array([-0.0, 0.0, 0.104])], np.arange(9.0).reshape(3, 3)
+    bx, by = dt.vjp(f, wrt=(0, 1))(*args, dy)
+    weighted = lambda x, y: f(x, y) * dy  # noqa: E731  (d sum(f * dy) is the vjp with dy)
+    assert np.isclose(bx, dy.sum()) and np.isclose(bx, fd_grad(weighted, args, 0), rtol=1e-6)
+    assert np.allclose(by, fd_grad(weighted, args, 1), rtol=1e-6, atol=1e-7)
+
+
+
 def test_walrus_operator():
     # issue 9: `if (y := x * 2) > 1: return y` was read as an inactive comparison: 0.0, not 2.0
     assert check_grad(fns.walrus_in_condition, [0.7]) == 2.0

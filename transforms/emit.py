@@ -82,6 +82,7 @@ class FunctionIR:
             if isinstance(self.ret[0], n.Name) and self.ret[0].id == self.ret_name:
                 pass
         self.used = norm.used | self.locals
+        self.temps = norm.temps  # un-nesting's temporaries, told apart from user names by origin, not spelling
         self.locals |= {name for name in norm.used if name.startswith("_") and name not in info.namespace}
 
 

@@ -128,6 +128,7 @@ class Normalizer(Expressions):
         self.varied = set(wrt_names)
         self._varied_fixpoint()
         self.counter = 0
+        self.temps = set()  # the names fresh() made: a user's `_sin_x` is never one of them
 
     # -- resolving names ----------------------------------------------------------------------
     def resolve(self, node):
@@ -204,12 +205,14 @@ class Normalizer(Expressions):
     def fresh(self, hint=None):
         if hint and hint.isidentifier() and hint not in self.used and len(hint) <= 24:
             self.used.add(hint)
+            self.temps.add(hint)
             return hint
         while True:
             self.counter += 1
             name = f"_t{self.counter}"
             if name not in self.used:
                 self.used.add(name)
+                self.temps.add(name)
                 return name
 
     def check_no_mutation(self, call, obj, s):

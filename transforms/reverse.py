@@ -237,7 +237,7 @@ class Reverse(ControlFlow):
         out = set()
         for st, _, stores, adj_names in plan:
             for w in st.writes:
-                if w.startswith("_") and w not in self.ret_names:
+                if w in self.fir.temps and w not in self.ret_names:
                     out.add(adj_names.get(w) or self.namer.adjoint(w))
         return out
 
@@ -403,7 +403,7 @@ class Reverse(ControlFlow):
         generated code frees them too. User variables live as long as in the user's code."""
         primal = {adj: var for var, adj in self.namer._adjoints.items()}.get(name, name)
         temps = {s.target for s in walk_items(self.items) if isinstance(s, Op) and s.kind != "copy"}
-        return primal.startswith("_") and primal in temps and self.kinds.kinds.get(primal) == "array"
+        return primal in self.fir.temps and primal in temps and self.kinds.kinds.get(primal) == "array"
 
     def signature(self, seed, seed_default):
         fir = self.fir
