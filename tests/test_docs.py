@@ -1,4 +1,4 @@
-"""Every ```python block of docs/*.md and README.md runs, so the docs cannot rot.
+"""Every ```python block of docs/**/*.md and README.md runs, so the docs cannot rot.
 
 Each file is one notebook: its blocks run in order in one fresh namespace. Blocks fenced
 ```text, ```bash (or anything but python) are shown, not run. Where a page shows printed
@@ -18,7 +18,7 @@ import dualtape as tf
 from dualtape import registry
 
 ROOT = Path(__file__).resolve().parent.parent
-DOC_FILES = sorted((ROOT / "docs").glob("*.md")) + sorted(ROOT.glob("README.md"))
+DOC_FILES = sorted((ROOT / "docs").rglob("*.md")) + sorted(ROOT.glob("README.md"))
 
 # A fence opens with ```lang at the start of a line and closes with a bare ``` line.
 _FENCE = re.compile(r"^```[ \t]*([\w+-]*)[^\n]*\n(.*?)^```[ \t]*$", re.MULTILINE | re.DOTALL)
@@ -66,6 +66,7 @@ def _doc_id(path):
 
 def test_docs_found():
     assert any(path.name == "basics.md" for path in DOC_FILES), DOC_FILES
+    assert any(path.parent.name == "api" for path in DOC_FILES), DOC_FILES  # the API reference
 
 
 def test_fence_parser():
