@@ -42,8 +42,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import functional as F
-from .tape import GradientTape, UnconnectedGradients
-from .tensor import Tensor, constant
+from .reverse.tape import GradientTape, UnconnectedGradients
+from .reverse.tensor import Tensor, constant
 from .testing import assert_close
 
 RTOL, ATOL = 1e-9, 1e-9               # mode vs mode
@@ -76,7 +76,7 @@ def refusal(exc):
     value and chains our error); the documented TypeError/LookupError messages above. Any
     other exception, and any ValueError not chained to one of ours, is None (a crash)."""
     from dualtape.transforms import TransformError
-    from .errors import RefusalError
+    from .core.errors import RefusalError
     if isinstance(exc, TransformError):
         return "transformer: " + _construct(str(exc))
     if isinstance(exc, RefusalError):
@@ -171,6 +171,8 @@ def _tape_gradient(f, args, seeds, extra=None):
         for t in tensors:
             tape.watch(t)
         out = f(*tensors)
+    if extra is not None:
+        extra["y"] = _f64(out)
     outs = list(out) if isinstance(out, tuple) else [out]
     pairs = [(o, s) for o, s in zip(outs, seeds) if isinstance(o, Tensor)]
     if not pairs:
@@ -222,16 +224,20 @@ def _run_modes(case, modes):
     as_tuple = lambda r: [_f64(x) for x in (r if isinstance(r, (tuple, list)) else (r,))]  # noqa: E731
 
     def tape():
-        return {"vJ": _tape_gradient(f, case.copies(), [case.v])}
+        found = {}
+        found["vJ"] = _tape_gradient(f, case.copies(), [case.v], extra=found)
+        return found
 
     def f_grad():
         return {"vJ": [g * case.v for g in as_tuple(F.grad(f, argnums=case.wrt)(*case.copies()))]}
 
     def f_vjp():
-        return {"vJ": as_tuple(F.vjp(f, *case.copies())[1](case.v))}
+        y, pullback = F.vjp(f, *case.copies())
+        return {"vJ": as_tuple(pullback(case.v)), "y": _f64(y)}
 
     def f_jvp():
-        return {"Ju": _f64(F.jvp(f, case.copies(), tuple(case.u))[1])}
+        y, dy = F.jvp(f, case.copies(), tuple(case.u))
+        return {"Ju": _f64(dy), "y": _f64(y)}
 
     def f_jac(which):
         return lambda: case.from_jacobian(as_tuple(which(f, argnums=case.wrt)(*case.copies())))
@@ -240,13 +246,16 @@ def _run_modes(case, modes):
         return {"Hu": as_tuple(F.hvp(case.loss, case.copies(), tuple(case.u)))}
 
     def t_grad():
-        return {"vJ": [g * case.v for g in as_tuple(dt.grad(f, wrt=case.wrt)(*case.copies()))]}
+        grads, y = dt.grad(f, wrt=case.wrt, preserve_result=True)(*case.copies())
+        return {"vJ": [g * case.v for g in as_tuple(grads)], "y": _f64(y)}
 
     def t_vjp():
-        return {"vJ": as_tuple(dt.vjp(f, wrt=case.wrt)(*case.copies(), case.seed()))}
+        grads, y = dt.vjp(f, wrt=case.wrt, preserve_result=True)(*case.copies(), case.seed())
+        return {"vJ": as_tuple(grads), "y": _f64(y)}
 
     def t_jvp():
-        return {"Ju": _f64(dt.jvp(f, wrt=case.wrt)(*case.copies(), case.tangents())[1])}
+        y, dy = dt.jvp(f, wrt=case.wrt)(*case.copies(), case.tangents())
+        return {"Ju": _f64(dy), "y": _f64(y)}
 
     def t_jvp_batched():
         total, offset, tangents = sum(case.sizes), 0, []
@@ -255,13 +264,14 @@ def _run_modes(case, modes):
             basis[offset:offset + size] = np.eye(size)
             tangents.append(basis.reshape((total,) + np.shape(a)))
             offset += size
-        dy = _f64(dt.jvp(f, wrt=case.wrt)(*case.copies(), tuple(tangents))[1])
+        y, dy = dt.jvp(f, wrt=case.wrt)(*case.copies(), tuple(tangents))
+        y, dy = _f64(y), _f64(dy)
         jac, offset = [], 0
         for a, size in zip(case.args, case.sizes):
             block = np.moveaxis(dy[offset:offset + size], 0, -1)
             jac.append(block.reshape(case.value.shape + np.shape(a)))
             offset += size
-        return case.from_jacobian(jac)
+        return {**case.from_jacobian(jac), "y": y}
 
     def t_hvp():
         return {"Hu": [h * case.v for h in as_tuple(dt.hvp(f, wrt=case.wrt)(*case.copies(), case.tangents()))]}
@@ -477,6 +487,13 @@ def check_modes(program_or_function, inputs=None, *, modes=MODES, seed=0, raise_
     numeric = _differences(case, reverse)
     report.fd_unstable = numeric is None
     bad = set()
+    for mode, r in results.items():  # the primal value each mode returns is f's own
+        if "y" in r:
+            try:
+                _compare(r["y"], case.value, RTOL, ATOL, f"[check_modes] {mode}: the value of f vs f itself")
+            except AssertionError as exc:
+                bad.add(mode)
+                report.failures.append((mode, "wrong", f"{exc}{_describe(case, source)}"))
     for quantity in ("J", "Ju", "vJ", "Hu"):
         have = [(m, r[quantity]) for m, r in results.items() if quantity in r]
         trusted = []

@@ -25,7 +25,7 @@ import dualtape as tf
 import dualtape.transforms as dt
 from dualtape import dnp
 from dualtape import functional as fn
-from dualtape.dual import Dual
+from dualtape.forward.dual import Dual
 
 # (id, input shape, the method spelling, the equivalent NumPy function), over `x`
 CASES = [

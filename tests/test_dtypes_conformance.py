@@ -16,7 +16,7 @@ import dualtape as tf
 from dualtape import dnp
 from dualtape.functional import (grad, hessian, hvp, jacfwd, jacrev, jvp, linearize,
                                  value_and_grad, vjp)
-from dualtape.jacobians import jacobian
+from dualtape.functional import jacobian
 
 COMPLEX = "dualtape does not differentiate complex numbers"
 

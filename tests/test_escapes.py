@@ -17,7 +17,7 @@ import dualtape as tf
 from dualtape import dnp
 from dualtape.functional import (grad, hessian, hvp, jacfwd, jacrev, jvp, linearize,
                                  value_and_grad, vjp)
-from dualtape.jacobians import jacobian
+from dualtape.functional import jacobian
 
 X = np.array([0.5, 1.5])
 V = np.array([1.0, -2.0])

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 
 import dualtape as tf
 from dualtape import dnp
-from dualtape.dual import Dual, new_tag
+from dualtape.forward.dual import Dual, new_tag
 from dualtape.registry import defop
 
 

@@ -10,7 +10,7 @@ import pytest
 
 import dualtape as tf
 from dualtape import dnp
-from dualtape.apply_rules import jvp_output, vjp_parts
+from dualtape.core.apply_rules import jvp_output, vjp_parts
 from dualtape.registry import REGISTRY
 
 OP_NAMES = ["MatMul", "Einsum", "MatrixSolve", "MatrixInverse", "MatrixDeterminant",

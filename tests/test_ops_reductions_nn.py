@@ -6,7 +6,7 @@ import pytest
 
 import dualtape as tf
 from dualtape import dnp
-from dualtape.apply_rules import jvp_output, vjp_parts
+from dualtape.core.apply_rules import jvp_output, vjp_parts
 from dualtape.ops import nn, reductions
 from dualtape.registry import NOT_DIFFERENTIABLE
 
@@ -293,7 +293,7 @@ def test_not_differentiable_ops():
 # -- forward mode: dual numbers, and forward-over-forward for second order ---------------------
 
 def _dual(x, u, tag=None):
-    from dualtape.dual import Dual, new_tag
+    from dualtape.forward.dual import Dual, new_tag
     return Dual(x, u, new_tag() if tag is None else tag)
 
 
@@ -313,7 +313,7 @@ def test_second_order_forward_over_forward(name):
     rng = np.random.default_rng(7)
     x, u = rng.standard_normal((2, 3, 4)), rng.standard_normal((2, 3, 4))
     fn = SECOND_ORDER[name]
-    from dualtape.dual import new_tag
+    from dualtape.forward.dual import new_tag
     inner_tag, outer_tag = new_tag(), new_tag()
     # d/dt d/ds f(x + s u + t u) at 0 = u^T H u: the outer tangent's inner tangent
     y = fn(_dual(_dual(x, u, inner_tag), _dual(u, np.zeros_like(u), inner_tag), outer_tag))

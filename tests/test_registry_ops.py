@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dualtape
-from dualtape.apply_rules import vjp_parts
+from dualtape.core.apply_rules import vjp_parts
 from dualtape.registry import GRADIENT_OVERRIDES, NOT_DIFFERENTIABLE, REGISTRY, defop
 from dualtape.testing import (adjoint_rtol, assert_adjoint, assert_close, central_difference,
                               differentiable_argnums, inputs_for, jvp_of, tolerances, vjp_of)

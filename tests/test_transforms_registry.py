@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import dualtape.transforms as dt
-from dualtape.apply_rules import vjp_parts
+from dualtape.core.apply_rules import vjp_parts
 from dualtape.registry import REGISTRY
 
 CASES = [(op, sample) for op in REGISTRY.values() if op.has_rules for sample in op.samples]

@@ -14,7 +14,7 @@ import numbers
 
 import numpy as np
 
-from dualtape.registry import NOT_DIFFERENTIABLE, Traced
+from dualtape.core.registry import NOT_DIFFERENTIABLE, Traced
 
 from . import _gast
 from ._gast import nodes as n

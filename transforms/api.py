@@ -10,7 +10,7 @@ import inspect
 
 import numpy as np
 
-from dualtape.dtypes import complex_error
+from dualtape.core.dtypes import complex_error
 
 from . import emit
 from .analysis import value_kind

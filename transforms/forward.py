@@ -15,7 +15,7 @@ other ops map their single-direction rule over the directions (`each`).
 
 import re
 
-from dualtape.registry import LINEAR
+from dualtape.core.registry import LINEAR
 
 from . import _gast, tidy
 from ._gast import nodes as n

@@ -6,7 +6,7 @@
   back into `x = x * a`, its tangent line written first.
 """
 
-from dualtape.registry import LINEAR, NOT_DIFFERENTIABLE
+from dualtape.core.registry import LINEAR, NOT_DIFFERENTIABLE
 
 from .analysis import flow_args
 from .ir import Op, is_name

@@ -8,9 +8,9 @@ templates, exactly like the registry's. `_stack.append(v)` / `v = _stack.pop()` 
 `Push` / `Pop` statements: the tangents travel on a second stack, `_dstack`.
 """
 
-from dualtape import numpy_api as dnp
-from dualtape import rulekit
-from dualtape.registry import LINEAR, NOT_DIFFERENTIABLE, Primitive
+from dualtape.core import dnp
+from dualtape.core import rulekit
+from dualtape.core.registry import LINEAR, NOT_DIFFERENTIABLE, Primitive
 
 from . import _gast, opmap, runtime
 from ._gast import nodes as n

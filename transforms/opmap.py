@@ -14,8 +14,8 @@ import textwrap
 
 import numpy as np
 
-from dualtape import numpy_api as dnp
-from dualtape.registry import NOT_DIFFERENTIABLE, Primitive
+from dualtape.core import dnp
+from dualtape.core.registry import NOT_DIFFERENTIABLE, Primitive
 
 from . import _gast
 from ._gast import nodes as n
@@ -263,7 +263,7 @@ def tf_call(obj, call):
     """`tf.reduce_sum(x, axis=0)`, `tf.sin(x)`, `tf.add(x, y)` as the NumPy-style call they make
     (`np.sum(x, axis=0)`, ...), or None: dualtape's TF-named functions are thin wrappers that
     convert their arguments to tensors around one dnp function, which the transformer reads."""
-    if getattr(obj, "__module__", None) != "dualtape.tf_ops" or not getattr(obj, "__closure__", None):
+    if getattr(obj, "__module__", None) != "dualtape.surface.tf_ops" or not getattr(obj, "__closure__", None):
         return None
     cells = dict(zip(obj.__code__.co_freevars, obj.__closure__))
     fn = cells["fn"].cell_contents if "fn" in cells else None

@@ -8,10 +8,10 @@ import math  # noqa: F401  (generated code spells scalar derivatives with math)
 
 import numpy as np
 
-from dualtape import numpy_api as dnp  # noqa: F401  (rules without a NumPy twin, e.g. dnp.sigmoid)
-from dualtape.rulekit import *  # noqa: F401,F403  (unbroadcast, unreduce, matmul_vjp_left, ...)
-from dualtape.rulekit import unbroadcast  # noqa: F401
-from dualtape.registry import Traced as _Traced
+from dualtape.core import dnp  # noqa: F401  (rules without a NumPy twin, e.g. dnp.sigmoid)
+from dualtape.core.rulekit import *  # noqa: F401,F403  (unbroadcast, unreduce, matmul_vjp_left, ...)
+from dualtape.core.rulekit import unbroadcast  # noqa: F401
+from dualtape.core.registry import Traced as _Traced
 from dualtape.ops import linalg as _linalg
 
 
@@ -366,7 +366,7 @@ def _matmul_shape(xs, ys):
 def rows(helper, g, *args):
     """An adjoint helper (unbroadcast, unreduce, matmul_cotangent_x, ...) applied to a
     cotangent tangent with one leading axis of k directions."""
-    from dualtape import rulekit
+    from dualtape.core import rulekit
     before = rulekit.BATCH_NDIM[0]
     rulekit.BATCH_NDIM[0] = 1
     try:

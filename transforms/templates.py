@@ -9,7 +9,7 @@ import functools
 import inspect
 import textwrap
 
-from dualtape.registry import RuleError
+from dualtape.core.registry import RuleError
 
 from . import _gast
 from ._gast import nodes as n

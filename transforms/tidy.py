@@ -10,7 +10,7 @@ import inspect
 
 import numpy as np
 
-from dualtape import numpy_api as dnp
+from dualtape.core import dnp
 
 from . import _gast
 from ._gast import nodes as n

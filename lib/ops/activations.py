@@ -6,9 +6,9 @@ the gradient to x at the bounds. The implementations are stable at inputs of +-1
 
 import numpy as np
 
-from .. import numpy_api as dnp
-from ..registry import elementwise_op
-from ..rulekit import step, zeros_like
+from ..core import dnp
+from ..core.registry import elementwise_op
+from ..core.rulekit import step, zeros_like
 
 __all__ = ["sigmoid", "relu", "elu", "softplus", "maximum", "minimum", "where", "clip"]
 
@@ -185,3 +185,5 @@ def clip(x, a_min=None, a_max=None):
     lo = -np.inf if a_min is None else a_min
     hi = np.inf if a_max is None else a_max
     return CLIP(x, lo, hi)
+
+dnp.export(globals())

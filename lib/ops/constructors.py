@@ -7,9 +7,9 @@ input's dtype, and no gradient flows into integer inputs (as in TF).
 
 import numpy as np
 
-from .. import numpy_api as dnp
-from ..registry import Traced, defop
-from ..rulekit import cast_back, cast_tangent
+from ..core import dnp
+from ..core.registry import Traced, defop
+from ..core.rulekit import cast_back, cast_tangent
 
 __all__ = ["cast", "eye", "zeros", "ones", "full", "linspace", "arange"]
 
@@ -112,3 +112,5 @@ def arange(*args, dtype=None, like=None, **kwargs):
     args = [_plain(a) for a in args]
     kwargs = {k: _plain(v) for k, v in kwargs.items()}
     return np.arange(*args, dtype=_np_dtype(dtype), **kwargs)
+
+dnp.export(globals())

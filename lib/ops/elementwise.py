@@ -7,9 +7,9 @@ as in TF; rounding and comparisons have no gradient.
 
 import numpy as np
 
-from .. import numpy_api as dnp
-from ..registry import LINEAR, NOT_DIFFERENTIABLE, elementwise_op
-from ..rulekit import log_where_positive, zeros_like
+from ..core import dnp
+from ..core.registry import LINEAR, NOT_DIFFERENTIABLE, elementwise_op
+from ..core.rulekit import log_where_positive, zeros_like
 
 __all__ = [
     "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "mod", "remainder",
@@ -197,3 +197,5 @@ isfinite, isnan = IS_FINITE, IS_NAN
 
 def round(x, decimals=0):  # noqa: A001
     return ROUND(x) if decimals == 0 else ROUND(x * 10.0 ** decimals) / 10.0 ** decimals
+
+dnp.export(globals())

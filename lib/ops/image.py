@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from ..registry import defop
+from ..core.registry import defop
 
 
 def _adjust_contrast(images, contrast_factor):

@@ -11,9 +11,9 @@ import operator
 
 import numpy as np
 
-from .. import numpy_api as dnp
-from ..registry import LINEAR, NOT_DIFFERENTIABLE, Traced, defop
-from ..rulekit import axis_index, index_rows, unindex_like
+from ..core import dnp
+from ..core.registry import LINEAR, NOT_DIFFERENTIABLE, Traced, defop
+from ..core.rulekit import axis_index, index_rows, unindex_like
 
 __all__ = ["getitem", "unindex", "take", "gather", "one_hot"]
 
@@ -224,3 +224,5 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     if not -1 <= axis < ndim:
         raise ValueError(f"[OneHot] Expected axis to be -1 or between [0, {ndim}). But received: {axis}")
     return ONE_HOT(indices, depth=int(depth), on_value=on, off_value=off, axis=axis % ndim, dtype=dtype)
+
+dnp.export(globals())

@@ -14,9 +14,9 @@ from collections import Counter, namedtuple
 
 import numpy as np
 
-from .. import numpy_api as dnp
-from ..registry import NOT_DIFFERENTIABLE, defop
-from ..rulekit import (einsum_vjp_rows, lower_half_diagonal, matmul_cotangent_x, matmul_cotangent_y,
+from ..core import dnp
+from ..core.registry import NOT_DIFFERENTIABLE, defop
+from ..core.rulekit import (einsum_vjp_rows, lower_half_diagonal, matmul_cotangent_x, matmul_cotangent_y,
                        matrix_scalar, replace_at, swap_last, symmetrize, unbroadcast)
 
 __all__ = ["matmul", "einsum", "tensordot", "dot", "outer", "inner", "trace", "diagonal",
@@ -405,3 +405,5 @@ def linalg_cholesky(a, upper=False):
 
 NUMPY_LINALG = {np.linalg.solve: linalg_solve, np.linalg.inv: linalg_inv, np.linalg.det: linalg_det,
                 np.linalg.slogdet: linalg_slogdet, np.linalg.cholesky: linalg_cholesky}
+
+dnp.export(globals(), NUMPY_LINALG)

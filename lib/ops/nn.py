@@ -7,9 +7,9 @@ and each rule reuses `ans` (softmax' = s * (g - <g, s>), log_softmax' = g - exp(
 
 import numpy as np
 
-from .. import numpy_api as dnp
-from ..registry import defop
-from ..rulekit import negative_axis
+from ..core import dnp
+from ..core.registry import defop
+from ..core.rulekit import negative_axis
 from .reductions import _axis
 
 __all__ = ["softmax", "log_softmax", "sigmoid_cross_entropy_with_logits"]
@@ -128,3 +128,5 @@ def sigmoid_cross_entropy_with_logits(labels, logits):
     Arguments in TF's order (labels, logits); they broadcast against each other.
     """
     return SIGMOID_XENT(labels, logits)
+
+dnp.export(globals())

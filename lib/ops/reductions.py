@@ -11,9 +11,9 @@ an all-zero group), we give the subgradient 0 instead (`div_no_nan`).
 
 import numpy as np
 
-from .. import numpy_api as dnp
-from ..registry import LINEAR, NOT_DIFFERENTIABLE, defop
-from ..rulekit import (div_no_nan, negative_axis, normalize_axis, primal_keepdims, prod_others,
+from ..core import dnp
+from ..core.registry import LINEAR, NOT_DIFFERENTIABLE, defop
+from ..core.rulekit import (div_no_nan, negative_axis, normalize_axis, primal_keepdims, prod_others,
                        reduced_size, reshape_like, tie_share, unreduce)
 
 __all__ = ["sum", "mean", "prod", "max", "min", "amax", "amin", "var", "std", "cumsum",
@@ -402,3 +402,5 @@ def _no_out(name, out, dtype=None, **unsupported):
         if value is not None:
             raise TypeError(f"[{name}] {key}= is not supported on differentiable values. "
                             f"Select the elements first (e.g. with dnp.where) and reduce those.")
+
+dnp.export(globals(), {np.linalg.norm: norm})

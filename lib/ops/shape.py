@@ -11,9 +11,9 @@ import math
 
 import numpy as np
 
-from .. import numpy_api as dnp
-from ..registry import LINEAR, Traced, defop
-from ..rulekit import (axis_index, concat_piece, negative_axis, reshape_like, shape_of, unbroadcast,
+from ..core import dnp
+from ..core.registry import LINEAR, Traced, defop
+from ..core.rulekit import (axis_index, concat_piece, negative_axis, reshape_like, shape_of, unbroadcast,
                        unpad, untile, untranspose)
 
 __all__ = ["reshape", "broadcast_to", "swapaxes", "transpose", "expand_dims", "squeeze",
@@ -409,3 +409,5 @@ def moveaxis(a, source, destination):
     for dest, src in sorted(zip(destination, source)):
         order.insert(dest, src)
     return transpose(a, order)
+
+dnp.export(globals())

@@ -6,8 +6,8 @@ function of the result (exp, tanh, sqrt, reciprocal) instead of recomputing it.
 
 import numpy as np
 
-from .. import numpy_api as dnp
-from ..registry import elementwise_op
+from ..core import dnp
+from ..core.registry import elementwise_op
 
 __all__ = [
     "exp", "log", "log1p", "expm1", "sqrt", "square", "reciprocal", "sin", "cos", "tan",
@@ -220,3 +220,5 @@ TANH = elementwise_op("Tanh", np.tanh, vjp=tanh_vjp, jvp=tanh_jvp)
 exp, log, log1p, expm1, sqrt, square, reciprocal = EXP, LOG, LOG1P, EXPM1, SQRT, SQUARE, RECIPROCAL
 sin, cos, tan, arcsin, arccos, arctan, arctan2 = SIN, COS, TAN, ASIN, ACOS, ATAN, ATAN2
 sinh, cosh, tanh = SINH, COSH, TANH
+
+dnp.export(globals())

@@ -19,8 +19,8 @@ from typing import Callable, NamedTuple
 import numpy as np
 
 from . import rules
-from .. import nest
-from ..tensor import Tensor, constant
+from ..core import nest
+from ..reverse.tensor import Tensor, constant
 
 
 class GradientTransformation(NamedTuple):

@@ -20,8 +20,8 @@ import numpy as np
 
 from . import rules
 from .schedules import LearningRateSchedule
-from ..tensor import Tensor, constant
-from ..variables import Variable
+from ..reverse.tensor import Tensor, constant
+from ..surface.variables import Variable
 
 
 def _array(x):
@@ -174,7 +174,7 @@ class Optimizer:
         recorded by `tape`. `var_list` may be a callable returning the list. Keras 3
         dropped `minimize`; it is `apply_gradients` of the tape's gradients.
         """
-        from ..tape import GradientTape
+        from ..reverse.tape import GradientTape
         if callable(loss):
             with GradientTape() as tape:
                 if not callable(var_list):

@@ -1,0 +1,144 @@
+"""`custom_gradient` and `stop_gradient`: user control over what flows backwards.
+
+`custom_gradient` follows TensorFlow's eager semantics: the decorated function runs
+recorded like any other code, and its outputs are re-bound (`custom_bind.rebind`) so that
+tapes use its gradient function. Forward mode uses the same gradient function: the
+tangents are its transpose applied to the input tangents (the double-VJP trick of TF's
+ForwardAccumulator), so `jvp`, `jacfwd`, `hessian` and `ForwardAccumulator` agree with it.
+"""
+
+import functools
+import inspect
+
+from ..core import nest
+from ..core import dnp
+from .bind import as_duals, dual_level, per_direction, rebind, split_level, transpose
+from ..reverse.dispatch import STATE
+from ..forward.dual import Dual
+from ..reverse.tensor import Tensor, convert_to_tensor, wrap
+
+
+def stop_gradient(input, name=None):  # noqa: A002 - TF's argument name
+    """The same value, seen by every tape as a constant: no gradient flows through it."""
+    return dnp.stop_gradient(convert_to_tensor(input))
+
+
+def custom_gradient(f=None):
+    """Decorate `f(*x) -> (y, grad_fn)` so that derivatives of `y` use `grad_fn`.
+
+    >>> @dualtape.custom_gradient
+    ... def clip_gradients(y):
+    ...     def backward(dy):
+    ...         return dualtape.clip_by_norm(dy, 0.5)
+    ...     return y, backward
+
+    As in TF: `y` may be a tensor or a nested structure of tensors, and `grad_fn(*dys)`
+    gets one upstream gradient per flattened output and returns one gradient per
+    flattened input. If `f` reads trainable variables, `grad_fn` must accept `variables=`
+    and return `(input_grads, variable_grads)`. Forward mode (`jvp`, `jacfwd`, `hessian`,
+    `ForwardAccumulator`) transposes `grad_fn`, so it must be linear in the upstreams and
+    written with dualtape ops on them.
+    """
+    if f is None:
+        return custom_gradient
+
+    @functools.wraps(f)
+    def decorated(*args, **kwargs):
+        return _call_custom(f, args, kwargs)
+
+    decorated.__dualtape_opaque__ = "a custom_gradient function"
+    return decorated
+
+
+def _call_custom(f, args, kwargs):
+    name = getattr(f, "__name__", "f")
+    leaves = nest.flatten(list(args))
+    level = dual_level(leaves)
+    if level is not None and any(type(v) is Dual for v in nest.flatten(kwargs)):
+        raise TypeError(f"[custom_gradient] {name} got a value being differentiated as a keyword "
+                        "argument; keyword arguments are not differentiated (as in TF). Pass it "
+                        "positionally.")
+    if level is not None:  # jvp / jacfwd: run f on this level's primals, transpose grad_fn
+        tag, batch = level
+        primals, tangents = split_level(leaves, tag)
+        result, grad_fn, variables = _run(f, nest.pack_sequence_as(list(args), primals), kwargs)
+        vjp_fn = _vjp_fn(name, grad_fn, len(leaves), variables, tensors=False)
+        outputs = nest.flatten(result)
+
+        def jvp_fn(ts):
+            return transpose(lambda us: vjp_fn(us)[:len(leaves)], outputs, ts)
+
+        return as_duals(result, per_direction(jvp_fn, tangents, batch), tag, batch)
+    result, grad_fn, variables = _run(f, args, kwargs)
+    if not (STATE.tapes or STATE.accumulators):
+        return nest.map_structure(lambda y: wrap(_value(y)), result)
+    vjp_fn = _vjp_fn(name, grad_fn, len(leaves), variables, tensors=True)
+    return rebind(name, leaves + variables, result, vjp_fn)
+
+
+def _run(f, args, kwargs):
+    """f(*args) -> (result, grad_fn, the trainable variables it read that are not arguments)."""
+    accessed = []
+    STATE.custom_capture.append(accessed)
+    try:
+        out = f(*args, **kwargs)
+    finally:
+        STATE.custom_capture.pop()
+    name = getattr(f, "__name__", "f")
+    if not (isinstance(out, (tuple, list)) and len(out) == 2 and callable(out[1])):
+        raise TypeError(f"[custom_gradient] {name} must return a pair (outputs, grad_fn), got "
+                        f"{type(out).__name__}. Return the result and the gradient function.")
+    result, grad_fn = out
+    arg_ids = {a._id for a in nest.flatten([list(args), kwargs]) if isinstance(a, Tensor)}
+    variables = list({v._id: v for v in accessed if v._id not in arg_ids}.values())
+    if variables and not _accepts_variables(grad_fn):
+        raise TypeError(f"[custom_gradient] {name} reads the variables "
+                        f"{[v.name for v in variables]}, so its gradient function must accept a "
+                        "keyword argument `variables` and return (input_grads, variable_grads).")
+    return result, grad_fn, variables
+
+
+def _accepts_variables(grad_fn):
+    try:
+        params = inspect.signature(grad_fn).parameters
+    except (TypeError, ValueError):
+        return True
+    return "variables" in params or any(p.kind is p.VAR_KEYWORD for p in params.values())
+
+
+def _vjp_fn(name, grad_fn, n_inputs, variables, tensors):
+    """upstreams (one per output leaf) -> one gradient per input, then one per variable."""
+    def vjp(upstreams):
+        dys = [u if u is None or not tensors or isinstance(u, Tensor) else wrap(u)
+               for u in upstreams]
+        if variables:
+            grads = grad_fn(*dys, variables=variables)
+            if not (isinstance(grads, (tuple, list)) and len(grads) == 2):
+                raise ValueError(f"[custom_gradient] the gradient function of {name} reads variables "
+                                 "and must return a pair (input_grads, variable_grads).")
+            input_grads, variable_grads = grads
+            variable_grads = _as_list(variable_grads)
+            if len(variable_grads) != len(variables):
+                raise ValueError(f"[custom_gradient] the gradient function of {name} returned "
+                                 f"{len(variable_grads)} variable gradients for {len(variables)} "
+                                 "variables; return one per variable, in the order of `variables`.")
+        else:
+            input_grads, variable_grads = grad_fn(*dys), []
+        input_grads = nest.flatten(input_grads) if isinstance(input_grads, (tuple, list)) else [input_grads]
+        if len(input_grads) != n_inputs:
+            raise ValueError(f"[custom_gradient] the gradient function of {name} returned "
+                             f"{len(input_grads)} gradients for {n_inputs} inputs; return one per "
+                             "(flattened) input, None for an input with no gradient.")
+        return input_grads + list(variable_grads)
+
+    return vjp
+
+
+def _value(x):
+    if isinstance(x, Tensor):
+        return x._value
+    return convert_to_tensor(x)._value
+
+
+def _as_list(x):
+    return list(x) if isinstance(x, (list, tuple)) else [x]

@@ -1,0 +1,1 @@
+"""Forward mode: dual numbers, batched tangents, `ForwardAccumulator` and forward-over-reverse."""

@@ -1,0 +1,139 @@
+"""`ForwardAccumulator`: forward mode on tensors, as `tf.autodiff.ForwardAccumulator`.
+
+The accumulator maps watched tensor ids to tangents. Every op on tensors that runs while
+it is active (`dispatch.bind`) calls `_propagate`, which applies the op's JVP
+rules to the op's own input tensors, so whatever records tensors sees the JVP too:
+
+- a GradientTape outside the accumulator records the tangent computation
+  (reverse-over-forward);
+- an accumulator outside a tape sees the tape's backward pass, because `gradient` runs
+  the VJP rules on tensors while an accumulator is active: `acc.jvp(tape.gradient(y, x))`
+  is a Hessian-vector product (forward-over-reverse);
+- an accumulator never observes its own JVP computations (nor do the accumulators
+  inside it), while the accumulators outside it do: nesting gives higher orders.
+"""
+
+import numpy as np
+
+from ..core import nest
+from ..core.apply_rules import jvp_output
+from ..reverse.dispatch import STATE, new_tag
+from ..core.dtypes import is_differentiable_dtype, refuse_complex
+from ..reverse.tape import UnconnectedGradients, _unconnected_mode
+from ..reverse.tensor import Tensor, wrap
+
+
+class ForwardAccumulator:
+    """Compute Jacobian-vector products of tensors computed inside the context.
+
+    >>> x = dualtape.constant([1.0, 2.0])
+    >>> with dualtape.autodiff.ForwardAccumulator(x, dualtape.constant([1.0, 0.0])) as acc:
+    ...     y = dualtape.reduce_sum(x * x)
+    >>> acc.jvp(y).numpy()
+    2.0
+    """
+
+    def __init__(self, primals, tangents):
+        flat_primals = nest.flatten(primals)
+        flat_tangents = nest.flatten(tangents)
+        if len(flat_primals) != len(flat_tangents):
+            raise ValueError(f"[ForwardAccumulator] got {len(flat_primals)} primals but "
+                             f"{len(flat_tangents)} tangents; give one tangent per primal, in "
+                             "the same nested structure.")
+        self._tangents = {}  # tensor id -> tangent (a Tensor, or an ndarray constant)
+        self._paused = 0  # > 0 while this accumulator's own JVP rules run
+        self._active = False
+        self._dual_level = 0
+        for p, t in zip(flat_primals, flat_tangents):
+            self._watch(p, t)
+
+    def _watch(self, primal, tangent):
+        if not isinstance(primal, Tensor):
+            raise TypeError(f"[ForwardAccumulator] primals must be tensors or variables, got "
+                            f"{type(primal).__name__}: {primal!r}. Convert it with "
+                            "dualtape.constant.")
+        dtype = primal.dtype._np
+        refuse_complex(dtype, "ForwardAccumulator", "a primal")
+        if not is_differentiable_dtype(dtype):
+            raise ValueError(f"[ForwardAccumulator] primal of dtype {primal.dtype.name} cannot be "
+                             "watched: only floating tensors have tangents. Cast it to a float.")
+        refuse_complex(np.asarray(tangent).dtype if not isinstance(tangent, Tensor)
+                       else tangent.dtype._np, "ForwardAccumulator", "a tangent")
+        if not isinstance(tangent, Tensor):
+            tangent = np.asarray(tangent, dtype=dtype)
+            tangent.flags.writeable = False
+        if tuple(np.shape(tangent)) != tuple(primal.shape):
+            raise ValueError(f"[ForwardAccumulator] tangent shape {tuple(np.shape(tangent))} does "
+                             f"not match the primal shape {tuple(primal.shape)}. Give one tangent "
+                             "per primal element.")
+        previous = self._tangents.get(primal._id)
+        self._tangents[primal._id] = tangent if previous is None else previous + tangent
+
+    # -- context ------------------------------------------------------------------------
+    def __enter__(self):
+        if self._active:
+            raise ValueError("[ForwardAccumulator] is already active; an accumulator can only "
+                             "be entered once at a time.")
+        if not self._dual_level:  # orders it among jvp levels and tapes (dual.py)
+            self._dual_level = new_tag()
+        STATE.accumulators.append(self)
+        self._active = True
+        return self
+
+    def __exit__(self, *exc):
+        if self._active:
+            STATE.accumulators.remove(self)
+            self._active = False
+        return False
+
+    def _tracks(self, tensor):
+        return not self._paused and tensor._id in self._tangents
+
+    def _propagate(self, op, args, values, out, static):
+        """Tangent of `out` from the tangents of `args` (called by dispatch for each op)."""
+        if self._paused:
+            return
+        tangents = self._tangents
+        in_tangents = [tangents.get(a._id) if isinstance(a, Tensor) else None for a in args]
+        if all(t is None for t in in_tangents):
+            return
+        if not is_differentiable_dtype(out.dtype._np):
+            return
+        refuse_complex(out.dtype._np, op.name, "the result (of an op on a tensor that a "
+                       "ForwardAccumulator watches)")
+        # The rules run on the op's own input tensors so tapes (and outer accumulators)
+        # see the tangent computation; this accumulator and the ones inside it do not.
+        stack = STATE.accumulators
+        inner = stack[stack.index(self):] if self in stack else [self]
+        for acc in inner:
+            acc._paused += 1
+        try:
+            tangent = jvp_output(op, in_tangents, out, args, static)
+        finally:
+            for acc in inner:
+                acc._paused -= 1
+        if tangent is not None:
+            tangents[out._id] = tangent
+
+    # -- results ------------------------------------------------------------------------
+    def jvp(self, primals, unconnected_gradients=UnconnectedGradients.NONE):
+        """The tangent of each tensor in `primals` (a nested structure), or None / zeros."""
+        unconnected = _unconnected_mode(unconnected_gradients)
+
+        def one(primal):
+            if not isinstance(primal, Tensor):
+                raise ValueError(f"[ForwardAccumulator.jvp] expects tensors, got "
+                                 f"{type(primal).__name__}: {primal!r}.")
+            tangent = self._tangents.get(primal._id)
+            if tangent is None:
+                if unconnected is UnconnectedGradients.ZERO:
+                    return wrap(np.zeros(tuple(primal.shape), dtype=primal.dtype._np))
+                return None
+            if isinstance(tangent, Tensor):
+                return tangent
+            return wrap(np.array(tangent, dtype=primal.dtype._np))
+
+        return nest.map_structure(one, primals)
+
+    def __repr__(self):
+        return f"<ForwardAccumulator tracking {len(self._tangents)} tensors>"

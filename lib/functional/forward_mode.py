@@ -1,0 +1,137 @@
+"""Forward mode: `jvp`, `linearize` and `jacfwd`, on dual numbers of a fresh tag."""
+
+import numpy as np
+
+from ..core import dnp, nest
+from ..core.traced import Traced
+from ..forward.dual import Dual
+from ..reverse.dispatch import new_tag
+from ..reverse.tensor import Tensor
+from .values import _argnums, _as_input, _as_output, _check_tangent, _seen_outside, _zeros
+
+# -- forward mode ------------------------------------------------------------------------------
+
+def _forward(f, primals, tangents, api, batch=None):
+    """Run f on duals of a fresh tag: (out, out tangents) with zeros for unconnected outputs."""
+    if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
+        raise TypeError(f"[{api}] primals and tangents must be tuples (one entry per argument "
+                        f"of f), got {type(primals).__name__} and {type(tangents).__name__}.")
+    if len(primals) != len(tangents):
+        raise ValueError(f"[{api}] got {len(primals)} primals but {len(tangents)} tangents.")
+    tag = new_tag()
+    flat_p = [_as_input(p, api, "a primal") for p in nest.flatten(primals)]
+    flat_t = nest.flatten(tangents)
+    if len(flat_p) != len(flat_t):
+        raise ValueError(f"[{api}] primals and tangents have different structures.")
+    duals = [Dual(p, _check_tangent(t, p, api, batch), tag, batch) for p, t in zip(flat_p, flat_t)]
+    out = f(*nest.pack_sequence_as(tuple(primals), duals))
+    outs, out_tangents = [], []
+    for leaf in nest.flatten(out):
+        while isinstance(leaf, Tensor) and not _seen_outside(leaf):
+            leaf = leaf._value  # a GradientTape's result inside jvp: a tensor holding duals
+        if type(leaf) is Dual and leaf.tag == tag:
+            outs.append(_as_output(leaf.primal))
+            out_tangents.append(leaf.tangent)
+        else:
+            outs.append(_as_output(leaf))
+            zero = _zeros(leaf)
+            out_tangents.append(zero if batch is None else np.broadcast_to(zero, (batch,) + zero.shape))
+    return (nest.pack_sequence_as(out, outs), nest.pack_sequence_as(out, out_tangents))
+
+
+def jvp(f, primals, tangents):
+    """(f(*primals), J_f(primals) @ tangents) in one forward pass.
+
+    >>> jvp(np.sin, (0.5,), (1.0,))   # (sin 0.5, cos 0.5)
+    """
+    return _forward(f, primals, tangents, "jvp")
+
+
+def linearize(f, *primals):
+    """(f(*primals), f_jvp) where f_jvp(*tangents) is the JVP at `primals`."""
+    out = _forward(f, primals, tuple(nest.map_structure(_zeros, list(primals))), "linearize")[0]
+
+    def f_jvp(*tangents):
+        return _forward(f, primals, tangents, "linearize")[1]
+
+    return out, f_jvp
+
+
+def jacfwd(f, argnums=0, chunk_size=None):
+    """The Jacobian by forward mode: chunks of `chunk_size` directions per pass (all at once
+    by default). Shaped `out.shape + in.shape`; nested outputs and inputs give nested results
+    (output structure outside, input structure inside).
+    """
+    def jacobian(*args):
+        nums = _argnums(argnums, len(args), "jacfwd")
+        wrt = [args[i] for i in nums]
+        flat_in = [_as_input(x, "jacfwd", "the differentiated argument") for x in nest.flatten(wrt)]
+        sizes = [int(np.prod(dnp.shape(x))) for x in flat_in]
+        n = sum(sizes)
+        chunk = n if chunk_size is None else max(1, min(int(chunk_size), n))
+        offsets = np.cumsum([0] + sizes)
+
+        def run(start, stop):
+            k = stop - start
+            tangents = []
+            for x, size, off in zip(flat_in, sizes, offsets):
+                basis = np.zeros((k, size), dtype=dnp.result_dtype(x))
+                rows = np.arange(k)
+                cols = np.arange(start, stop) - off
+                keep = (cols >= 0) & (cols < size)
+                basis[rows[keep], cols[keep]] = 1
+                tangents.append(basis.reshape((k,) + tuple(dnp.shape(x))))
+            packed_p = nest.pack_sequence_as(wrt, flat_in)
+            packed_t = nest.pack_sequence_as(wrt, tangents)
+
+            def g(*selected):
+                full = list(args)
+                for slot, i in enumerate(nums):
+                    full[i] = selected[slot]
+                return f(*full)
+
+            return _forward(g, tuple(packed_p), tuple(packed_t), "jacfwd", batch=k)
+
+        out, first = run(0, min(chunk, n)) if n else (None, None)
+        if n == 0:
+            out = f(*args)
+            first = nest.map_structure(lambda o: np.zeros((0,) + tuple(dnp.shape(o))), out)
+        pieces = [nest.flatten(first)]
+        for start in range(chunk, n, chunk):
+            pieces.append(nest.flatten(run(start, min(start + chunk, n))[1]))
+        flat_out = nest.flatten(out)
+        results = []
+        for j, o in enumerate(flat_out):
+            full = _concat([p[j] for p in pieces])  # (n, *o.shape)
+            oshape = tuple(dnp.shape(o))
+            per_input = []
+            for x, size, off in zip(flat_in, sizes, offsets):
+                block = _rows(full, off, size, n)
+                block = dnp.reshape(block, (size, int(np.prod(oshape))))
+                block = dnp.transpose(block)
+                per_input.append(_as_output(dnp.reshape(block, oshape + tuple(dnp.shape(x)))))
+            packed = nest.pack_sequence_as(wrt, per_input)
+            results.append(packed[0] if isinstance(argnums, int) else tuple(packed))
+        return nest.pack_sequence_as(out, results)
+
+    return jacobian
+
+
+def _concat(parts):
+    if len(parts) == 1:
+        return parts[0]
+    if all(not isinstance(p, Traced) for p in parts):
+        return np.concatenate(parts)
+    concatenate = getattr(dnp, "concatenate", None)
+    if concatenate is None:
+        raise NotImplementedError("[jacfwd] chunking traced values needs dnp.concatenate; "
+                                  "use chunk_size=None.")
+    return concatenate(parts)
+
+
+def _rows(full, off, size, n):
+    if off == 0 and size == n:
+        return full
+    if not isinstance(full, Traced):
+        return full[off:off + size]
+    return dnp.getitem(full, slice(off, off + size))

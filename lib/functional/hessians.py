@@ -1,0 +1,112 @@
+"""Second order and the mode-choosing jacobian: `hessian`, `hvp` (forward-over-reverse on one
+recording) and `jacobian` (jacfwd or jacrev, whichever needs fewer passes)."""
+
+import numpy as np
+
+from ..core import dnp, nest
+from ..core.traced import Traced
+from ..forward.second_order import gradient_tangents
+from ..reverse.dispatch import STATE
+from .forward_mode import _forward, jacfwd
+from .reverse_mode import _record, grad, jacrev
+from .values import _argnums, _as_input, _check_scalar, _check_tangent, _flatten, _pack, _top_level
+
+# -- second order ------------------------------------------------------------------------------
+#
+# Both record f once with plain arrays and run forward-over-reverse on that tape (see
+# second_order.py); a Hessian's chunks share the recording. Inside another transform, they
+# are jvp of grad, which nests like every other transform.
+
+def hessian(f, argnums=0, chunk_size=None):
+    """The Hessian as jacfwd of the reverse-mode gradient (forward-over-reverse, chunked).
+
+    >>> hessian(lambda x: dnp.sum(x ** 3))(np.array([1.0, 2.0]))
+    array([[ 6.,  0.],
+           [ 0., 12.]])
+    """
+    nested = jacfwd(grad(f, argnums), argnums, chunk_size=chunk_size)
+
+    def hess(*args):
+        if not isinstance(argnums, int) or not _top_level(args):
+            return nested(*args)
+        nums = _argnums(argnums, len(args), "hessian")
+        if nest.is_nested(args[nums[0]]):
+            return nested(*args)
+        tape, inputs, out = _record(f, args, nums, "hessian")
+        _check_scalar(out, "hessian")
+        x = inputs[0]
+        shape = tuple(dnp.shape(x))
+        n = int(np.prod(shape))
+        chunk = n if chunk_size is None else max(1, min(int(chunk_size), n))
+        dtype = dnp.result_dtype(x)
+        rows = []
+        for start in range(0, n, chunk):
+            k = min(chunk, n - start)
+            basis = np.zeros((k, n), dtype=dtype)
+            basis[np.arange(k), np.arange(start, start + k)] = 1
+            dgrad = gradient_tangents(tape, inputs, out, [basis.reshape((k,) + shape)], k)
+            if dgrad is None:
+                return nested(*args)
+            row = dgrad[0] if dgrad[0].flags.writeable else np.array(dgrad[0])  # not a broadcast view
+            rows.append(row.reshape(k, n))
+        full = rows[0] if len(rows) == 1 else np.concatenate(rows)  # row j: d grad / d x_j
+        return full.T.reshape(shape + shape)  # H[i, j] = d grad_i / d x_j (a view for vectors)
+
+    return hess
+
+
+def hvp(f, primals, tangents):
+    """The Hessian-vector product H(primals) @ tangents by forward-over-reverse.
+
+    One forward pass of dual numbers through one backward pass: about the cost of two or
+    three gradients. Returns one array per primal (a single array for one primal).
+    """
+    argnums = 0 if len(primals) == 1 else tuple(range(len(primals)))
+    if not (isinstance(primals, (tuple, list)) and isinstance(tangents, (tuple, list))
+            and _top_level(primals) and _top_level(tangents)):
+        return _forward(grad(f, argnums), tuple(primals), tuple(tangents), "hvp")[1]
+    if len(primals) != len(tangents):
+        raise ValueError(f"[hvp] got {len(primals)} primals but {len(tangents)} tangents.")
+    flat_p = [_as_input(p, "hvp", "a primal") for p in _flatten(primals)]
+    flat_t = _flatten(tangents)
+    if len(flat_p) != len(flat_t):
+        raise ValueError("[hvp] primals and tangents have different structures.")
+    flat_t = [_check_tangent(t, p, "hvp") for p, t in zip(flat_p, flat_t)]
+    primals = _pack(tuple(primals), flat_p)
+    tape, inputs, out = _record(f, primals, tuple(range(len(primals))), "hvp")
+    _check_scalar(out, "hvp")
+    dgrads = gradient_tangents(tape, inputs, out, flat_t, None)
+    if dgrads is None:
+        return _forward(grad(f, argnums), tuple(primals), tuple(tangents), "hvp")[1]
+    packed = _pack(list(primals), dgrads)
+    return packed[0] if argnums == 0 else tuple(packed)
+
+
+# -- functional jacobian ----------------------------------------------------------------------
+
+def _size(x):
+    return int(np.prod(dnp.shape(x), dtype=np.int64))
+
+
+def jacobian(f, argnums=0):
+    """The jacobian of `f` w.r.t. args[argnums], by forward mode (`jacfwd`) when the
+    differentiated inputs have fewer elements than the outputs, else by reverse mode
+    (`jacrev`): each pass then yields the larger side. Shapes as jacfwd / jacrev:
+    `out.shape + in.shape`, nested like the outputs outside and the inputs inside.
+
+    Choosing needs the output size, so `f` runs once more than the chosen mode needs.
+
+    >>> import dualtape as tf
+    >>> tf.jacobian(lambda x: tf.dnp.sin(x) * 2.0)(np.zeros(3))
+    array([[2., 0., 0.],
+           [0., 2., 0.],
+           [0., 0., 2.]])
+    """
+    def jacobian_of_f(*args):
+        nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+        n_in = sum(_size(leaf) for i in nums for leaf in nest.flatten(args[i]))
+        n_out = sum(_size(leaf) for leaf in nest.flatten(f(*args)))
+        mode = jacfwd if n_in < n_out else jacrev
+        return mode(f, argnums)(*args)
+
+    return jacobian_of_f

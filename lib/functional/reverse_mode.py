@@ -1,0 +1,137 @@
+"""Reverse mode: `value_and_grad`, `grad`, `vjp` and `jacrev`, on a private GradientTape."""
+
+import numpy as np
+
+from ..core import dnp, nest
+from ..core.dtypes import refuse_complex
+from ..core.traced import Traced
+from ..reverse.dispatch import new_tag
+from ..reverse.jacobians import tape_jacobian
+from ..reverse.tape import GradientTape
+from ..reverse.tensor import Tensor, wrap
+from .values import _argnums, _as_input, _as_output, _check_scalar, _flatten, _pack, _unwrap, _zeros
+
+# -- reverse mode ------------------------------------------------------------------------------
+
+def _watched_inputs(tape, leaves, api):
+    """Fresh tensors for `leaves`, watched by `tape` only (a fresh id per grad level)."""
+    out = []
+    for leaf in leaves:
+        leaf = _as_input(leaf, api, "the differentiated argument")
+        if isinstance(leaf, Tensor):
+            t = dnp.identity(leaf)  # new id, connected to the outer tape by Identity
+        else:
+            t = wrap(leaf)
+        tape._watched.add(t._id)
+        out.append(t)
+    return out
+
+
+
+def _record(f, args, nums, api):
+    """Run f under a private persistent tape; return (tape, inputs, output)."""
+    tape = GradientTape(persistent=True, watch_accessed_variables=False)
+    tape._dual_level = new_tag()  # duals of older levels are constants to this tape
+    tape._escape_api = api  # a value of f turned into a plain float or array raises (tensor.py)
+    wrt = [args[i] for i in nums]
+    flat = _flatten(wrt)
+    with tape:
+        inputs = _watched_inputs(tape, flat, api)
+        packed = _pack(wrt, inputs)
+        full = list(args)
+        for slot, i in enumerate(nums):
+            full[i] = packed[slot]
+        out = f(*full)
+    return tape, inputs, out
+
+
+def _pullback(tape, inputs, targets, seeds):
+    grads = tape._backward(targets, seeds, {t._id for t in inputs}, consume=False)
+    return [_unwrap(grads[t._id]) if t._id in grads else _zeros(t) for t in inputs]
+
+
+def value_and_grad(f, argnums=0, has_aux=False):
+    """A function returning (f(*args), gradient of f w.r.t. args[argnums]).
+
+    f must return a scalar (or (scalar, aux) with has_aux=True).
+    """
+    def wrapper(*args):
+        nums = _argnums(argnums, len(args), "grad")
+        tape, inputs, out = _record(f, args, nums, "grad")
+        if has_aux:
+            if not (isinstance(out, (tuple, list)) and len(out) == 2):
+                raise TypeError("[grad] has_aux=True needs f to return a pair (output, aux).")
+            out, aux = out
+        _check_scalar(out, "grad")
+        seed = np.ones(tuple(dnp.shape(out)), dtype=dnp.result_dtype(out))
+        grads = _pullback(tape, inputs, [out], [seed]) if isinstance(out, Tensor) else \
+            [_zeros(t) for t in inputs]
+        wrt = [args[i] for i in nums]
+        packed = _pack(wrt, grads)
+        result = packed[0] if isinstance(argnums, int) else tuple(packed)
+        value = _unwrap(out)
+        return ((value, nest.map_structure(_unwrap, aux)), result) if has_aux else (value, result)
+
+    return wrapper
+
+
+def grad(f, argnums=0, has_aux=False):
+    """A function returning the gradient of scalar f w.r.t. args[argnums] (reverse mode).
+
+    >>> grad(lambda x: np.sum(x ** 2))(np.array([1.0, 2.0]))
+    array([2., 4.])
+    """
+    vg = value_and_grad(f, argnums, has_aux)
+
+    def gradient(*args):
+        value, g = vg(*args)
+        if has_aux:
+            return g, value[1]
+        return g
+
+    return gradient
+
+
+def vjp(f, *primals):
+    """(f(*primals), vjp_fn) where vjp_fn(cotangent) gives one cotangent per primal."""
+    tape, inputs, out = _record(f, primals, tuple(range(len(primals))), "vjp")
+    flat_out = nest.flatten(out)
+    value = nest.map_structure(_unwrap, out)
+
+    def vjp_fn(cotangent):
+        seeds = nest.flatten(cotangent)
+        if len(seeds) != len(flat_out):
+            raise ValueError(f"[vjp] cotangent has {len(seeds)} leaves but the output has "
+                             f"{len(flat_out)}; give one per output, in the same structure.")
+        targets, used = [], []
+        for o, s in zip(flat_out, seeds):
+            if isinstance(o, Tensor):
+                targets.append(o)
+                refuse_complex(dnp.result_dtype(s), "vjp", "a cotangent")
+                used.append(s if isinstance(s, Traced) else np.asarray(s, dtype=dnp.result_dtype(o)))
+        grads = _pullback(tape, inputs, targets, used) if targets else [_zeros(t) for t in inputs]
+        return tuple(nest.pack_sequence_as(list(primals), grads))
+
+    return value, vjp_fn
+
+
+def jacrev(f, argnums=0):
+    """The Jacobian by reverse mode: one vectorized backward sweep per chunk of output rows."""
+
+    def jacobian(*args):
+        nums = _argnums(argnums, len(args), "jacrev")
+        tape, inputs, out = _record(f, args, nums, "jacrev")
+        wrt = [args[i] for i in nums]
+        results = []
+        for o in nest.flatten(out):
+            oshape = tuple(dnp.shape(o))
+            if isinstance(o, Tensor):
+                blocks = tape_jacobian(tape, o, list(inputs), True, True)
+            else:  # an output that does not depend on the inputs
+                blocks = [np.zeros(oshape + tuple(dnp.shape(x))) for x in inputs]
+            per_input = [_as_output(_unwrap(b)) for b in blocks]
+            packed = nest.pack_sequence_as(wrt, per_input)
+            results.append(packed[0] if isinstance(argnums, int) else tuple(packed))
+        return nest.pack_sequence_as(out, results)
+
+    return jacobian

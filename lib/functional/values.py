@@ -1,0 +1,115 @@
+"""What the functional API takes and returns: inputs checked and made arrays, tangents
+checked against their primals, flat and nested structures."""
+
+import math
+
+import numpy as np
+
+from ..core import dnp, nest
+from ..core.dtypes import refuse_complex
+from ..core.traced import Traced
+from ..reverse.dispatch import STATE
+from ..reverse.tensor import Tensor
+
+# -- inputs and outputs -----------------------------------------------------------------------
+
+def _as_input(x, api, what):
+    """A differentiable input: traced values pass through, the rest become float arrays."""
+    if x.__class__ is _ndarray and x.dtype.kind == "f":  # the common case, as is
+        return x
+    if isinstance(x, Traced):
+        dtype = dnp.result_dtype(x)
+    else:
+        x = np.asarray(x)
+        dtype = x.dtype
+    refuse_complex(dtype, api, what)
+    if dtype.kind not in "fc":
+        raise TypeError(f"[{api}] {what} has dtype {dtype}, but only floating inputs can be "
+                        f"differentiated. Cast it first, e.g. np.asarray(x, dtype=float).")
+    return x
+
+
+def _as_output(x):
+    return x if isinstance(x, Traced) else np.asarray(x)
+
+
+def _zeros(x):
+    return np.zeros(tuple(dnp.shape(x)), dtype=dnp.result_dtype(x))
+
+
+def _check_tangent(t, p, api, batch=None):
+    if (batch is None and t.__class__ is _ndarray and p.__class__ is _ndarray
+            and t.dtype == p.dtype and t.shape == p.shape):
+        return t  # what np.asarray(t, dtype=p.dtype) gives, already checked
+    refuse_complex(dnp.result_dtype(t), api, "a tangent")
+    if not isinstance(t, Traced):
+        t = np.asarray(t, dtype=dnp.result_dtype(p))
+    expected = tuple(dnp.shape(p)) if batch is None else (batch,) + tuple(dnp.shape(p))
+    if tuple(dnp.shape(t)) != expected:
+        raise ValueError(f"[{api}] tangent of shape {tuple(dnp.shape(t))} does not match its "
+                         f"primal's shape {tuple(dnp.shape(p))}. Give one tangent per primal, "
+                         "with the same structure and shapes.")
+    return t
+
+
+_ndarray = np.ndarray
+_NESTED = (list, tuple, dict)
+
+
+def _flatten(structure):
+    """nest.flatten, without its walk for a flat tuple or list of leaves (the common call)."""
+    if structure.__class__ is tuple or structure.__class__ is list:
+        for leaf in structure:
+            if isinstance(leaf, _NESTED):
+                return nest.flatten(structure)
+        return list(structure)
+    return nest.flatten(structure)
+
+
+def _pack(structure, flat):
+    """nest.pack_sequence_as, without its walk for a flat tuple or list of leaves."""
+    if structure.__class__ is tuple or structure.__class__ is list:
+        for leaf in structure:
+            if isinstance(leaf, _NESTED):
+                return nest.pack_sequence_as(structure, flat)
+        return structure.__class__(flat)
+    return nest.pack_sequence_as(structure, flat)
+
+
+def _argnums(argnums, nargs, api):
+    nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    for i in nums:
+        if not -nargs <= i < nargs:
+            raise ValueError(f"[{api}] argnums={argnums!r} but the function got {nargs} "
+                             "positional arguments.")
+    return tuple(i % nargs for i in nums)
+
+def _seen_outside(t):
+    """True when an enclosing tape or accumulator traces tensor `t` (it must stay wrapped)."""
+    if not STATE.tapes and not STATE.accumulators:
+        return False
+    return any(t._id in tape._watched for tape in STATE.tapes) or any(
+        acc._tracks(t) for acc in STATE.accumulators)
+
+
+def _unwrap(x):
+    """A gradient or output as the caller sees it: arrays at top level, traced inside."""
+    if isinstance(x, Tensor) and not _seen_outside(x):
+        x = x._value  # this level's wrapper; what an outer level traces lies inside it
+    return _as_output(x)
+
+
+def _top_level(values):
+    """True outside every transform and tape, with no traced value among `values`."""
+    if STATE.tapes or STATE.accumulators:
+        return False
+    for v in _flatten(list(values)):
+        if isinstance(v, Traced):
+            return False
+    return True
+
+
+def _check_scalar(out, api):
+    if math.prod(dnp.shape(out)) != 1:
+        raise TypeError(f"[{api}] f must return a scalar, got shape {tuple(dnp.shape(out))}. "
+                        "Use jacrev / jacfwd for vector outputs, or vjp.")

@@ -1,0 +1,291 @@
+"""Reverse mode: `GradientTape`, a flat list of records replayed backwards.
+
+Recording order is already a topological order, so the backward pass is one loop over
+the records in reverse: no recursion, no graph sort. A record is
+`(op, input_ids, input_values, output_id, output_value, static)`; ids are the tensors'
+own ids, so a tape never holds the Python tensor objects themselves.
+
+When another tape (or a forward accumulator) is recording while `gradient` runs, the
+rules run on tensor aliases carrying the recorded ids, so that outer tape records the
+backward pass: that is how nested tapes give higher-order derivatives.
+"""
+
+import enum
+import warnings
+
+import numpy as np
+
+from ..core import nest
+from ..core import dnp
+from ..core.apply_rules import vjp_parts
+from .dispatch import STATE, new_tag
+from .jacobians import tape_batch_jacobian, tape_jacobian
+from ..core.dtypes import is_differentiable_dtype, refuse_complex
+from ..core.registry import Traced
+from .tensor import Tensor, alias, wrap
+
+
+class UnconnectedGradients(enum.Enum):
+    """What `gradient` returns for a source the target does not depend on."""
+
+    NONE = "none"
+    ZERO = "zero"
+
+
+class GradientTape:
+    """Record operations on watched tensors to compute gradients in reverse mode.
+
+    >>> x = dualtape.Variable(3.0)
+    >>> with dualtape.GradientTape() as tape:
+    ...     y = x ** 2
+    >>> tape.gradient(y, x).numpy()
+    6.0
+    """
+
+    def __init__(self, persistent=False, watch_accessed_variables=True):
+        self._persistent = persistent
+        self._watch_accessed = watch_accessed_variables
+        self._entries = []
+        self._watched = set()
+        self._variables = []  # watched variables, in the order they were first watched
+        self._recording = False
+        self._used = False
+        self._dual_level = 0  # set when first entered: orders it among jvp levels (dual.py)
+
+    # -- recording ------------------------------------------------------------------------
+    def __enter__(self):
+        self._push()
+        return self
+
+    def __exit__(self, *exc):
+        if self._recording:
+            self._pop()
+        return False
+
+    def _push(self):
+        if self._recording:
+            raise ValueError("Tape is still recording, This can happen if you try to re-enter "
+                             "an already-active tape.")
+        if not self._dual_level:
+            self._dual_level = new_tag()
+        STATE.tapes.append(self)
+        self._recording = True
+
+    def _pop(self):
+        STATE.tapes.remove(self)
+        self._recording = False
+
+    def watch(self, tensor):
+        """Ensure `tensor` (or every tensor in a nested structure) is traced by this tape."""
+        for t in nest.flatten(tensor):
+            if not isinstance(t, Tensor):
+                raise ValueError(f"[GradientTape.watch] can only watch tensors and variables, "
+                                 f"got {type(t).__name__}: {t!r}. Convert it with dualtape.constant.")
+            refuse_complex(t.dtype._np, "GradientTape.watch", "the watched tensor")
+            if not is_differentiable_dtype(t.dtype._np):
+                warnings.warn(f"The dtype of the watched tensor must be floating (e.g. tf.float32), "
+                              f"got {t.dtype!r}", stacklevel=2)
+                continue
+            if getattr(t, "_is_variable", False):
+                self._watch_variable(t)
+            else:
+                self._watched.add(t._id)
+
+    def _watch_variable(self, var):
+        refuse_complex(var.dtype._np, "GradientTape", f"variable '{var.name}', read or watched,")
+        if not is_differentiable_dtype(var.dtype._np):
+            warnings.warn(f"The dtype of the watched variable must be floating (e.g. tf.float32), "
+                          f"got {var.dtype!r}", stacklevel=4)
+            return
+        if var._id not in self._watched:
+            self._watched.add(var._id)
+            self._variables.append(var)
+
+    def watched_variables(self):
+        """The variables this tape watches, in the order they were created (as TF)."""
+        return tuple(sorted(self._variables, key=_creation_order))
+
+    def stop_recording(self):
+        """A context manager during which this tape records nothing."""
+        return _StopRecording(self)
+
+    def reset(self):
+        """Forget everything recorded and watched, as if the tape had just been entered."""
+        self._entries = []
+        self._watched = set()
+        self._variables = []
+        self._used = False
+
+    # -- gradients ------------------------------------------------------------------------
+    def gradient(self, target, sources, output_gradients=None,
+                 unconnected_gradients=UnconnectedGradients.NONE):
+        """d(sum of target) / d(source) for each source, in the structure of `sources`.
+
+        target: a tensor or a nested structure of tensors (their gradients add up).
+        output_gradients: the cotangents of the targets (default: ones), same structure.
+        unconnected_gradients: NONE (return None) or ZERO for unreachable sources.
+        """
+        unconnected = _unconnected_mode(unconnected_gradients)
+        self._check_usable("gradient")
+        flat_sources = nest.flatten(sources)
+        for s in flat_sources:
+            if not isinstance(s, Tensor):
+                raise ValueError(f"[GradientTape.gradient] sources must be tensors or variables, "
+                                 f"got {type(s).__name__}: {s!r}.")
+        flat_targets = nest.flatten(target)
+        seeds = (nest.flatten(output_gradients) if output_gradients is not None
+                 else [None] * len(flat_targets))
+        if len(seeds) != len(flat_targets):
+            raise ValueError(f"[GradientTape.gradient] output_gradients has {len(seeds)} tensors "
+                             f"but target has {len(flat_targets)}; give one per target.")
+        for seed in seeds:
+            if seed is not None:
+                refuse_complex(dnp.result_dtype(seed), "GradientTape.gradient", "output_gradients")
+        grads = self._backward(flat_targets, seeds, {s._id for s in flat_sources})
+        results = [_as_result(grads.get(s._id), s, unconnected) for s in flat_sources]
+        return nest.pack_sequence_as(sources, results)
+
+    def _check_usable(self, api):
+        if self._used and not self._persistent:
+            raise RuntimeError("A non-persistent GradientTape can only be used to compute one "
+                               "set of gradients (or jacobians)")
+        if self._recording:
+            warnings.warn(f"Calling GradientTape.{api} on a persistent tape inside its context is "
+                          "significantly less efficient than calling it outside the context (it "
+                          "causes the gradient ops to be recorded on the tape, leading to increased "
+                          "CPU and memory usage). Only call GradientTape.gradient inside the context "
+                          "if you actually want to trace the gradient in order to compute higher "
+                          "order derivatives.", stacklevel=3)
+
+    def _backward(self, targets, seeds, keep, consume=True, batch=0):
+        """Replay the records backwards from `targets`; return {tensor id: cotangent}.
+
+        batch: 0, or k when each seed carries a leading axis of k cotangents (shape
+        (k,) + target.shape): one sweep then computes k vector-Jacobian products.
+        """
+        grads = {}
+        for t, seed in zip(targets, seeds):
+            if not isinstance(t, Tensor):
+                continue
+            if not is_differentiable_dtype(t.dtype._np):
+                warnings.warn(f"The dtype of the target tensor must be floating (e.g. tf.float32) "
+                              f"when calling GradientTape.gradient, got {t.dtype!r}", stacklevel=3)
+                continue
+            if t._id not in self._watched and t._id not in keep:
+                continue  # a source that is itself the target gets its seed, as in TF
+            g = seed if batch else _seed(t, seed)
+            grads[t._id] = g if t._id not in grads else grads[t._id] + g
+        entries = self._entries
+        self._used = True
+        if consume and not self._persistent:
+            self._entries = []
+        if not grads:
+            return grads
+        traced = bool(STATE.tapes or STATE.accumulators)  # someone records the backward pass
+        return replay(entries, self._watched, grads, keep, consume and not self._persistent,
+                      traced, batch)
+
+    def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
+                 parallel_iterations=None, experimental_use_pfor=True):
+        """d target[i...] / d source[j...], shaped `target.shape + source.shape`, per source."""
+        unconnected = _unconnected_mode(unconnected_gradients)
+        self._check_usable("jacobian")
+        zero = unconnected is UnconnectedGradients.ZERO
+        return tape_jacobian(self, target, sources, zero, experimental_use_pfor)
+
+    def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
+                       parallel_iterations=None, experimental_use_pfor=True):
+        """Per-example jacobians: target (batch, outs...), source (batch, ins...)."""
+        unconnected = _unconnected_mode(unconnected_gradients)
+        self._check_usable("batch_jacobian")
+        zero = unconnected is UnconnectedGradients.ZERO
+        return tape_batch_jacobian(self, target, source, zero, experimental_use_pfor)
+
+
+def replay(entries, watched, grads, keep, release, traced, batch=0):
+    """The backward pass: walk the records in reverse, adding each op's VJP into `grads`.
+
+    grads: {tensor id: cotangent}, seeded with the targets'. keep: ids whose cotangents
+    stay in `grads` (the sources); the others are dropped once used. release: forget each
+    record once used. traced: run the rules on tensor aliases so that recording tapes and
+    accumulators see the backward pass (higher order). batch: see `_backward`.
+    """
+    for index in range(len(entries) - 1, -1, -1):
+        op, in_ids, values, out_id, ans, static = entries[index]
+        g = grads.get(out_id) if out_id in keep else grads.pop(out_id, None)
+        if release:
+            entries[index] = None  # release what the rest of the pass no longer needs
+        if g is None:
+            continue
+        # every watched input gets a gradient, also one watched after the op ran (as TF)
+        wanted = [i for i, tid in enumerate(in_ids) if tid in watched]
+        if traced:
+            values = tuple([alias(v, tid) if tid is not None else v for v, tid in zip(values, in_ids)])
+            ans = alias(ans, out_id)
+        parts = vjp_parts(op, g, ans, values, static, wanted, batch)
+        for i, part in zip(wanted, parts):
+            if part is None:
+                continue
+            tid = in_ids[i]
+            prev = grads.get(tid)
+            grads[tid] = part if prev is None else prev + part
+    return grads
+
+
+def _creation_order(variable):
+    return variable._id  # ids count up from one counter, so a later variable has a larger id
+
+
+class _StopRecording:
+    __slots__ = ("_tape",)
+
+    def __init__(self, tape):
+        self._tape = tape
+
+    def __enter__(self):
+        if not self._tape._recording:
+            raise ValueError("Tape is not recording.")
+        self._tape._pop()
+
+    def __exit__(self, *exc):
+        self._tape._push()
+        return False
+
+
+def _unconnected_mode(value):
+    if isinstance(value, UnconnectedGradients):
+        return value
+    try:
+        return UnconnectedGradients(value)
+    except ValueError:
+        raise ValueError(f"Unknown value for unconnected_gradients: {value!r}. "
+                         "Use dualtape.UnconnectedGradients.NONE or .ZERO.") from None
+
+
+def _seed(target, seed):
+    value = target._value
+    if seed is None:
+        return np.ones(np.shape(value), dtype=target.dtype._np)
+    # A traced seed (a tensor, or a dual number: the cotangent of a vjp inside jvp) stays
+    # traced, so the levels outside see the backward pass depend on it.
+    traced = isinstance(seed, Traced)
+    seed_value = seed if traced else np.asarray(seed, dtype=target.dtype._np)
+    if tuple(dnp.shape(seed_value)) != tuple(np.shape(value)):
+        raise ValueError(f"[GradientTape.gradient] output_gradients of shape "
+                         f"{tuple(dnp.shape(seed_value))} does not match the target's shape "
+                         f"{tuple(np.shape(value))}. Give one cotangent per target, shaped like it.")
+    return seed_value
+
+
+def _as_result(g, source, unconnected):
+    if g is None:
+        if unconnected is UnconnectedGradients.ZERO:
+            return wrap(np.zeros(source.shape, dtype=source.dtype._np))
+        return None
+    dtype = source.dtype._np
+    if dnp.result_dtype(g) != dtype and dtype.kind in "fc":
+        g = dnp.cast(g, dtype)  # NumPy's promotion inside the graph never leaks out: a
+        #                         gradient has its source's dtype (float32 stays float32)
+    if isinstance(g, Tensor):
+        return g
+    return wrap(g if isinstance(g, Traced) else np.asarray(g))

@@ -1,0 +1,43 @@
+"""`dualtape.random`: seeded random tensors (normal, uniform), as `tf.random`."""
+
+import numpy as np
+
+from ..core import dtypes
+from ..reverse.tensor import wrap
+
+_generator = [np.random.default_rng()]
+
+
+def set_seed(seed):
+    """Make every later random op reproducible, as tf.random.set_seed."""
+    _generator[0] = np.random.default_rng(seed)
+
+
+def generator(seed=None):
+    """The global generator, or a fresh one for an op-level `seed`."""
+    return _generator[0] if seed is None else np.random.default_rng(seed)
+
+
+def _shape(shape):
+    if isinstance(shape, (int, np.integer)):
+        return (int(shape),)
+    return tuple(int(s) for s in shape)
+
+
+def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
+    """Samples of N(mean, stddev**2) as a tensor of `shape` (float32 by default)."""
+    values = generator(seed).normal(float(mean), float(stddev), _shape(shape))
+    return wrap(values.astype(dtypes.as_numpy_dtype(dtype)))
+
+
+def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None):
+    """Samples of U[minval, maxval) (maxval defaults to 1 for floats), as tf.random.uniform."""
+    npd = dtypes.as_numpy_dtype(dtype)
+    if npd.kind in "iu":
+        if maxval is None:
+            raise ValueError("[random.uniform] integer dtypes need an explicit maxval.")
+        values = generator(seed).integers(int(minval), int(maxval), _shape(shape))
+    else:
+        values = generator(seed).uniform(float(minval), 1.0 if maxval is None else float(maxval),
+                                         _shape(shape))
+    return wrap(values.astype(npd))

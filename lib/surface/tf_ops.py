@@ -1,0 +1,367 @@
+"""TF-named functions (`reduce_mean`, `concat`, `clip_by_norm`, ...) over `dnp`.
+
+Arguments are converted with TF's rules first (Python floats become float32), then the
+call goes to the differentiable NumPy namespace. `dualtape.math`, `dualtape.nn`,
+`dualtape.linalg` and the top level re-export these under TF's names.
+"""
+
+import numpy as np
+
+from ..core import dtypes
+from ..core import dnp
+from ..core.registry import Traced
+from ..reverse.tensor import Tensor, TensorShape, convert_to_tensor, plain_value, wrap
+
+
+def _t(x, dtype=None):
+    """A tensor (or traced value) for `x`, converted with TF's dtype rules."""
+    if isinstance(x, Traced):
+        return x
+    if isinstance(x, TensorShape):
+        x = list(x)
+    return convert_to_tensor(x, dtype=dtype)
+
+
+def _pair(x, y):
+    """Convert two operands, the Python one taking the tensor's dtype, as TF's binary ops.
+
+    A Python number next to a float NumPy array takes the array's dtype too, so
+    `add(1.001, float64 array)` is not rounded through float32.
+    """
+    if isinstance(x, Traced) and not isinstance(y, Traced):
+        return x, _t(y, dnp.result_dtype(x))
+    if isinstance(y, Traced) and not isinstance(x, Traced):
+        return _t(x, dnp.result_dtype(y)), y
+    if isinstance(y, _ARRAYS) and isinstance(x, _PYTHON_NUMBERS) and y.dtype.kind == "f":
+        return _t(x, y.dtype), _t(y)
+    if isinstance(x, _ARRAYS) and isinstance(y, _PYTHON_NUMBERS) and x.dtype.kind == "f":
+        return _t(x), _t(y, x.dtype)
+    return _t(x), _t(y)
+
+
+_ARRAYS = (np.ndarray, np.generic)
+_PYTHON_NUMBERS = (int, float)
+
+
+def _axis(axis):
+    if axis is None:
+        return None
+    if isinstance(axis, Tensor):
+        axis = axis.numpy()
+    if isinstance(axis, (list, tuple, np.ndarray)):
+        return tuple(int(a) for a in np.ravel(axis))
+    return int(axis)
+
+
+def _out(x):
+    return x if isinstance(x, Traced) else wrap(np.asarray(x))
+
+
+# -- elementwise ------------------------------------------------------------------------------
+def _unary(fn):
+    def op(x, name=None):
+        return _out(fn(_t(x)))
+    op.__name__ = getattr(fn, "__name__", None) or getattr(fn, "name", "op")
+    op.__doc__ = f"Elementwise {op.__name__} of a tensor (TF name)."
+    return op
+
+
+def _binary(fn):
+    def op(x, y, name=None):
+        return _out(fn(*_pair(x, y)))
+    op.__doc__ = "Elementwise binary op with TF's conversion of Python operands."
+    return op
+
+
+abs = _unary(dnp.abs)  # noqa: A001
+negative = neg = _unary(dnp.negative)
+sign = _unary(dnp.sign)
+exp = _unary(dnp.exp)
+log = _unary(dnp.log)
+log1p = _unary(dnp.log1p)
+expm1 = _unary(dnp.expm1)
+sqrt = _unary(dnp.sqrt)
+square = _unary(dnp.square)
+reciprocal = _unary(dnp.reciprocal)
+sin = _unary(dnp.sin)
+cos = _unary(dnp.cos)
+tan = _unary(dnp.tan)
+asin = _unary(dnp.arcsin)
+acos = _unary(dnp.arccos)
+atan = _unary(dnp.arctan)
+sinh = _unary(dnp.sinh)
+cosh = _unary(dnp.cosh)
+tanh = _unary(dnp.tanh)
+sigmoid = _unary(dnp.sigmoid)
+relu = _unary(dnp.relu)
+elu = _unary(dnp.elu)
+softplus = _unary(dnp.softplus)
+round = _unary(dnp.round)  # noqa: A001
+floor = _unary(dnp.floor)
+ceil = _unary(dnp.ceil)
+identity = _unary(dnp.identity)
+logical_not = _unary(dnp.logical_not)
+is_finite = _unary(dnp.isfinite)
+is_nan = _unary(dnp.isnan)
+
+add = _binary(dnp.add)
+subtract = _binary(dnp.subtract)
+multiply = _binary(dnp.multiply)
+divide = truediv = _binary(dnp.divide)
+floordiv = floor_divide = _binary(dnp.floor_divide)
+floormod = mod = _binary(dnp.mod)
+pow = _binary(dnp.power)  # noqa: A001
+maximum = _binary(dnp.maximum)
+minimum = _binary(dnp.minimum)
+atan2 = _binary(dnp.arctan2)
+greater = _binary(dnp.greater)
+greater_equal = _binary(dnp.greater_equal)
+less = _binary(dnp.less)
+less_equal = _binary(dnp.less_equal)
+equal = _binary(dnp.equal)
+not_equal = _binary(dnp.not_equal)
+logical_and = _binary(dnp.logical_and)
+logical_or = _binary(dnp.logical_or)
+
+
+def where(condition, x=None, y=None, name=None):
+    """Elements of x where condition holds, else of y (gradients masked accordingly)."""
+    if x is None and y is None:
+        return wrap(np.argwhere(plain_value(condition)).astype(np.int64))
+    x, y = _pair(x, y)
+    return _out(dnp.where(_t(condition), x, y))
+
+
+def clip_by_value(t, clip_value_min, clip_value_max, name=None):
+    t = _t(t)
+    return _out(dnp.clip(t, *(_t(v, t.dtype) for v in (clip_value_min, clip_value_max))))
+
+
+def clip_by_norm(t, clip_norm, axes=None, name=None):
+    """t * clip_norm / max(l2norm(t), clip_norm): the norm of the result is at most clip_norm."""
+    t = _t(t)
+    l2 = dnp.sqrt(dnp.sum(dnp.square(t), axis=_axis(axes), keepdims=True))
+    clip_norm = _t(clip_norm, t.dtype)
+    return _out(t * clip_norm / dnp.maximum(l2, clip_norm))
+
+
+def cast(x, dtype, name=None):
+    return _out(dnp.cast(_t(x), dtypes.as_numpy_dtype(dtype)))
+
+
+def stop_gradient(input, name=None):  # noqa: A002
+    return _out(dnp.stop_gradient(_t(input)))
+
+
+# -- reductions ----------------------------------------------------------------------------------
+def _reduction(fn, keeps_integer_dtype=False):
+    def op(input_tensor, axis=None, keepdims=False, name=None):
+        x = _t(input_tensor)
+        result = fn(x, axis=_axis(axis), keepdims=keepdims)
+        return _out(_keep_integer_dtype(result, x) if keeps_integer_dtype else result)
+    op.__doc__ = "Reduce over `axis` (all axes by default), as TF's reduce_* functions."
+    return op
+
+
+def _keep_integer_dtype(result, x):
+    """TF's integer sums, products and means keep the input's dtype (`tf.reduce_prod(v.shape)`
+    is int32), where NumPy's widen int32 to int64 and take a float mean; TF's integer mean
+    truncates toward zero, as the cast does."""
+    dtype = dnp.result_dtype(x)
+    if dtype.kind in "iu" and dnp.result_dtype(result) != dtype:
+        return dnp.cast(result, dtype)
+    return result
+
+
+reduce_sum = _reduction(lambda x, **kw: dnp.sum(x, **kw), keeps_integer_dtype=True)
+reduce_mean = _reduction(lambda x, **kw: dnp.mean(x, **kw), keeps_integer_dtype=True)
+reduce_prod = _reduction(lambda x, **kw: dnp.prod(x, **kw), keeps_integer_dtype=True)
+reduce_max = _reduction(lambda x, **kw: dnp.max(x, **kw))
+reduce_min = _reduction(lambda x, **kw: dnp.min(x, **kw))
+reduce_any = _reduction(lambda x, **kw: dnp.any(x, **kw))
+reduce_all = _reduction(lambda x, **kw: dnp.all(x, **kw))
+reduce_logsumexp = _reduction(lambda x, **kw: dnp.logsumexp(x, **kw))
+reduce_variance = _reduction(lambda x, **kw: dnp.var(x, **kw))
+reduce_std = _reduction(lambda x, **kw: dnp.std(x, **kw))
+
+
+def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
+    x = _t(x)
+    result = dnp.cumsum(x, axis=int(axis), exclusive=bool(exclusive), reverse=bool(reverse))
+    return _out(_keep_integer_dtype(result, x))
+
+
+def argmax(input, axis=None, output_type=dtypes.int64, name=None):  # noqa: A002
+    return wrap(np.argmax(plain_value(input), axis=0 if axis is None else int(axis))
+                .astype(dtypes.as_numpy_dtype(output_type)))
+
+
+def argmin(input, axis=None, output_type=dtypes.int64, name=None):  # noqa: A002
+    return wrap(np.argmin(plain_value(input), axis=0 if axis is None else int(axis))
+                .astype(dtypes.as_numpy_dtype(output_type)))
+
+
+def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
+    """The Euclidean (Frobenius) norm over `axis` (all elements by default), as tf.norm.
+
+    Its gradient at an all-zero input is 0 (TF gives NaN there).
+    """
+    if ord not in ("euclidean", "fro", 2, None):
+        raise NotImplementedError(f"[norm] ord={ord!r} is not supported; use the euclidean norm.")
+    return _out(dnp.norm(_t(tensor), axis=_axis(axis), keepdims=bool(keepdims)))
+
+
+# -- shapes --------------------------------------------------------------------------------------
+def reshape(tensor, shape, name=None):
+    return _out(dnp.reshape(_t(tensor), [int(s) for s in _static_list(shape)]))
+
+
+def _static_list(values):
+    if isinstance(values, Tensor):
+        return list(np.ravel(values.numpy()))
+    if isinstance(values, (int, np.integer)):
+        return [int(values)]
+    return [int(v) for v in values]
+
+
+def transpose(a, perm=None, conjugate=False, name=None):
+    return _out(dnp.transpose(_t(a), None if perm is None else _static_list(perm)))
+
+
+def expand_dims(input, axis, name=None):  # noqa: A002
+    return _out(dnp.expand_dims(_t(input), int(axis)))
+
+
+def squeeze(input, axis=None, name=None):  # noqa: A002
+    return _out(dnp.squeeze(_t(input), axis=_axis(axis)))
+
+
+def concat(values, axis, name=None):
+    return _out(dnp.concatenate([_t(v) for v in values], axis=int(axis)))
+
+
+def stack(values, axis=0, name=None):
+    return _out(dnp.stack([_t(v) for v in values], axis=int(axis)))
+
+
+def split(value, num_or_size_splits, axis=0, num=None, name=None):
+    value = _t(value)
+    if isinstance(num_or_size_splits, (int, np.integer)):
+        return [_out(p) for p in dnp.split(value, int(num_or_size_splits), axis=int(axis))]
+    sizes = _static_list(num_or_size_splits)
+    return [_out(p) for p in dnp.split(value, list(np.cumsum(sizes)[:-1]), axis=int(axis))]
+
+
+def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
+    if mode.upper() != "CONSTANT":
+        raise NotImplementedError(f"[pad] mode={mode!r} is not supported; use 'CONSTANT'.")
+    widths = [tuple(_static_list(p)) for p in (paddings.numpy() if isinstance(paddings, Tensor) else paddings)]
+    return _out(dnp.pad(_t(tensor), widths, constant_values=float(constant_values)))
+
+
+def tile(input, multiples, name=None):  # noqa: A002
+    return _out(dnp.tile(_t(input), tuple(_static_list(multiples))))
+
+
+def broadcast_to(input, shape, name=None):  # noqa: A002
+    return _out(dnp.broadcast_to(_t(input), tuple(_static_list(shape))))
+
+
+def gather(params, indices, axis=None, batch_dims=0, name=None):
+    indices = np.asarray(indices)
+    return _out(dnp.gather(_t(params), indices, axis=0 if axis is None else int(axis)))
+
+
+def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
+    npd = dtypes.as_numpy_dtype(dtype or dtypes.float32)
+    hot = np.eye(int(depth), dtype=npd)[np.asarray(indices)]
+    if on_value is not None or off_value is not None:
+        on = 1 if on_value is None else on_value
+        off = 0 if off_value is None else off_value
+        hot = np.where(hot == 1, on, off).astype(npd)
+    return wrap(hot if axis in (None, -1) else np.moveaxis(hot, -1, int(axis)))
+
+
+def shape(input, out_type=dtypes.int32, name=None):  # noqa: A002
+    return wrap(np.array(np.shape(input), dtype=dtypes.as_numpy_dtype(out_type)))
+
+
+def size(input, out_type=dtypes.int32, name=None):  # noqa: A002
+    return wrap(np.array(np.size(input), dtype=dtypes.as_numpy_dtype(out_type)))
+
+
+def rank(input, name=None):  # noqa: A002
+    return wrap(np.array(np.ndim(input), dtype=np.int32))
+
+
+# -- linear algebra ------------------------------------------------------------------------------
+def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
+    a, b = _pair(a, b)
+    if transpose_a:
+        a = dnp.swapaxes(a, -1, -2)
+    if transpose_b:
+        b = dnp.swapaxes(b, -1, -2)
+    return _out(dnp.matmul(a, b))
+
+
+def einsum(equation, *inputs, **kwargs):
+    return _out(dnp.einsum(equation, *[_t(x) for x in inputs]))
+
+
+def tensordot(a, b, axes, name=None):
+    return _out(dnp.tensordot(*_pair(a, b), axes=axes))
+
+
+# -- constructors (constants: never recorded) ----------------------------------------------------
+def _dims(shape):
+    return tuple(_static_list(shape))
+
+
+def zeros(shape, dtype=dtypes.float32, name=None):
+    return wrap(np.zeros(_dims(shape), dtypes.as_numpy_dtype(dtype)))
+
+
+def ones(shape, dtype=dtypes.float32, name=None):
+    return wrap(np.ones(_dims(shape), dtypes.as_numpy_dtype(dtype)))
+
+
+def fill(dims, value, name=None):
+    return wrap(np.full(_dims(dims), dtypes.to_array(value)))
+
+
+def zeros_like(input, dtype=None, name=None):  # noqa: A002
+    return wrap(np.zeros(np.shape(input), dtypes.as_numpy_dtype(dtype) if dtype else _t(input).dtype._np))
+
+
+def ones_like(input, dtype=None, name=None):  # noqa: A002
+    return wrap(np.ones(np.shape(input), dtypes.as_numpy_dtype(dtype) if dtype else _t(input).dtype._np))
+
+
+def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name=None):
+    m = np.eye(int(num_rows), None if num_columns is None else int(num_columns),
+               dtype=dtypes.as_numpy_dtype(dtype))
+    if batch_shape is not None:
+        m = np.broadcast_to(m, _dims(batch_shape) + m.shape).copy()
+    return wrap(m)
+
+
+def linspace(start, stop, num, name=None, axis=0):
+    start_t = _t(start)
+    values = np.linspace(np.asarray(start_t), np.asarray(_t(stop)), int(num), axis=axis)
+    return wrap(values.astype(start_t.dtype._np))
+
+
+def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
+    if limit is None:
+        start, limit = 0, start
+    bounds = [plain_value(v) if isinstance(v, Traced) else v for v in (start, limit, delta)]
+    values = np.arange(*bounds)
+    if dtype is not None:
+        npd = dtypes.as_numpy_dtype(dtype)
+    else:  # TF's rule: the widest argument dtype (Python ints int32, floats float32), a
+        #      float one if any argument is a float
+        kinds = [b.dtype if isinstance(b, (np.ndarray, np.generic)) else dtypes.to_array(b).dtype
+                 for b in bounds]
+        floats = [d for d in kinds if d.kind == "f"]
+        npd = np.result_type(*(floats or kinds))
+    return wrap(values.astype(npd))

@@ -1,0 +1,349 @@
+"""Gradient checks and hypothesis strategies: what the registry-generated tests are built from.
+
+`check_grads` compares reverse mode (and forward mode, where `dualtape.functional.jvp`
+exists) with central finite differences, and ties the modes together with the dot-product
+identity <v, J u> == <J^T v, u>. The strategies draw inputs for any registry primitive:
+elementwise ops from their rule signature and `domain`, every other op from its `samples`.
+
+>>> import numpy as np, dualtape
+>>> check_grads(lambda x: dualtape.dnp.sin(x) * x, [np.linspace(-1.0, 1.0, 5)], order=2)
+"""
+
+
+import numpy as np
+
+from ..core import dnp as _dnp
+from ..core.apply_rules import jvp_output, vjp_parts
+from ..core.registry import NOT_DIFFERENTIABLE
+from ..reverse.tape import GradientTape, UnconnectedGradients
+from ..reverse.tensor import Tensor, constant
+from .strategies import (DOMAIN_KEYWORDS, arrays, broadcastable_shapes, cotangent_like,  # noqa: F401
+                         input_names, inputs_for, tangents_like)
+
+from ..functional import jvp as _functional_jvp
+from ..functional import vjp as _functional_vjp
+
+HAS_FORWARD_MODE = _functional_jvp is not None
+
+# dtype -> (eps, rtol, atol). Central differences lose about half the digits, so float64
+# keeps ~5 and float32 ~2; atol is scaled by max(1, max|expected|) in `assert_close`.
+_TOLERANCES = {
+    np.dtype(np.float64): (1e-6, 1e-5, 1e-6),
+    np.dtype(np.float32): (1e-3, 2e-2, 2e-3),
+    np.dtype(np.float16): (3e-2, 1e-1, 5e-2),
+}
+# The dot-product identity has no truncation error: only rounding, hence much tighter.
+_ADJOINT_RTOL = {np.dtype(np.float64): 1e-10, np.dtype(np.float32): 1e-4, np.dtype(np.float16): 1e-2}
+_MAX_COORDINATES = 200  # beyond this many elements, check random directions instead
+
+
+def tolerances(dtype):
+    """(eps, rtol, atol) for finite-difference checks at `dtype`."""
+    return _TOLERANCES.get(np.dtype(dtype), _TOLERANCES[np.dtype(np.float32)])
+
+
+def adjoint_rtol(dtype):
+    """Relative tolerance of the dot-product test <u, J^T v> == <J u, v> at `dtype`."""
+    return _ADJOINT_RTOL.get(np.dtype(dtype), _ADJOINT_RTOL[np.dtype(np.float32)])
+
+
+# -- comparing values -------------------------------------------------------------------------
+
+def _float64(x):
+    return np.asarray(x, dtype=np.float64)
+
+
+def assert_close(actual, expected, rtol, atol=0.0, what="value"):
+    """Raise AssertionError naming `what`, the worst element and the max abs/rel errors.
+
+    Passes where |actual - expected| <= atol * max(1, max|expected|) + rtol * |expected|.
+    """
+    actual, expected = _float64(actual), _float64(expected)
+    if actual.shape != expected.shape:
+        raise AssertionError(f"{what}: got shape {actual.shape}, expected {expected.shape}.")
+    err = np.abs(actual - expected)
+    both_nan = np.isnan(actual) & np.isnan(expected)
+    err = np.where(both_nan, 0.0, np.where(np.isnan(err), np.inf, err))
+    scale = max(1.0, float(np.max(np.abs(np.nan_to_num(expected)), initial=0.0)))
+    bound = atol * scale + rtol * np.abs(expected)
+    if np.all(err <= bound):
+        return
+    rel = err / np.maximum(np.abs(expected), np.finfo(np.float64).tiny)
+    worst = np.unravel_index(int(np.argmax(err - bound)), err.shape) if err.ndim else ()
+    raise AssertionError(
+        f"{what}: max abs error {np.max(err):.3g}, max rel error {np.max(rel):.3g} "
+        f"(rtol={rtol:g}, atol={atol:g} x {scale:.3g}); worst at index {worst}: "
+        f"got {actual[worst]!r}, expected {expected[worst]!r}.")
+
+
+def inner(xs, ys):
+    """Sum of <x_i, y_i> over paired arrays (None counts as zero), in float64."""
+    if not isinstance(xs, (list, tuple)):
+        xs, ys = [xs], [ys]
+    total = 0.0
+    for x, y in zip(xs, ys, strict=True):
+        if x is None or y is None:
+            continue
+        x, y = _float64(x), _float64(y)
+        if x.shape != y.shape:
+            raise AssertionError(f"[testing.inner] shapes differ: {x.shape} and {y.shape}.")
+        total += float(np.vdot(x.ravel(), y.ravel()))
+    return total
+
+
+def _norm(x):
+    x = _float64(x)
+    biggest = float(np.max(np.abs(x), initial=0.0))
+    return biggest * float(np.linalg.norm(x / biggest)) if biggest > 0 else 0.0  # no underflow
+
+
+def _norm_product(xs, ys):
+    return sum(_norm(x) * _norm(y) for x, y in zip(xs, ys) if x is not None and y is not None)
+
+
+def assert_adjoint(us, vjps, jvps, vs, rtol, what="dot-product test"):
+    """<u, J^T v> == <J u, v> up to rounding, relative to the sizes of the vectors involved."""
+    lhs, rhs = inner(us, vjps), inner(jvps, vs)
+    scale = _norm_product(us, vjps) + _norm_product(jvps, vs)
+    if not abs(lhs - rhs) <= rtol * scale:
+        raise AssertionError(f"{what}: <u, J^T v> = {lhs!r} but <J u, v> = {rhs!r}; abs error "
+                             f"{abs(lhs - rhs):.3g} exceeds rtol={rtol:g} x scale {scale:.3g}.")
+
+
+# -- finite differences ------------------------------------------------------------------------
+
+def _shift(a, t, step):
+    a = np.asarray(a)
+    return np.asarray(a + step * np.asarray(t, dtype=a.dtype), dtype=a.dtype)
+
+
+def central_difference(f, args, tangents, eps):
+    """(f(args + eps t) - f(args - eps t)) / 2 eps: f's derivative along `tangents`.
+
+    tangents: one array (or None: keep fixed) per argument. If f returns a list or tuple,
+    so does this, one float64 array per output.
+    """
+    plus = [a if t is None else _shift(a, t, eps) for a, t in zip(args, tangents, strict=True)]
+    minus = [a if t is None else _shift(a, t, -eps) for a, t in zip(args, tangents, strict=True)]
+    hi, lo = f(*plus), f(*minus)
+    if isinstance(hi, (list, tuple)):
+        return [(_float64(h) - _float64(l)) / (2 * eps) for h, l in zip(hi, lo)]
+    return (_float64(hi) - _float64(lo)) / (2 * eps)
+
+
+def numeric_jacobian(f, args, argnum=0, eps=1e-6):
+    """d f / d args[argnum] by central differences, shaped f's output shape + the arg's shape."""
+    x = np.asarray(args[argnum])
+    columns = []
+    for k in range(x.size):
+        basis = np.zeros(x.size, dtype=x.dtype)
+        basis[k] = 1
+        tangents = [None] * len(args)
+        tangents[argnum] = basis.reshape(x.shape)
+        columns.append(central_difference(f, args, tangents, eps))
+    out_shape = columns[0].shape if columns else np.shape(f(*args))
+    if not columns:
+        return np.zeros(out_shape + x.shape)
+    return np.stack(columns, axis=-1).reshape(out_shape + x.shape)
+
+
+# -- applying one primitive's rules (plain arrays) ----------------------------------------------
+
+def differentiable_argnums(op, args):
+    """Indices of the floating-point array arguments the op has a VJP rule for."""
+    return [i for i, a in enumerate(args)
+            if isinstance(a, np.ndarray) and a.dtype.kind == "f"
+            and op.vjp_rule(i) not in (None, NOT_DIFFERENTIABLE)]
+
+
+def jvp_of(op, args, static, tangents):
+    """The op's output tangent from its JVP rules (zeros where no tangent flows)."""
+    ans = op.impl(*args, **static)
+    out = jvp_output(op, tangents, ans, args, static)
+    return np.zeros(np.shape(ans), dtype=np.asarray(ans).dtype) if out is None else out
+
+
+def vjp_of(op, args, static, cotangent, argnums):
+    """The cotangent of each input in `argnums` from the op's VJP rules."""
+    ans = op.impl(*args, **static)
+    return vjp_parts(op, cotangent, ans, args, static, list(argnums))
+
+
+# -- check_grads -------------------------------------------------------------------------------
+
+def _as_array(a):
+    return np.asarray(a) if isinstance(a, (Tensor, np.ndarray, np.generic, float, int, bool, list)) else a
+
+
+def _value(f, args):
+    """f on constant tensors, as an array: the same code path the tape sees, unrecorded."""
+    return np.asarray(f(*[constant(a) if isinstance(a, np.ndarray) else a for a in args]))
+
+
+def _reverse(f, args, argnums, cotangent):
+    tensors = [constant(a) if isinstance(a, np.ndarray) else a for a in args]
+    sources = [tensors[i] for i in argnums]
+    with GradientTape() as tape:
+        tape.watch(sources)
+        y = f(*tensors)
+    grads = tape.gradient(y, sources, output_gradients=cotangent,
+                          unconnected_gradients=UnconnectedGradients.ZERO)
+    return [np.asarray(g) for g in grads]
+
+
+def _reverse_hvp(f, args, argnums, cotangent, tangents):
+    """H u for s(x) = <v, f(x)>, by a tape recording another tape's backward pass."""
+    tensors = [constant(a) if isinstance(a, np.ndarray) else a for a in args]
+    sources = [tensors[i] for i in argnums]
+    with GradientTape() as outer:
+        outer.watch(sources)
+        with GradientTape() as inner_tape:
+            inner_tape.watch(sources)
+            y = f(*tensors)
+        grads = inner_tape.gradient(y, sources, output_gradients=cotangent,
+                                    unconnected_gradients=UnconnectedGradients.ZERO)
+    hvp = outer.gradient(list(grads), sources, output_gradients=list(tangents),
+                         unconnected_gradients=UnconnectedGradients.ZERO)
+    return [np.asarray(h) for h in hvp]
+
+
+def _numeric_gradients(f, args, argnums, cotangent, eps, rng):
+    """Per argument: (directions, <v, d f along each direction>) by central differences."""
+    scalar = lambda *xs: inner(cotangent, _value(f, xs))  # noqa: E731
+    out = []
+    for i in argnums:
+        x = args[i]
+        if x.size <= _MAX_COORDINATES:
+            directions = [np.eye(x.size, dtype=x.dtype)[k].reshape(x.shape) for k in range(x.size)]
+        else:
+            directions = [rng.standard_normal(x.shape).astype(x.dtype) for _ in range(4)]
+        values = []
+        for d in directions:
+            tangents = [None] * len(args)
+            tangents[i] = d
+            values.append(float(central_difference(scalar, args, tangents, eps)))
+        out.append((directions, np.array(values)))
+    return out
+
+
+def check_grads(f, args, order=1, modes=("rev", "fwd"), eps=None, rtol=None, atol=None, seed=0):
+    """Check f's derivatives against central finite differences; raise AssertionError if off.
+
+    f maps arrays or tensors to one array or tensor. "rev": the GradientTape gradient of
+    <v, f> w.r.t. each floating-point argument (random v) equals the numeric one. "fwd":
+    `dualtape.functional.jvp` equals the numeric JVP, and <v, J u> == <J^T v, u> (skipped when
+    forward mode is not available). order=2 also checks nested tapes' Hessian-vector products
+    against differences of the first-order gradient and, as HIPS autograd's check_grads
+    does, runs the order-1 check (in `modes`) on f's derivatives as functions of their
+    inputs: "rev", the pullback (x, v) -> vjp(f, x)(v) (its "fwd" check is forward over
+    reverse, a jvp through a cotangent that is a dual number); "fwd", (x, u) -> the JVP.
+    Tolerances default by dtype.
+
+    >>> import dualtape
+    >>> check_grads(lambda x, y: x * dualtape.dnp.exp(y), [np.ones(3), np.zeros((2, 1))])
+    """
+    if order not in (1, 2):
+        raise ValueError(f"[check_grads] order={order} is not supported; use 1 or 2.")
+    if not set(modes) <= {"rev", "fwd"}:
+        raise ValueError(f"[check_grads] unknown modes {sorted(set(modes) - {'rev', 'fwd'})}; "
+                         "use a subset of ('rev', 'fwd').")
+    args = tuple(_as_array(a) for a in args)
+    name = getattr(f, "__qualname__", None) or repr(f)
+    argnums = [i for i, a in enumerate(args) if isinstance(a, np.ndarray) and a.dtype.kind == "f"]
+    if not argnums:
+        raise ValueError(f"[check_grads] {name} has no floating-point argument to differentiate; "
+                         "pass float arrays (ints and bools are held fixed).")
+    dtype = np.result_type(*[args[i] for i in argnums])
+    default_eps, default_rtol, default_atol = tolerances(dtype)
+    eps = default_eps if eps is None else eps
+    rtol = default_rtol if rtol is None else rtol
+    atol = default_atol if atol is None else atol
+    rng = np.random.default_rng(seed)
+    y = _value(f, args)
+    v = rng.standard_normal(y.shape).astype(y.dtype if y.dtype.kind == "f" else dtype)
+    u = [rng.standard_normal(args[i].shape).astype(args[i].dtype) for i in argnums]
+    all_u = [None] * len(args)
+    for i, t in zip(argnums, u):
+        all_u[i] = t
+
+    grads = _reverse(f, args, argnums, v)
+    for i, g in zip(argnums, grads):
+        if g.shape != args[i].shape or g.dtype != args[i].dtype:
+            raise AssertionError(f"[check_grads] reverse-mode gradient of {name} w.r.t. argument "
+                                 f"{i} is {g.dtype}{list(g.shape)}, but the argument is "
+                                 f"{args[i].dtype}{list(args[i].shape)}.")
+    if "rev" in modes:
+        numeric = _numeric_gradients(f, args, argnums, v, eps, rng)
+        for i, g, (directions, expected) in zip(argnums, grads, numeric):
+            assert_close([inner(g, d) for d in directions], expected, rtol, atol,
+                         what=f"[check_grads] reverse-mode gradient of {name} w.r.t. argument "
+                              f"{i} vs central differences (eps={eps:g})")
+    if "fwd" in modes:
+        numeric_jvp = central_difference(lambda *xs: _value(f, xs), args, all_u, eps)
+        if HAS_FORWARD_MODE:
+            def restricted(*xs):
+                full = list(args)
+                for i, x in zip(argnums, xs):
+                    full[i] = x
+                return f(*full)
+            _, forward = _functional_jvp(restricted, tuple(args[i] for i in argnums), tuple(u))
+            forward = np.asarray(forward)
+            assert_close(forward, numeric_jvp, rtol, atol,
+                         what=f"[check_grads] forward-mode JVP of {name} vs central differences")
+            assert_adjoint(u, grads, [forward], [v], adjoint_rtol(dtype),
+                           what=f"[check_grads] dot-product test of {name} (forward vs reverse)")
+        else:  # no forward mode yet: tie the reverse gradients to the differenced JVP
+            lhs, rhs = inner(u, grads), inner(numeric_jvp, v)
+            assert_close(lhs, rhs, rtol, atol * max(1.0, _norm_product([numeric_jvp], [v])),
+                         what=f"[check_grads] <J^T v, u> of {name} vs <v, differenced J u>")
+
+    if order >= 2:
+        hvp = _reverse_hvp(f, args, argnums, v, u)
+        gradient_at = lambda *xs: _reverse(f, xs, argnums, v)  # noqa: E731
+        numeric = central_difference(gradient_at, args, all_u, eps)
+        for i, h, n in zip(argnums, hvp, numeric):
+            assert_close(h, n, rtol, atol,
+                         what=f"[check_grads] second-order (nested tapes) derivative of {name} "
+                              f"w.r.t. argument {i} vs central differences of the gradient")
+        if HAS_FORWARD_MODE:
+            for mode in modes:
+                derivative = _derivative_function(f, args, argnums, mode, name)
+                extra = [v] if mode == "rev" else u
+                check_grads(derivative, list(args) + extra, order=1, modes=modes, eps=eps,
+                            rtol=rtol, atol=atol, seed=seed + 1)
+
+
+def _derivative_function(f, args, argnums, mode, name):
+    """f's first derivative as a function of (all of f's arguments, then its direction(s)):
+    mode "rev", the VJP (x, v) -> vjp(f, x)(v); "fwd", the JVP (x, u) -> J(x) u. Several
+    differentiated arguments give one flat vector of their cotangents."""
+    nargs = len(args)
+
+    def restricted(full):
+        def g(*xs):
+            values = list(full)
+            for i, x in zip(argnums, xs):
+                values[i] = x
+            return f(*values)
+        return g
+
+    def pullback(*values):
+        full, v = values[:nargs], values[nargs]
+        _, vjp_fn = _functional_vjp(restricted(full), *[full[i] for i in argnums])
+        parts = vjp_fn(v)
+        if len(parts) == 1:
+            return parts[0]
+        return _dnp.concatenate([_dnp.reshape(p, (-1,)) for p in parts])
+
+    def forward(*values):
+        full, tangents = values[:nargs], values[nargs:]
+        return _functional_jvp(restricted(full), tuple(full[i] for i in argnums), tuple(tangents))[1]
+
+    derivative = pullback if mode == "rev" else forward
+    derivative.__qualname__ = f"{'vjp' if mode == 'rev' else 'jvp'}_of_{name}"
+    return derivative
+
+
+# -- whole programs, every mode (programs.py, check_modes.py) -----------------------------------
+from ..check_modes import MODES, ModeFailure, Report, Tally, check_modes, refusal  # noqa: E402,F401
+from ..programs import FEATURES, Program, load_module, programs  # noqa: E402,F401
