@@ -1,18 +1,75 @@
-"""The benchmark scripts run at toy sizes, so they cannot rot (they check their own results)."""
+"""The benchmark runner at toy sizes: it writes a well-formed results table, and it checks
+every value against the floor before timing it (so the benchmarks cannot rot)."""
 
 import pathlib
+import re
 import subprocess
 import sys
 
-import pytest
+import numpy as np
 
 BENCHMARKS = pathlib.Path(__file__).resolve().parent.parent / "benchmarks"
-QUICK = ["bench_tape.py", "bench_jacobians.py"]
+sys.path.insert(0, str(BENCHMARKS))
+
+import harness  # noqa: E402
 
 
-@pytest.mark.parametrize("script", QUICK)
-def test_benchmark_runs_quick(script):
-    result = subprocess.run([sys.executable, str(BENCHMARKS / script), "--quick"],
-                            capture_output=True, text=True, timeout=300, check=False)
+def test_run_all_quick_writes_well_formed_tables(tmp_path):
+    out = tmp_path / "results.md"
+    result = subprocess.run([sys.executable, str(BENCHMARKS / "run_all.py"), "--quick", "--rounds", "1",
+                             "--no-peers", "-o", str(out)],
+                            capture_output=True, text=True, timeout=120, check=False)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "dualtape" in result.stdout
+    text = out.read_text(encoding="utf-8")
+    assert text.startswith("# dualtape benchmarks")
+    for word in ("Machine:", "Versions:", "Threads:", "Pinning:", "Method:", "## Summary"):
+        assert word in text
+    tables = re.findall(r"^### (.+)$", text, flags=re.M)
+    assert len(tables) >= 9, tables
+    # every workload of the issue is a case
+    for name in ("MLP", "Hessian-vector product", "Jacobian of tanh", "batch_jacobian", "Hessian, n=",
+                 "scalar chain", "length-", "Per recorded op", "RK4 pendulum"):
+        assert any(name in t for t in tables), name
+    assert text.count("Values checked against the floor with rtol=") == len(tables)
+    assert "value mismatch" not in text and "error:" not in text
+    # every table row has as many cells as its header; timed rows hold numbers
+    for block in re.split(r"\n\n", text):
+        rows = [line for line in block.splitlines() if line.startswith("|")]
+        if not rows:
+            continue
+        assert all(row.count("|") == rows[0].count("|") for row in rows), block
+    timed = re.findall(r"^\| \*\*(.+?)\*\* \| ([\d.,]+) \| ([\d.,]+)–([\d.,]+) \| ([\d.,]+) \| ([\d.]+) \|",
+                       text, flags=re.M)
+    assert len(timed) >= 15, timed     # the dualtape variants, each timed with a ratio to the floor
+    assert all(float(ratio) > 0 for *_, ratio in timed)
+
+
+def _case(wrong):
+    x = np.linspace(0.0, 1.0, 5)
+    return harness.Case("toy", rtol=1e-7, atol=0.0, impls=[
+        harness.Impl("floor", harness.FLOOR, lambda: lambda: 2 * x),
+        harness.Impl("right", harness.DUALTAPE, lambda: lambda: x + x),
+        harness.Impl("planted wrong", harness.DUALTAPE, lambda: lambda: 2 * x + wrong),
+        harness.Impl("missing peer", "torch", lambda: __import__("no_such_module_for_the_test"))])
+
+
+def test_a_wrong_value_is_reported_not_timed():
+    results = {r.impl.name: r for r in harness.run_case(_case(1e-3), rounds=2, target_s=0.001,
+                                                         max_calls=3, log=lambda _: None)}
+    assert results["right"].timed and len(results["right"].cpu) == 2
+    assert results["planted wrong"].status.startswith("value mismatch")
+    assert not results["planted wrong"].timed and results["planted wrong"].cpu == []
+    assert results["missing peer"].status == "not installed"
+    text = harness.table(_case(1e-3), list(results.values()))
+    assert "| planted wrong | value mismatch" in text and "| missing peer | not installed" in text
+
+
+def test_rounds_are_interleaved_and_rotated():
+    calls = []
+    case = harness.Case("order", impls=[
+        harness.Impl("floor", harness.FLOOR, lambda: lambda: calls.append("f") or 1.0),
+        harness.Impl("a", harness.DUALTAPE, lambda: lambda: calls.append("a") or 1.0),
+        harness.Impl("b", harness.DUALTAPE, lambda: lambda: calls.append("b") or 1.0)])
+    harness.run_case(case, rounds=3, target_s=1e-9, max_calls=1, log=lambda _: None)
+    # the check call and two warm-up calls each, then one call per implementation per round
+    assert "".join(calls[-9:]) == "fab" + "abf" + "bfa"
