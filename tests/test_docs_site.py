@@ -1,7 +1,7 @@
 """The documentation site (mkdocs.yml: the guides and the API reference) builds with
 warnings as errors, and the API reference names public import paths only.
 
-The build needs the docs extra (`pip install -e ".[test,docs]"`, what CI installs). Where
+The build needs the site extra (`pip install -e ".[test,site]"`, what CI installs). Where
 mkdocs is missing the build test is skipped, except under CI (CI=true), where a skip would
 hide a broken site: there it fails.
 """
@@ -83,8 +83,8 @@ def test_site_builds_strict(tmp_path):
         except ImportError:
             if os.environ.get("CI"):
                 pytest.fail(f"{module} is not installed: CI installs the docs extra "
-                            "(pip install -e \".[test,docs]\") so the site build is checked")
-            pytest.skip(f"{module} is not installed (pip install -e \".[docs]\")")
+                            "(pip install -e \".[test,site]\") so the site build is checked")
+            pytest.skip(f"{module} is not installed (pip install -e \".[site]\")")
     site = tmp_path / "site"
     env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
     result = subprocess.run(
