@@ -13,6 +13,7 @@ from dualtape.core.rulekit import *  # noqa: F401,F403  (unbroadcast, unreduce, 
 from dualtape.core.rulekit import unbroadcast  # noqa: F401
 from dualtape.core.registry import Traced as _Traced
 from dualtape.ops import linalg as _linalg
+from dualtape.ops import linalg_np as _linalg_np
 
 
 def zeros_like(x):
@@ -96,8 +97,8 @@ def solve_x_shape(shape, b_ndim):
     return tuple(shape)[:-1] if b_ndim == 1 else tuple(shape)
 
 
-slogdet_sign = _linalg.SIGN_DETERMINANT  # np.linalg.slogdet(a)[0]: a constant
-slogdet_logabs = _linalg.LOG_ABS_DETERMINANT  # np.linalg.slogdet(a)[1]: log |det a|
+slogdet_sign = _linalg_np.SIGN_DETERMINANT  # np.linalg.slogdet(a)[0]: a constant
+slogdet_logabs = _linalg_np.LOG_ABS_DETERMINANT  # np.linalg.slogdet(a)[1]: log |det a|
 
 
 def einsum_subscripts(subscripts, *shapes):

@@ -4,9 +4,7 @@ recording) and `jacobian` (jacfwd or jacrev, whichever needs fewer passes)."""
 import numpy as np
 
 from ..core import dnp, nest
-from ..core.traced import Traced
 from ..forward.second_order import gradient_tangents
-from ..reverse.dispatch import STATE
 from .forward_mode import _forward, jacfwd
 from .reverse_mode import _record, grad, jacrev
 from .values import _argnums, _as_input, _check_scalar, _check_tangent, _flatten, _pack, _top_level

@@ -4,5 +4,5 @@ Importing this package declares every op; each module publishes its functions in
 it is declared (`dnp.export`), in this order (a later module's name wins).
 """
 
-from . import elementwise, transcendental, activations, reductions, nn, shape, indexing, linalg  # noqa: F401
-from . import constructors, image  # noqa: F401
+from . import elementwise, transcendental, activations, reductions, scans, nn  # noqa: F401
+from . import shape, joining, indexing, linalg, linalg_np, constructors, image  # noqa: F401

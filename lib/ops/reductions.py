@@ -1,4 +1,4 @@
-"""Reductions: sum, mean, prod, max/min, var/std, logsumexp, norm, cumsum, and the
+"""Reductions: sum, mean, prod, max/min, var/std, logsumexp, norm (cumsum is in `scans`), and the
 non-differentiable any/all/argmax/argmin/count_nonzero.
 
 Static `axis` (None, an int or a tuple of ints, negatives allowed) and `keepdims` are
@@ -13,11 +13,11 @@ import numpy as np
 
 from ..core import dnp
 from ..core.registry import LINEAR, NOT_DIFFERENTIABLE, defop
-from ..core.rulekit import (div_no_nan, negative_axis, normalize_axis, primal_keepdims, prod_others,
-                       reduced_size, reshape_like, tie_share, unreduce)
+from ..core.rulekit import (div_no_nan, normalize_axis, primal_keepdims, prod_others, reduced_size,
+                            tie_share, unreduce)
 
-__all__ = ["sum", "mean", "prod", "max", "min", "amax", "amin", "var", "std", "cumsum",
-           "logsumexp", "norm", "any", "all", "argmax", "argmin", "count_nonzero"]
+__all__ = ["sum", "mean", "prod", "max", "min", "amax", "amin", "var", "std", "logsumexp", "norm", "any",
+           "all", "argmax", "argmin", "count_nonzero"]
 
 
 # -- samples: every reduction sees the same axis / keepdims spellings --------------------------
@@ -217,34 +217,6 @@ def norm_jvp(dx, ans, x, *, axis=None, keepdims=False):
 NORM = _reduction("EuclideanNorm", _norm, norm_vjp, norm_jvp, samples=REDUCE_SAMPLES[:8])
 
 
-# -- cumsum: TF's Cumsum with exclusive / reverse; the VJP is the cumsum the other way -------
-
-def _cumsum(x, *, axis=None, exclusive=False, reverse=False):
-    x = np.asarray(x)
-    if axis is None:
-        x, axis = x.reshape(-1), 0
-    if reverse:
-        x = np.flip(x, axis)
-    out = np.cumsum(x, axis=axis)
-    if exclusive:  # shift by one: out[i] = sum of x[:i]
-        pad_shape = list(np.shape(out))
-        pad_shape[axis] = 1
-        out = np.delete(np.concatenate([np.zeros(pad_shape, out.dtype), out], axis=axis), -1, axis=axis)
-    return np.flip(out, axis) if reverse else out
-
-
-def cumsum_vjp(g, ans, x, *, axis=None, exclusive=False, reverse=False):
-    # a negative axis still names x's axis when g carries leading batch axes
-    return reshape_like(dnp.cumsum(g, axis=-1 if axis is None else negative_axis(axis, np.ndim(x)),
-                                   exclusive=exclusive, reverse=not reverse), x)
-
-
-CUMSUM = defop("Cumsum", _cumsum, vjp=cumsum_vjp, jvp=LINEAR, batch_vjp=True, samples=(
-    _sample((3, 4), axis=1), _sample((2, 3, 4), axis=-1, reverse=True), _sample((2, 3)),
-    _sample((5,), axis=0, exclusive=True), _sample((2, 3, 4), axis=0, exclusive=True, reverse=True),
-    _sample(()), _sample((1,), axis=-1, exclusive=True)))
-
-
 # -- not differentiable: boolean and index results --------------------------------------------
 
 def _any(x, *, axis=None, keepdims=False):
@@ -335,13 +307,6 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Non
     _no_out("std", out, dtype, where=where, mean=mean)
     ddof = ddof if correction is None else correction
     return STD(a, axis=_axis(axis), keepdims=bool(keepdims), ddof=int(ddof))
-
-
-def cumsum(a, axis=None, dtype=None, out=None, *, exclusive=False, reverse=False):
-    """np.cumsum (axis=None flattens), plus TF's `exclusive` and `reverse` options."""
-    _no_out("cumsum", out, dtype)
-    return CUMSUM(a, axis=None if axis is None else int(axis), exclusive=bool(exclusive),
-                  reverse=bool(reverse))
 
 
 def logsumexp(a, axis=None, keepdims=False):

@@ -1,10 +1,11 @@
-"""Shape primitives: reshape, transpose, broadcasting, axes, joining and padding.
+"""Shape primitives: reshape, transpose, broadcasting, axes, padding and tiling.
 
 All are linear, so their JVP is the op itself applied to the tangent (`LINEAR`); their
 VJPs reshape, slice or sum the cotangent back. Static arguments (`shape`, `axis`, `reps`,
 `pad_width`) are normalized to tuples of non-negative ints by the public functions, so
-records and rules see one spelling. Ops NumPy has no primitive for (split, ravel, flip,
-repeat, moveaxis) are public functions built from these and `getitem`.
+records and rules see one spelling. Ops NumPy has no primitive for (ravel, flip, repeat,
+moveaxis) are public functions built from these and `getitem`; joining and splitting are in
+`joining`.
 """
 
 import math
@@ -13,12 +14,11 @@ import numpy as np
 
 from ..core import dnp
 from ..core.registry import LINEAR, Traced, defop
-from ..core.rulekit import (axis_index, concat_piece, negative_axis, reshape_like, shape_of, unbroadcast,
-                       unpad, untile, untranspose)
+from ..core.rulekit import (axis_index, negative_axis, reshape_like, shape_of, unbroadcast,
+                            unpad, untile, untranspose)
 
-__all__ = ["reshape", "broadcast_to", "swapaxes", "transpose", "expand_dims", "squeeze",
-           "concatenate", "stack", "split", "array_split", "pad", "tile", "repeat", "ravel",
-           "flip", "moveaxis"]
+__all__ = ["reshape", "broadcast_to", "swapaxes", "transpose", "expand_dims", "squeeze", "pad", "tile",
+           "repeat", "ravel", "flip", "moveaxis"]
 
 
 def _reshape(x, *, shape):
@@ -134,55 +134,6 @@ SQUEEZE = defop("Squeeze", _squeeze, vjp=reshape_back_vjp, jvp=LINEAR, batch_vjp
                 samples=(_sample_squeeze, _sample_squeeze_to_scalar))
 
 
-def _concatenate(*arrays, axis):
-    return np.concatenate(arrays, axis=axis)
-
-
-def concat_vjp(g, ans, *arrays, argnum, axis):
-    return concat_piece(g, arrays, argnum, negative_axis(axis, np.ndim(ans)))
-
-
-def _sample_concat(rng):
-    return (rng.standard_normal((2, 3)), rng.standard_normal((2, 1)),
-            rng.standard_normal((2, 2))), {"axis": 1}
-
-
-def _sample_concat_rows(rng):
-    return (rng.standard_normal((1, 3, 2)), rng.standard_normal((2, 3, 2))), {"axis": 0}
-
-
-def _sample_concat_vectors(rng):
-    return (rng.standard_normal(3), rng.standard_normal(4)), {"axis": 0}
-
-
-CONCAT = defop("ConcatV2", _concatenate, vjp=concat_vjp, jvp=LINEAR, variadic=True, batch_vjp=True,
-               samples=(_sample_concat, _sample_concat_rows, _sample_concat_vectors))
-
-
-def _stack(*arrays, axis):
-    return np.stack(arrays, axis=axis)
-
-
-def stack_vjp(g, ans, *arrays, argnum, axis):
-    return dnp.getitem(g, axis_index(np.ndim(g), negative_axis(axis, np.ndim(ans)), argnum))
-
-
-def _sample_stack(rng):
-    return (rng.standard_normal((2, 3)), rng.standard_normal((2, 3))), {"axis": 2}
-
-
-def _sample_stack_scalars(rng):
-    return (rng.standard_normal(()), rng.standard_normal(()), rng.standard_normal(())), {"axis": 0}
-
-
-def _sample_stack_middle(rng):
-    return (rng.standard_normal((2, 4)), rng.standard_normal((2, 4))), {"axis": 1}
-
-
-PACK = defop("Pack", _stack, vjp=stack_vjp, jvp=LINEAR, variadic=True, batch_vjp=True,
-             samples=(_sample_stack, _sample_stack_scalars, _sample_stack_middle))
-
-
 def _pad(x, *, pad_width, constant_values=0):
     return np.pad(x, pad_width, mode="constant", constant_values=constant_values)
 
@@ -296,64 +247,6 @@ def squeeze(a, axis=None):
         raise ValueError(f"[Squeeze] cannot select an axis to squeeze out which has size not "
                          f"equal to one: axes {axes} of shape {tuple(shape)}. Squeeze only size-1 axes.")
     return SQUEEZE(a, axis=axes)
-
-
-def _no_out(api, out=None, dtype=None):
-    if out is not None or dtype is not None:
-        raise TypeError(f"[{api}] out= and dtype= are not supported on differentiable values. "
-                        "Use the returned value, and dnp.cast for another dtype.")
-
-
-def concatenate(arrays, axis=0, out=None, dtype=None, casting=None):
-    _no_out("concatenate", out, dtype)
-    arrays = tuple(arrays)
-    if not arrays:
-        raise ValueError("[ConcatV2] need at least one array to concatenate.")
-    if axis is None:
-        return CONCAT(*[ravel(a) for a in arrays], axis=0)
-    ndim = np.ndim(arrays[0])
-    if ndim == 0:
-        raise ValueError("[ConcatV2] zero-dimensional arrays cannot be concatenated. Use stack.")
-    return CONCAT(*arrays, axis=_axes(axis, ndim, "ConcatV2")[0])
-
-
-def stack(arrays, axis=0, out=None, dtype=None, casting=None):
-    _no_out("stack", out, dtype)
-    arrays = tuple(arrays)
-    if not arrays:
-        raise ValueError("[Pack] need at least one array to stack.")
-    shapes = {tuple(np.shape(a)) for a in arrays}
-    if len(shapes) != 1:
-        raise ValueError(f"[Pack] all input arrays must have the same shape, got {sorted(shapes)}.")
-    return PACK(*arrays, axis=_axes(axis, np.ndim(arrays[0]) + 1, "Pack")[0])
-
-
-def array_split(ary, indices_or_sections, axis=0):
-    """Split along `axis` into pieces, each a slice of `ary` (one `getitem` per piece)."""
-    ndim = np.ndim(ary)
-    axis = _axes(axis, ndim, "split")[0]
-    n = np.shape(ary)[axis]
-    if np.ndim(indices_or_sections) == 0:
-        sections = int(indices_or_sections)
-        if sections <= 0:
-            raise ValueError("[split] number sections must be larger than 0.")
-        each, extra = divmod(n, sections)
-        sizes = [each + 1] * extra + [each] * (sections - extra)
-        bounds = [0] + np.cumsum(sizes).tolist()
-    else:
-        bounds = [0] + [int(i) for i in indices_or_sections] + [n]
-    return [dnp.getitem(ary, axis_index(ndim, axis, slice(start, stop)))
-            for start, stop in zip(bounds[:-1], bounds[1:])]
-
-
-def split(ary, indices_or_sections, axis=0):
-    if np.ndim(indices_or_sections) == 0:
-        n = np.shape(ary)[_axes(axis, np.ndim(ary), "split")[0]]
-        if n % int(indices_or_sections):
-            raise ValueError(f"[split] array split does not result in an equal division: "
-                             f"{n} elements into {int(indices_or_sections)} sections. "
-                             "Use array_split for unequal pieces.")
-    return array_split(ary, indices_or_sections, axis)
 
 
 def pad(array, pad_width, mode="constant", **kwargs):
