@@ -17,13 +17,12 @@ import dualtape.transforms as dt
 from dualtape.errors import RefusalError
 from dualtape.testing import FEATURES, ModeFailure, Tally, check_modes, load_module, programs, refusal
 
-# Open findings (programs.md) whose constructs the CI run leaves out, by feature.
+# Open findings (programs.md) whose constructs the CI run leaves out, by feature: none.
 # Re-enabled: zeros_write/empty_write/copy_write (P2, 8d590ce), array_methods (R1, 80f1ff0),
 # explicit_scheme (R2: dual writes are a RefusalError), subscript_write (R3: NumPy's ValueError
-# chaining our escape refusal is classified as that refusal).
-OPEN = {
-    "helper_list_mutation": "P3: a helper appending to a list argument: no derivative (transforms)",
-}
+# chaining our escape refusal is classified as that refusal), helper_list_mutation (P3: a
+# helper changing its list argument is refused by the transformer, issue 9).
+OPEN = {}
 
 CI_PROGRAMS = 100  # about 30 s idle, under 2 minutes with the machine loaded 3x
 TALLY = Tally()
@@ -84,18 +83,35 @@ def test_a_correct_function_passes_and_reports_every_mode(module):
 
 
 def test_a_wrong_generated_adjoint_is_caught(module, monkeypatch):
-    df = dt.grad(module.f, wrt=(0, 1))
+    df = dt.grad(module.f, wrt=(0, 1), preserve_result=True)  # (the call check_modes makes)
     real = type(df).__call__
 
     def wrong(self, *args, **kwargs):
         out = real(self, *args, **kwargs)
-        return (out[0] * 1.001, out[1]) if self is df else out
+        return ((out[0][0] * 1.001, out[0][1]), out[1]) if self is df else out
     monkeypatch.setattr(type(df), "__call__", wrong)
     with pytest.raises(ModeFailure, match=r"transforms.grad: vJ vs central differences"):
         check_modes(module.f, [np.array([0.3, -0.2, 0.5]), 0.7], modes=("transforms.grad",))
     with pytest.raises(ModeFailure, match=r"(?s)transforms.grad.*program:.*def f\(x, y\).*inputs:"):
         check_modes(module.f, [np.array([0.3, -0.2, 0.5]), 0.7], modes=("tape", "transforms.grad"))
 
+
+@pytest.mark.parametrize("mode, api", [("transforms.vjp", "vjp"), ("transforms.grad", "grad"),
+                                       ("transforms.jvp", "jvp")])
+def test_a_wrong_primal_value_is_caught(module, monkeypatch, mode, api):
+    """The value a mode returns beside its derivative (jvp's y, preserve_result) is f's own."""
+    df = getattr(dt, api)(module.f, wrt=(0, 1), **({} if api == "jvp" else {"preserve_result": True}))
+    real = type(df).__call__
+
+    def wrong(self, *args, **kwargs):
+        out = real(self, *args, **kwargs)
+        if self is not df:
+            return out
+        return (out[0] * 1.001, out[1]) if api == "jvp" else (out[0], out[1] * 1.001)
+    monkeypatch.setattr(type(df), "__call__", wrong)
+    report = check_modes(module.f, [np.array([0.3, -0.2, 0.5]), 0.7], modes=(mode,), raise_on_failure=False)
+    assert [(m, kind) for m, kind, _ in report.failures] == [(mode, "wrong")]
+    assert "the value of f vs f itself" in report.failures[0][2]
 
 def test_a_wrong_custom_gradient_is_caught_in_the_runtime_modes():
     @dualtape.custom_gradient
