@@ -39,6 +39,8 @@ def main(argv=None):
         tally.add(report)
         for mode, kind, message in report.failures:
             failures[(mode, kind)].append((len(program.source), message))
+            if len(failures[(mode, kind)]) == 1:  # the first of each class at once (a long run may be stopped)
+                print(f"\n=== first {mode} {kind} (program {tally.programs}):\n{message}", file=sys.stderr)
         if tally.programs % 500 == 0:
             print(f"... {tally.programs} programs, {time.time() - start:.0f} s", file=sys.stderr)
 
