@@ -40,7 +40,10 @@ def _forward(f, primals, tangents, api, batch=None):
 
 
 def jvp(f, primals, tangents):
-    """(f(*primals), J_f(primals) @ tangents) in one forward pass.
+    """(f(*primals), J_f(primals) @ tangents) in one forward pass, on dual numbers.
+
+    `primals` and `tangents` are tuples with one entry per argument of f, each tangent of
+    its primal's structure and shape (nested tuples, lists and dicts included).
 
     >>> jvp(np.sin, (0.5,), (1.0,))   # (sin 0.5, cos 0.5)
     """
@@ -48,7 +51,11 @@ def jvp(f, primals, tangents):
 
 
 def linearize(f, *primals):
-    """(f(*primals), f_jvp) where f_jvp(*tangents) is the JVP at `primals`."""
+    """(f(*primals), f_jvp) where f_jvp(*tangents) is the JVP at `primals`.
+
+    `f_jvp` takes one tangent per primal and returns `J_f(primals) @ tangents` (the tangent
+    part of `jvp` at the same point); call it for as many tangents as needed.
+    """
     out = _forward(f, primals, tuple(nest.map_structure(_zeros, list(primals))), "linearize")[0]
 
     def f_jvp(*tangents):

@@ -51,9 +51,20 @@ def _pullback(tape, inputs, targets, seeds):
 
 
 def value_and_grad(f, argnums=0, has_aux=False):
-    """A function returning (f(*args), gradient of f w.r.t. args[argnums]).
+    """A function returning (f(*args), gradient of f w.r.t. args[argnums]) (reverse mode).
 
-    f must return a scalar (or (scalar, aux) with has_aux=True).
+    The function returns `(value, gradient)`, or `((value, aux), gradient)` with
+    `has_aux=True`. The gradient has the structure of `args[argnums]`, a tuple of them when
+    `argnums` is a tuple.
+
+    Args:
+        f: a function of NumPy values (nested tuples, lists and dicts of them included)
+            returning a scalar, or a pair (scalar, aux) with `has_aux=True`.
+        argnums: the position of the argument to differentiate, or a tuple of positions.
+        has_aux: f returns (scalar, aux); aux comes back untouched, not differentiated.
+
+    >>> value_and_grad(lambda x: np.sum(x ** 2))(np.array([1.0, 2.0]))
+    (array(5.), array([2., 4.]))
     """
     def wrapper(*args):
         nums = _argnums(argnums, len(args), "grad")
@@ -78,6 +89,9 @@ def value_and_grad(f, argnums=0, has_aux=False):
 def grad(f, argnums=0, has_aux=False):
     """A function returning the gradient of scalar f w.r.t. args[argnums] (reverse mode).
 
+    `argnums` and `has_aux` are as in `value_and_grad`; with `has_aux=True` the function
+    returns `(gradient, aux)`.
+
     >>> grad(lambda x: np.sum(x ** 2))(np.array([1.0, 2.0]))
     array([2., 4.])
     """
@@ -93,7 +107,12 @@ def grad(f, argnums=0, has_aux=False):
 
 
 def vjp(f, *primals):
-    """(f(*primals), vjp_fn) where vjp_fn(cotangent) gives one cotangent per primal."""
+    """(f(*primals), vjp_fn): f's value, and its vector-Jacobian product at `primals`.
+
+    f runs once, recorded on a tape; `vjp_fn(cotangent)`, with a cotangent of the output's
+    structure and shapes, returns a tuple with one cotangent per primal (`cotangent @ J`),
+    and may be called many times.
+    """
     tape, inputs, out = _record(f, primals, tuple(range(len(primals))), "vjp")
     flat_out = nest.flatten(out)
     value = nest.map_structure(_unwrap, out)
