@@ -17,97 +17,16 @@ from ..core.apply_rules import jvp_output, vjp_parts
 from ..core.registry import NOT_DIFFERENTIABLE
 from ..reverse.tape import GradientTape, UnconnectedGradients
 from ..reverse.tensor import Tensor, constant
+from .closeness import (_ADJOINT_RTOL, _TOLERANCES, _float64, _norm, _norm_product,  # noqa: F401
+                        adjoint_rtol, assert_adjoint, assert_close, inner, tolerances)
 from .strategies import (DOMAIN_KEYWORDS, arrays, broadcastable_shapes, cotangent_like,  # noqa: F401
                          input_names, inputs_for, tangents_like)
-
 from ..functional import jvp as _functional_jvp
 from ..functional import vjp as _functional_vjp
 
 HAS_FORWARD_MODE = _functional_jvp is not None
 
-# dtype -> (eps, rtol, atol). Central differences lose about half the digits, so float64
-# keeps ~5 and float32 ~2; atol is scaled by max(1, max|expected|) in `assert_close`.
-_TOLERANCES = {
-    np.dtype(np.float64): (1e-6, 1e-5, 1e-6),
-    np.dtype(np.float32): (1e-3, 2e-2, 2e-3),
-    np.dtype(np.float16): (3e-2, 1e-1, 5e-2),
-}
-# The dot-product identity has no truncation error: only rounding, hence much tighter.
-_ADJOINT_RTOL = {np.dtype(np.float64): 1e-10, np.dtype(np.float32): 1e-4, np.dtype(np.float16): 1e-2}
 _MAX_COORDINATES = 200  # beyond this many elements, check random directions instead
-
-
-def tolerances(dtype):
-    """(eps, rtol, atol) for finite-difference checks at `dtype`."""
-    return _TOLERANCES.get(np.dtype(dtype), _TOLERANCES[np.dtype(np.float32)])
-
-
-def adjoint_rtol(dtype):
-    """Relative tolerance of the dot-product test <u, J^T v> == <J u, v> at `dtype`."""
-    return _ADJOINT_RTOL.get(np.dtype(dtype), _ADJOINT_RTOL[np.dtype(np.float32)])
-
-
-# -- comparing values -------------------------------------------------------------------------
-
-def _float64(x):
-    return np.asarray(x, dtype=np.float64)
-
-
-def assert_close(actual, expected, rtol, atol=0.0, what="value"):
-    """Raise AssertionError naming `what`, the worst element and the max abs/rel errors.
-
-    Passes where |actual - expected| <= atol * max(1, max|expected|) + rtol * |expected|.
-    """
-    actual, expected = _float64(actual), _float64(expected)
-    if actual.shape != expected.shape:
-        raise AssertionError(f"{what}: got shape {actual.shape}, expected {expected.shape}.")
-    err = np.abs(actual - expected)
-    both_nan = np.isnan(actual) & np.isnan(expected)
-    err = np.where(both_nan, 0.0, np.where(np.isnan(err), np.inf, err))
-    scale = max(1.0, float(np.max(np.abs(np.nan_to_num(expected)), initial=0.0)))
-    bound = atol * scale + rtol * np.abs(expected)
-    if np.all(err <= bound):
-        return
-    rel = err / np.maximum(np.abs(expected), np.finfo(np.float64).tiny)
-    worst = np.unravel_index(int(np.argmax(err - bound)), err.shape) if err.ndim else ()
-    raise AssertionError(
-        f"{what}: max abs error {np.max(err):.3g}, max rel error {np.max(rel):.3g} "
-        f"(rtol={rtol:g}, atol={atol:g} x {scale:.3g}); worst at index {worst}: "
-        f"got {actual[worst]!r}, expected {expected[worst]!r}.")
-
-
-def inner(xs, ys):
-    """Sum of <x_i, y_i> over paired arrays (None counts as zero), in float64."""
-    if not isinstance(xs, (list, tuple)):
-        xs, ys = [xs], [ys]
-    total = 0.0
-    for x, y in zip(xs, ys, strict=True):
-        if x is None or y is None:
-            continue
-        x, y = _float64(x), _float64(y)
-        if x.shape != y.shape:
-            raise AssertionError(f"[testing.inner] shapes differ: {x.shape} and {y.shape}.")
-        total += float(np.vdot(x.ravel(), y.ravel()))
-    return total
-
-
-def _norm(x):
-    x = _float64(x)
-    biggest = float(np.max(np.abs(x), initial=0.0))
-    return biggest * float(np.linalg.norm(x / biggest)) if biggest > 0 else 0.0  # no underflow
-
-
-def _norm_product(xs, ys):
-    return sum(_norm(x) * _norm(y) for x, y in zip(xs, ys) if x is not None and y is not None)
-
-
-def assert_adjoint(us, vjps, jvps, vs, rtol, what="dot-product test"):
-    """<u, J^T v> == <J u, v> up to rounding, relative to the sizes of the vectors involved."""
-    lhs, rhs = inner(us, vjps), inner(jvps, vs)
-    scale = _norm_product(us, vjps) + _norm_product(jvps, vs)
-    if not abs(lhs - rhs) <= rtol * scale:
-        raise AssertionError(f"{what}: <u, J^T v> = {lhs!r} but <J u, v> = {rhs!r}; abs error "
-                             f"{abs(lhs - rhs):.3g} exceeds rtol={rtol:g} x scale {scale:.3g}.")
 
 
 # -- finite differences ------------------------------------------------------------------------
@@ -345,5 +264,5 @@ def _derivative_function(f, args, argnums, mode, name):
 
 
 # -- whole programs, every mode (programs.py, check_modes.py) -----------------------------------
-from ..check_modes import MODES, ModeFailure, Report, Tally, check_modes, refusal  # noqa: E402,F401
-from ..programs import FEATURES, Program, load_module, programs  # noqa: E402,F401
+from .check_modes import MODES, ModeFailure, Report, Tally, check_modes, refusal  # noqa: E402,F401
+from .programs import FEATURES, Program, load_module, programs  # noqa: E402,F401

@@ -103,7 +103,7 @@ def _helpers(gen, env_constants):
 
 
 def _draw_program(draw, features):
-    from hypothesis import strategies as st
+    from hypothesis import strategies as st  # here: hypothesis is an optional test dependency
     n = draw(st.sampled_from([2, 3]))
     gen = _Gen(draw, n, features)
     env = Env()
@@ -170,7 +170,7 @@ def programs(features=None, exclude=()):
     >>> programs(exclude={"while_value"}).example().source.startswith("import math")  # doctest: +SKIP
     True
     """
-    from hypothesis import strategies as st
+    from hypothesis import strategies as st  # here: hypothesis is an optional test dependency
     chosen = set(FEATURES if features is None else features) - set(exclude)
     unknown = (set(features or ()) | set(exclude)) - set(FEATURES)
     if unknown:

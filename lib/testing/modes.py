@@ -1,0 +1,167 @@
+"""The modes `check_modes` runs on one case: the tape, the functional API, the source
+transformer (grad, vjp, jvp, batched jvp, hvp) and their mixtures, each as a function of the
+case returning its derivatives by name (`_run_modes`)."""
+
+import copy
+
+import numpy as np
+
+import dualtape.transforms as dt
+
+from .. import functional as F
+from ..reverse.tape import GradientTape, UnconnectedGradients
+from ..reverse.tensor import Tensor, constant
+
+
+# -- the modes ----------------------------------------------------------------------------------
+
+def _f64(x):
+    return np.asarray(x, dtype=np.float64)
+
+
+def _tensors(args):
+    return [constant(_f64(a)) for a in args]
+
+
+def _strict_tape():
+    tape = GradientTape(persistent=True)
+    tape._escape_api = "GradientTape (check_modes)"  # a value leaving the tape raises (tensor.py)
+    return tape
+
+
+def _tape_gradient(f, args, seeds, extra=None):
+    """Reverse mode by GradientTape: sum_k <seed_k, out_k> differentiated w.r.t. every arg."""
+    tensors = _tensors(args)
+    tape = _strict_tape()
+    with tape:
+        for t in tensors:
+            tape.watch(t)
+        out = f(*tensors)
+    if extra is not None:
+        extra["y"] = _f64(out)
+    outs = list(out) if isinstance(out, tuple) else [out]
+    pairs = [(o, s) for o, s in zip(outs, seeds) if isinstance(o, Tensor)]
+    if not pairs:
+        return [np.zeros(np.shape(a)) for a in args]
+    grads = tape.gradient([o for o, _ in pairs], tensors, output_gradients=[constant(_f64(s)) for _, s in pairs],
+                          unconnected_gradients=UnconnectedGradients.ZERO)
+    return [_f64(g) for g in grads]
+
+
+class _Case:
+    """One function at one point, with its directions u, v and what each mode needs."""
+
+    def __init__(self, f, args, seed):
+        self.f, self.args = f, tuple(args)
+        self.value = _f64(f(*self.copies()))
+        rng = np.random.default_rng(seed)
+        self.u = [rng.uniform(-1, 1, np.shape(a)) for a in args]
+        self.v = rng.uniform(-1, 1, self.value.shape)
+        self.scalar = self.value.shape == ()
+        self.wrt = tuple(range(len(args)))
+        self.sizes = [int(np.prod(np.shape(a))) for a in args]
+
+    def copies(self):
+        return copy.deepcopy(self.args)
+
+    def tangents(self):  # Python floats for scalar arguments, as a user would pass them
+        return tuple(float(t) if np.ndim(a) == 0 else t for a, t in zip(self.args, self.u))
+
+    def seed(self):
+        return float(self.v) if self.scalar else self.v
+
+    def loss(self, *xs):
+        """<v, f(x)>: the scalar whose Hessian the hvp modes compute."""
+        out = self.f(*xs)
+        return out * float(self.v) if self.scalar else np.sum(out * self.v)
+
+    def from_jacobian(self, jac):
+        jac = [_f64(j) for j in jac]
+        ju = sum(np.tensordot(j, u, axes=np.ndim(u)) for j, u in zip(jac, self.u))
+        vj = [np.tensordot(self.v, j, axes=self.v.ndim) for j in jac]
+        return {"J": jac, "Ju": _f64(ju), "vJ": vj}
+
+
+def _run_modes(case, modes):
+    """Yield (mode, thunk) for the modes that apply; a thunk returns {quantity: value}."""
+    f = case.f
+    scalar = case.scalar
+    as_tuple = lambda r: [_f64(x) for x in (r if isinstance(r, (tuple, list)) else (r,))]  # noqa: E731
+
+    def tape():
+        found = {}
+        found["vJ"] = _tape_gradient(f, case.copies(), [case.v], extra=found)
+        return found
+
+    def f_grad():
+        return {"vJ": [g * case.v for g in as_tuple(F.grad(f, argnums=case.wrt)(*case.copies()))]}
+
+    def f_vjp():
+        y, pullback = F.vjp(f, *case.copies())
+        return {"vJ": as_tuple(pullback(case.v)), "y": _f64(y)}
+
+    def f_jvp():
+        y, dy = F.jvp(f, case.copies(), tuple(case.u))
+        return {"Ju": _f64(dy), "y": _f64(y)}
+
+    def f_jac(which):
+        return lambda: case.from_jacobian(as_tuple(which(f, argnums=case.wrt)(*case.copies())))
+
+    def f_hvp():
+        return {"Hu": as_tuple(F.hvp(case.loss, case.copies(), tuple(case.u)))}
+
+    def t_grad():
+        grads, y = dt.grad(f, wrt=case.wrt, preserve_result=True)(*case.copies())
+        return {"vJ": [g * case.v for g in as_tuple(grads)], "y": _f64(y)}
+
+    def t_vjp():
+        grads, y = dt.vjp(f, wrt=case.wrt, preserve_result=True)(*case.copies(), case.seed())
+        return {"vJ": as_tuple(grads), "y": _f64(y)}
+
+    def t_jvp():
+        y, dy = dt.jvp(f, wrt=case.wrt)(*case.copies(), case.tangents())
+        return {"Ju": _f64(dy), "y": _f64(y)}
+
+    def t_jvp_batched():
+        total, offset, tangents = sum(case.sizes), 0, []
+        for a, size in zip(case.args, case.sizes):
+            basis = np.zeros((total, size))
+            basis[offset:offset + size] = np.eye(size)
+            tangents.append(basis.reshape((total,) + np.shape(a)))
+            offset += size
+        y, dy = dt.jvp(f, wrt=case.wrt)(*case.copies(), tuple(tangents))
+        y, dy = _f64(y), _f64(dy)
+        jac, offset = [], 0
+        for a, size in zip(case.args, case.sizes):
+            block = np.moveaxis(dy[offset:offset + size], 0, -1)
+            jac.append(block.reshape(case.value.shape + np.shape(a)))
+            offset += size
+        return {**case.from_jacobian(jac), "y": y}
+
+    def t_hvp():
+        return {"Hu": [h * case.v for h in as_tuple(dt.hvp(f, wrt=case.wrt)(*case.copies(), case.tangents()))]}
+
+    def generated_gradient():
+        if scalar:
+            dg = dt.grad(f, wrt=case.wrt)
+            return lambda *xs: tuple(g * float(case.v) for g in dg(*xs))
+        dv = dt.vjp(f, wrt=case.wrt)
+        return lambda *xs: dv(*xs, case.v)
+
+    def m_jvp():
+        g = generated_gradient()
+        return {"Hu": as_tuple(F.jvp(g, case.copies(), tuple(case.u))[1])}
+
+    def m_tape():
+        g = generated_gradient()
+        return {"Hu": _tape_gradient(lambda *xs: tuple(g(*xs)), case.copies(), case.u)}  # H u = H^T u
+
+    table = {"tape": tape, "functional.grad": f_grad, "functional.vjp": f_vjp, "functional.jvp": f_jvp,
+             "functional.jacfwd": f_jac(F.jacfwd), "functional.jacrev": f_jac(F.jacrev),
+             "functional.hvp": f_hvp, "transforms.grad": t_grad, "transforms.vjp": t_vjp,
+             "transforms.jvp": t_jvp, "transforms.jvp_batched": t_jvp_batched, "transforms.hvp": t_hvp,
+             "mixed.jvp_of_generated_grad": m_jvp, "mixed.tape_of_generated_grad": m_tape}
+    for mode in modes:
+        if not scalar and mode in ("functional.grad", "transforms.grad", "transforms.hvp"):
+            continue  # defined for scalar outputs only (vjp covers the rest)
+        yield mode, table[mode]
