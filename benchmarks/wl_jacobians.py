@@ -44,22 +44,28 @@ def dense_case(n):
             return run
         return make
 
-    def torch_jacrev():
-        torch = peers.torch()
-        from torch.func import jacrev
-        wt, bt, xt = torch.from_numpy(w), torch.from_numpy(b), torch.from_numpy(x)
-        j = jacrev(lambda v: torch.tanh(wt @ v + bt))
-        return lambda: j(xt)
+    def torch_jacrev(column=True):
+        def make():
+            torch = peers.torch()
+            from torch.func import jacrev
+            wt, bt, xt = torch.from_numpy(w), torch.from_numpy(b), torch.from_numpy(x)
+            if not column:
+                bt, xt = bt[:, 0], xt[:, 0]
+            j = jacrev(lambda v: torch.tanh(wt @ v + bt))
+            return lambda: j(xt)
+        return make
 
     def ag_jacobian():
         autograd, anp = peers.autograd()
         j = autograd.jacobian(lambda v: anp.tanh(w @ v + b))
         return lambda: j(x)
 
-    def jax_jacrev(jit):
+    def jax_jacrev(jit, column=True):
         def make():
             jax, jnp = peers.jax()
             wj, bj, xj = jnp.asarray(w), jnp.asarray(b), jnp.asarray(x)
+            if not column:
+                bj, xj = bj[:, 0], xj[:, 0]
             j = jax.jacrev(lambda v: jnp.tanh(wj @ v + bj))
             j = jax.jit(j) if jit else j
             return lambda: jax.block_until_ready(j(xj))
@@ -71,10 +77,14 @@ def dense_case(n):
         impls=[Impl("closed form (1 - y²) · W", FLOOR, lambda: floor),
                Impl("tape.jacobian (vectorized, pfor)", DUALTAPE, ours(True)),
                Impl("tape.jacobian experimental_use_pfor=False (per-row loop)", DUALTAPE, ours(False)),
-               Impl("torch.func.jacrev", "torch", torch_jacrev),
+               Impl("torch.func.jacrev", "torch", torch_jacrev()),
+               Impl("torch.func.jacrev, x and b as (n,) vectors", "torch", torch_jacrev(False),
+                    note="same jacobian, reshaped"),
                Impl("autograd.jacobian", "autograd", ag_jacobian),
                Impl("JAX eager jacrev", "jax", jax_jacrev(False)),
-               Impl("JAX jit(jacrev)", "jax.jit", jax_jacrev(True))])
+               Impl("JAX eager jacrev, x and b as (n,) vectors", "jax", jax_jacrev(False, False)),
+               Impl("JAX jit(jacrev)", "jax.jit", jax_jacrev(True)),
+               Impl("JAX jit(jacrev), x and b as (n,) vectors", "jax.jit", jax_jacrev(True, False))])
 
 
 def batch_jacobian_case(sizes, batch):
