@@ -181,6 +181,10 @@ def _us(ns, per):
     return f"{us:,.0f}" if us >= 1000 else f"{us:.3g}" if us < 10 else f"{us:.1f}"
 
 
+def _ratio(x):
+    return f"{x:.2g}" if x < 0.1 else f"{x:.2f}"
+
+
 def table(case, results):
     """One markdown table for one case."""
     floor = next((r for r in results if r.impl.family == FLOOR and r.timed), None)
@@ -203,8 +207,8 @@ def table(case, results):
             continue
         cpu, lo, hi = summary(r.cpu)
         wall = summary(r.wall)[0]
-        vs_floor = f"{cpu / summary(floor.cpu)[0]:.2f}" if floor else "—"
-        vs_peer = f"{cpu / summary(best_peer.cpu)[0]:.2f}" if best_peer else "—"
+        vs_floor = _ratio(cpu / summary(floor.cpu)[0]) if floor else "—"
+        vs_peer = _ratio(cpu / summary(best_peer.cpu)[0]) if best_peer else "—"
         name = f"**{r.impl.name}**" if r.impl.family == DUALTAPE else r.impl.name
         lines.append(f"| {name} | {_us(cpu, per)} | {_us(lo, per)}–{_us(hi, per)} | {_us(wall, per)} | "
                      f"{vs_floor} | {vs_peer} | {r.calls} × {len(r.cpu)} | {note} |")
@@ -225,7 +229,7 @@ def key_row(case, results):
             return missing[0].status.split(" (")[0] if missing else "—"
         best = min(rs, key=lambda r: summary(r.cpu)[0])
         med, lo, hi = summary(best.cpu)
-        ratio = f" ({summary(ours.cpu)[0] / med:.2f}×)" if ours else ""
+        ratio = f" ({_ratio(summary(ours.cpu)[0] / med)}×)" if ours else ""
         return f"{_us(med, case.per)} [{_us(lo, case.per)}–{_us(hi, case.per)}]{ratio}"
 
     if ours is None:
