@@ -8,6 +8,7 @@ hide a broken site: there it fails.
 
 import importlib
 import importlib.util
+import inspect
 import os
 import re
 import subprocess
@@ -31,6 +32,22 @@ _DIRECTIVE = re.compile(r"^:::\s*(\S+)", re.MULTILINE)
 def _identifiers():
     return [(page.name, ident) for page in API_PAGES
             for ident in _DIRECTIVE.findall(page.read_text(encoding="utf-8"))]
+
+
+_RENDERED = re.compile(r'doc doc-object doc-(\w+)">\s*<h\d[^>]*id="([^"]+)"')
+
+
+def _runtime_kind(identifier):
+    """What the API reference should show `identifier` as: what importing it gives."""
+    parts = identifier.split(".")
+    obj = importlib.import_module(parts[0])
+    for attribute in parts[1:]:
+        obj = getattr(obj, attribute)
+    if inspect.ismodule(obj):
+        return "module"
+    if inspect.isclass(obj):
+        return "class"
+    return "function" if inspect.isroutine(obj) else "attribute"
 
 
 def _load_hook(name):
@@ -64,9 +81,13 @@ def test_api_reference_names_public_paths(page, identifier):
 
 def test_doctest_fences():
     fence = _load_hook("doctest_fences").fence_doctests
-    text = "Intro.\n>>> a = 1\n... b\nout\n\nmore\n```\n>>> kept\n```\n"
-    assert fence(text) == ("Intro.\n\n```pycon\n>>> a = 1\n... b\nout\n```\n\nmore\n"
-                           "```\n>>> kept\n```\n")
+    text = "Intro.\n>>> a = [1] * 2\n... b\nout\n\nmore\n```\n>>> kept <x>\n```\n"
+    assert fence(text) == ("Intro.\n\n```pycon\n>>> a = [1] * 2\n... b\nout\n```\n\nmore\n"
+                           "```\n>>> kept <x>\n```\n")
+    # plain text is escaped for Markdown, code (spans, indented blocks) and Args items are not
+    text = "<v, J u> for *args, `x * y`, x ** 2\n\n    def f(*args): return x ** 2\n\nArgs:\n    *xs: the <x>\n"
+    assert fence(text) == ("&lt;v, J u> for \\*args, `x * y`, x \\*\\* 2\n\n"
+                           "    def f(*args): return x ** 2\n\nArgs:\n    *xs: the &lt;x>\n")
 
 
 def test_source_tree_follows_package_dir(tmp_path):
@@ -101,6 +122,15 @@ def test_site_builds_strict(tmp_path):
     assert 'id="dualtape.testing.check_grads"' in testing
     transforms = (site / "api" / "transforms" / "index.html").read_text(encoding="utf-8")
     assert 'id="dualtape.transforms.grad"' in transforms
+    rendered = {}  # id -> kind ("function", "class", "module", "attribute") on the API pages
+    for page in API_PAGES:
+        html_path = site / "api" / ("" if page.stem == "index" else page.stem) / "index.html"
+        html = html_path.read_text(encoding="utf-8")
+        rendered.update((ident, kind) for kind, ident in _RENDERED.findall(html))
+    for page, identifier in _identifiers():
+        assert rendered.get(identifier) == _runtime_kind(identifier), (
+            f"{page}: {identifier} is documented as a {rendered.get(identifier)}, "
+            f"but importing it gives a {_runtime_kind(identifier)}")
     for guide in ("basics", "forward_mode", "transforms", "testing"):
         assert (site / guide / "index.html").exists(), guide
     assert (site / "plots" / "hessian.png").exists()

@@ -61,7 +61,7 @@ def value_and_grad(f, argnums=0, has_aux=False):
         f: a function of NumPy values (nested tuples, lists and dicts of them included)
             returning a scalar, or a pair (scalar, aux) with `has_aux=True`.
         argnums: the position of the argument to differentiate, or a tuple of positions.
-        has_aux: f returns (scalar, aux); aux comes back untouched, not differentiated.
+        has_aux: f returns (scalar, aux); aux comes back with f's value, not differentiated.
 
     >>> value_and_grad(lambda x: np.sum(x ** 2))(np.array([1.0, 2.0]))
     (array(5.), array([2., 4.]))
