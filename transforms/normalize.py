@@ -8,115 +8,17 @@ structured: `If`, `For` (over a range; other iterables are indexed), `While`, an
 subscript writes `SetItem`, which the backward sweep must undo.
 """
 
-
 import builtins
-import inspect
-import textwrap
 
 import numpy as np
-
 
 from . import _gast, opmap
 from ._gast import nodes as n
 from .ir import For, If, Op, Primal, SetItem, Stmt, While, is_name  # noqa: F401 (re-exported)
 from .normalize_expr import Expressions, _as_load, _hint, _simple  # noqa: F401
 from .desugar import _stmt as _desugar_stmt
+from .mutations import _MUTATORS, _mutations, _value_arguments
 from .parse import error
-
-_MUTATORS = {"append", "extend", "insert", "pop", "remove", "sort", "reverse", "clear", "fill",
-             "update", "setdefault", "__setitem__", "resize", "put", "itemset"}
-
-
-# constructors of no derivative in the registry whose result holds (a function of) some arguments
-_VALUE_PARAMETERS = {np.full: ((1, "fill_value"),), np.full_like: ((1, "fill_value"),),
-                     np.linspace: ((0, "start"), (1, "stop")), np.arange: ((0, "start"), (1, "stop"), (2, "step"))}
-
-
-def _value_arguments(obj, call):
-    """The arguments of `call` whose values end up in the result of a constructor `obj`."""
-    params = _VALUE_PARAMETERS.get(obj, ()) if opmap._hashable(obj) else ()
-    out = [call.args[i] for i, _ in params if i < len(call.args)]
-    return out + [k.value for k in call.keywords if k.arg in {name for _, name in params}]
-
-
-def _mutations(fn, depth=0):
-    """{parameter: source line} of the parameters a user function changes in place
-    (`xs.append(v)`, `xs[i] = v`, `xs += [v]`, or passing `xs` to a function that does)."""
-    try:
-        tree = _gast.parse(textwrap.dedent(inspect.getsource(fn))).body[0]
-    except (OSError, TypeError, SyntaxError, IndexError):
-        return {}
-    if not isinstance(tree, n.FunctionDef):
-        return {}
-    params = [a.id for a in tree.args.posonlyargs + tree.args.args + tree.args.kwonlyargs]
-    found, rebound = {}, {}  # rebound: the first line that binds the name to another object
-    for node in _gast.walk(tree):
-        if isinstance(node, n.Name) and isinstance(node.ctx, n.Store) and node.id in params:
-            rebound[node.id] = min(rebound.get(node.id, node.lineno), node.lineno)
-
-    def root(node):
-        while isinstance(node, (n.Subscript, n.Attribute)):
-            node = node.value
-        return node.id if isinstance(node, n.Name) else None
-
-    # local names that share a parameter's object (`a = acc`, `inner = pair[0]`): a change
-    # through them changes the argument (issue 9: `a = acc; a.append(v)` went unrefused)
-    alias, stored = {}, set()
-    for node in _gast.walk(tree):
-        if isinstance(node, n.Name) and isinstance(node.ctx, n.Store):
-            stored.add(node.id)
-    for _ in range(4):
-        for node in _gast.walk(tree):
-            if (isinstance(node, n.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], n.Name)
-                    and node.targets[0].id not in params and (isinstance(node.value, n.Name) or (
-                        isinstance(node.value, n.Subscript) and not isinstance(node.value.slice, n.Slice)))):
-                source = root(node.value)
-                source = alias.get(source, source)
-                if source in params:
-                    alias.setdefault(node.targets[0].id, source)
-
-    def owner(name):
-        """The parameter `name` changes in place, `global:<name>` for a module-level container
-        the function does not bind itself, or None."""
-        if name in alias:
-            return alias[name]
-        if name in params or name is None:
-            return name
-        if name not in stored and isinstance(fn.__globals__.get(name), (list, dict, set, np.ndarray)):
-            return f"global:{name}"
-        return None
-
-    for node in _gast.walk(tree):
-        hit = None
-        if isinstance(node, n.Call) and isinstance(node.func, n.Attribute) and node.func.attr in _MUTATORS:
-            hit = root(node.func.value)
-        elif isinstance(node, (n.Assign, n.AugAssign, n.AnnAssign)):
-            targets = node.targets if isinstance(node, n.Assign) else [node.target]
-            for t in targets:
-                if isinstance(t, (n.Subscript, n.Attribute)):
-                    hit = root(t)
-                elif isinstance(node, n.AugAssign) and isinstance(node.value, (n.List, n.Tuple, n.ListComp)):
-                    hit = root(t)  # `xs += [v]` extends the list in place
-        elif isinstance(node, n.Call) and depth < 8:
-            callee = opmap.resolve(node.func, set(params), fn.__globals__)
-            if callee is not None and opmap.is_user_function(callee) and callee is not fn:
-                inner = _mutations(callee, depth + 1)
-                try:
-                    bound = inspect.signature(callee).bind_partial(*node.args, **{
-                        k.arg: k.value for k in node.keywords if k.arg})
-                except TypeError:
-                    bound = None
-                for name, arg in (bound.arguments.items() if bound else ()):
-                    target = owner(root(arg)) if isinstance(arg, (n.Name, n.Subscript, n.Attribute)) else None
-                    if name in inner and target is not None and node.lineno <= rebound.get(target, float("inf")):
-                        found.setdefault(target, inner[name])
-                for name, line in inner.items():
-                    if name.startswith("global:"):
-                        found.setdefault(name, line)
-        hit = owner(hit)
-        if hit is not None and getattr(node, "lineno", 0) <= rebound.get(hit, float("inf")):
-            found.setdefault(hit, _gast.unparse(node).split("\n")[0])
-    return {k: v for k, v in found.items() if k in params or k.startswith("global:")}
 
 
 class Normalizer(Expressions):
