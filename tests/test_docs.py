@@ -93,3 +93,22 @@ def test_doc_blocks_run(path, isolated_globals):
             raise AssertionError(
                 f"{_doc_id(path)}: python block {number} (starting at line {line}) failed: "
                 f"{type(error).__name__}: {error}") from error
+
+
+def test_ci_runs_the_readme_test_command():
+    """README's quickstart has two commands (the tour, the test suite); .ci/run is the second."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    quickstart = readme.split("## Quickstart", 1)[1].split("\n## ", 1)[0]
+    commands = [src.strip() for lang, src in _FENCE.findall(quickstart) if lang == "bash"]
+    assert len(commands) == 2, commands
+    ci = [line for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+          if line.strip() and not line.startswith(("#", "set ", "cd "))]
+    assert ci == [commands[1]], (ci, commands)
+
+
+def test_runtime_needs_only_numpy_and_gast():
+    """README's dependency sentence: NumPy and gast at run time, nothing else."""
+    import tomllib
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    names = {re.split(r"[<>=!~\[; ]", dep, maxsplit=1)[0].lower() for dep in project["dependencies"]}
+    assert names == {"numpy", "gast"}, names
