@@ -50,6 +50,7 @@ class Tensor(Traced):
     # -- identity and contents ------------------------------------------------------------
     @property
     def shape(self):
+        """The shape, a `TensorShape` (a tuple of ints)."""
         return TensorShape(np.shape(self._value))
 
     @property
@@ -58,6 +59,7 @@ class Tensor(Traced):
 
     @property
     def dtype(self):
+        """The element type, a `DType` (`dualtape.float32`, ...)."""
         return dtypes.as_dtype(_np_dtype(self._value))
 
     @property

@@ -150,6 +150,7 @@ def cast(x, dtype, name=None):
 
 
 def stop_gradient(input, name=None):  # noqa: A002
+    """The same value, seen by every tape and every mode as a constant: no gradient flows through it."""
     return _out(dnp.stop_gradient(_t(input)))
 
 

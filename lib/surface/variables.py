@@ -65,12 +65,14 @@ class Variable(Tensor):
         return self
 
     def assign_add(self, delta, use_locking=False, name=None, read_value=True):
+        """Add `delta` to the value in place, as `assign`: not recorded, state stops gradients."""
         if isinstance(delta, Tensor):
             _check_escape(delta, "Variable.assign_add")
             delta = delta._value
         return self.assign(np.add(self._value, delta))
 
     def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
+        """Subtract `delta` from the value in place, as `assign`: not recorded, state stops gradients."""
         if isinstance(delta, Tensor):
             _check_escape(delta, "Variable.assign_sub")
             delta = delta._value
