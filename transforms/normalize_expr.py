@@ -12,6 +12,8 @@ import numpy as np
 
 from . import _gast, opmap
 from ._gast import nodes as n
+from .expr_atoms import _array_as_stack, _hashable_obj, _hint, _pairs, _simple
+from .expr_atoms import _as_load  # noqa: F401  (re-exported for normalize.py)
 from .ir import If, Op, Primal, is_name  # noqa: F401
 
 _BINOPS = {n.Add: ("+", "add"), n.Sub: ("-", "sub"), n.Mult: ("*", "mul"), n.Div: ("/", "div"),
@@ -347,57 +349,3 @@ def _is_complex(node, resolve):
         isinstance(node, n.Call) and resolve(node.func) in (complex, np.complex128, np.complex64))
 
 
-def _as_load(node):
-    node = _gast.copy(node)
-    for sub in _gast.walk(node):
-        if hasattr(sub, "ctx"):
-            sub.ctx = n.Load()
-    return node
-
-
-def _pairs(node):
-    """A literal ((before, after), ...) pad width."""
-    return isinstance(node, n.Tuple) and all(isinstance(e, n.Tuple) and len(e.elts) == 2 for e in node.elts)
-
-
-def _hashable_obj(obj):
-    try:
-        hash(obj)
-        return True
-    except TypeError:
-        return False
-
-
-def _array_as_stack(seq):
-    """`[[a, b], [c, d]]` as `np.stack([np.stack([a, b]), np.stack([c, d])])`: what np.array makes of it."""
-    elts = [_array_as_stack(x) if isinstance(x, (n.List, n.Tuple)) and x.elts else x for x in seq.elts]
-    call = _gast.parse_expr("np.stack([])")
-    call.args[0].elts = elts
-    for sub in _gast.walk(call):
-        sub.lineno = getattr(seq, "lineno", 1)
-        sub.col_offset = getattr(seq, "col_offset", 0)
-    return call
-
-
-def _simple(e):
-    if isinstance(e, (n.Name, n.Constant)):
-        return True
-    if isinstance(e, n.Attribute):
-        return _simple(e.value)
-    if isinstance(e, n.UnaryOp):
-        return _simple(e.operand)
-    if isinstance(e, n.BinOp):
-        return _simple(e.left) and _simple(e.right)
-    return False
-
-
-def _hint(word, *atoms):
-    parts = []
-    for a in atoms:
-        if isinstance(a, n.Name):
-            parts.append(a.id.strip("_"))
-        elif isinstance(a, n.Constant) and isinstance(a.value, int) and not isinstance(a.value, bool) and a.value >= 0:
-            parts.append(str(a.value))
-        else:
-            return None
-    return "_" + "_".join([word] + parts) if parts else None
