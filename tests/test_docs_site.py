@@ -40,8 +40,9 @@ _RENDERED = re.compile(r'doc doc-object doc-(\w+)">\s*<h\d[^>]*id="([^"]+)"')
 def _runtime_kind(identifier):
     """What the API reference should show `identifier` as: what importing it gives."""
     parts = identifier.split(".")
-    obj = importlib.import_module(parts[0])
-    for attribute in parts[1:]:
+    cut = max(n for n in range(1, len(parts) + 1) if ".".join(parts[:n]) in PUBLIC_MODULES)
+    obj = importlib.import_module(".".join(parts[:cut]))
+    for attribute in parts[cut:]:
         obj = getattr(obj, attribute)
     if inspect.ismodule(obj):
         return "module"
