@@ -150,7 +150,7 @@ def check_grads(f, args, order=1, modes=("rev", "fwd"), eps=None, rtol=None, ato
 
     f maps arrays or tensors to one array or tensor. "rev": the GradientTape gradient of
     <v, f> w.r.t. each floating-point argument (random v) equals the numeric one. "fwd":
-    `dualtape.functional.jvp` equals the numeric JVP, and <v, J u> == <J^T v, u> (skipped when
+    `dualtape.jvp` equals the numeric JVP, and <v, J u> == <J^T v, u> (skipped when
     forward mode is not available). order=2 also checks nested tapes' Hessian-vector products
     against differences of the first-order gradient and, as HIPS autograd's check_grads
     does, runs the order-1 check (in `modes`) on f's derivatives as functions of their
