@@ -120,10 +120,8 @@ def test_the_import_graph_has_no_cycle():
     assert cycle is None, "import cycle: " + " -> ".join(cycle)
 
 
-# Not yet split (issue 11): the long transformer modules, to be cut along their seams.
-LONG_FOR_NOW = {"dualtape.transforms.aliasing", "dualtape.transforms.emit", "dualtape.transforms.forward",
-                "dualtape.transforms.normalize", "dualtape.transforms.normalize_expr",
-                "dualtape.transforms.reverse"}
+# Not yet split (issue 11): reverse.py (421 lines), whose adjoint code was being edited.
+LONG_FOR_NOW = {"dualtape.transforms.reverse"}
 
 
 def test_every_module_is_under_the_line_limit():

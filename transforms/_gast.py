@@ -4,6 +4,8 @@ gast gives one AST across Python versions (Tangent broke when `ast.Num` went awa
 the rest of `dualtape.transforms` reaches gast only through these helpers.
 """
 
+import copy as _copy
+
 import gast
 
 AST = gast.AST
@@ -42,7 +44,6 @@ def is_constant(node):
 
 def copy(node):
     """A deep copy of a node (templates are reused for every instantiation)."""
-    import copy as _copy
     return _copy.deepcopy(node)
 
 

@@ -17,6 +17,8 @@ from . import _gast, opmap
 from ._gast import nodes as n
 from .aliasing import check_writes
 from .desugar import MethodRewriter, desugar_jumps, desugar_returns, desugar_walrus
+from .forward import Forward
+from .fwd_rules import ForwardNormalizer
 from .naming import alias_shadowed_globals, rename_reserved, shadowed_helper
 from .normalize import Normalizer
 from .parse import FunctionInfo, TransformError, check_supported, error
@@ -219,8 +221,6 @@ def _check_shadowing(module, fir, source):
 def generate_forward(module, fn, wrt, kinds, optimize, name, batch=False, value_only=0):
     """Source of the tangent function of `fn` w.r.t. parameter names `wrt`, and its tangent
     parameters; the last `value_only` outputs get no tangent."""
-    from .forward import Forward
-    from .fwd_rules import ForwardNormalizer
     module.add_namespace(fn)
     fir = FunctionIR(fn, wrt, module.api, ForwardNormalizer, kinds=kinds, module=module)
     source, params = Forward(fir, wrt, kinds, module, optimize, batch, value_only).generate(name)

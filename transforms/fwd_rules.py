@@ -8,6 +8,8 @@ templates, exactly like the registry's. `_stack.append(v)` / `v = _stack.pop()` 
 `Push` / `Pop` statements: the tangents travel on a second stack, `_dstack`.
 """
 
+import inspect
+
 from dualtape.core import dnp
 from dualtape.core import rulekit
 from dualtape.core.registry import LINEAR, NOT_DIFFERENTIABLE, Primitive
@@ -159,7 +161,6 @@ def helper_spec(obj):
 
 
 def _inputs(prim):
-    import inspect
     try:
         params = list(inspect.signature(prim.impl).parameters.values())
     except (TypeError, ValueError):

@@ -8,7 +8,7 @@ locals first (`rename_reserved`), so every generated name is fresh.
 
 import re
 
-from . import _gast
+from . import _gast, runtime
 from ._gast import nodes as n
 from .runtime_names import RUNTIME_NAMES as RUNTIME_HELPERS
 
@@ -111,7 +111,6 @@ def alias_shadowed_globals(fn_node, local_names, namespace):
     helper (a user's `step(y, h)` or constant `rows`): the generated module imports the helper
     under that name, so the user's object is reached as `step_1` instead. Returns {alias: object}
     for the namespace the generated code runs in."""
-    from . import runtime
     clash = {x.id for x in _gast.walk(fn_node) if isinstance(x, n.Name) and isinstance(x.ctx, n.Load)
              and x.id not in local_names and x.id in RUNTIME_HELPERS and x.id in namespace
              and namespace[x.id] is not getattr(runtime, x.id, None)}  # (the user's `np` is NumPy)

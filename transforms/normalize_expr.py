@@ -10,7 +10,7 @@ import inspect
 
 import numpy as np
 
-from . import _gast, opmap
+from . import _gast, opmap, runtime
 from ._gast import nodes as n
 from .expr_atoms import _array_as_stack, _hashable_obj, _hint, _pairs, _simple
 from .expr_atoms import _as_load  # noqa: F401  (re-exported for normalize.py)
@@ -84,7 +84,6 @@ class Expressions:
     def _slogdet(self, e, out, s, target):
         """np.linalg.slogdet(a) as the pair (sign, log|det a|) of its two registry ops (the sign
         a constant), spelled with the runtime names slogdet_sign / slogdet_logabs (issue 9)."""
-        from . import runtime
         line, text = self.loc(s)
         a = self.expr(e.args[0], out, s)
         sign = self.fresh("_sign")

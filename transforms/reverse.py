@@ -13,6 +13,8 @@ before it, and restores every needed variable to its value before the item.
 - Branch decisions, trip counts and overwritten slices go on the same stack.
 """
 
+import inspect
+
 from . import _gast, tidy
 from ._gast import nodes as n
 from .analysis import Kinds, Segment, activity, call_wrt, diff_args, needed_names, segmentize, walk_items
@@ -302,7 +304,6 @@ class Reverse(ControlFlow):
                 if atom is not None:
                     mapping[pname] = node(atom)
             if prim.variadic:
-                import inspect
                 star = [p for p in inspect.signature(rule).parameters.values() if p.kind == p.VAR_POSITIONAL]
                 if star:
                     mapping[star[0].name] = n.Tuple(elts=[node(a) for a in st.args], ctx=n.Load())

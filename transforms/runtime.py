@@ -11,6 +11,7 @@ import numpy as np
 from dualtape.core import dnp  # noqa: F401  (rules without a NumPy twin, e.g. dnp.sigmoid)
 from dualtape.core.rulekit import *  # noqa: F401,F403  (unbroadcast, unreduce, matmul_vjp_left, ...)
 from dualtape.core.rulekit import unbroadcast  # noqa: F401
+from dualtape.core import rulekit as _rulekit
 from dualtape.core.registry import Traced as _Traced
 from dualtape.ops import linalg as _linalg
 from dualtape.ops import linalg_np as _linalg_np
@@ -367,10 +368,9 @@ def _matmul_shape(xs, ys):
 def rows(helper, g, *args):
     """An adjoint helper (unbroadcast, unreduce, matmul_cotangent_x, ...) applied to a
     cotangent tangent with one leading axis of k directions."""
-    from dualtape.core import rulekit
-    before = rulekit.BATCH_NDIM[0]
-    rulekit.BATCH_NDIM[0] = 1
+    before = _rulekit.BATCH_NDIM[0]
+    _rulekit.BATCH_NDIM[0] = 1
     try:
         return helper(g, *args)
     finally:
-        rulekit.BATCH_NDIM[0] = before
+        _rulekit.BATCH_NDIM[0] = before
