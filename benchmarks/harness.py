@@ -130,11 +130,11 @@ def prepare(case):
 
 
 def calls_for(fn, first_s, target_s, min_calls, max_calls):
-    """How many calls fill about target_s of one round. A fast function is measured by a
-    warm-up call; a slow one (the checking call took over 0.2 s) by that call alone."""
+    """How many calls fill about target_s of one round, measured by warm-up calls after the
+    checking call (which may include compilation or lazy set-up). A function whose checking
+    call took over 0.2 s gets one warm-up call, over 5 s none."""
     once = first_s
-    if first_s < 0.2:
-        fn()
+    for _ in range(2 if first_s < 0.2 else 1 if first_s < 5 else 0):
         start = time.perf_counter()
         fn()
         once = time.perf_counter() - start
