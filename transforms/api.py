@@ -224,15 +224,23 @@ def _make(mode, f, wrt, preserve_result, optimize, verbose):
     return _memo(_CACHE, Transformed, mode, f, wrt, verbose, preserve_result, optimize)
 
 
-def grad(f=None, wrt=0, *, preserve_result=False, optimize=True, verbose=False):
+def grad(f=None, wrt=0, *, preserve_result=False, optimize=True, verbose=False, jit=False):
     """Gradient of a scalar-valued `f` w.r.t. argument(s) `wrt`, as generated Python code.
 
     `df = grad(f)`; `df(x, y)` returns df/dx; `wrt=(0, 1)` returns a tuple;
     `preserve_result=True` returns `(gradient, value)`. `df.source` shows the code.
+    `jit=True` compiles it with numba (`pip install dualtape[jit]`; see transforms/jit.py),
+    `jit="fallback"` runs the uncompiled code where numba cannot compile it.
     """
+    if jit:
+        from .jit import jitted
+        return jitted(lambda g: _make("grad", g, wrt, preserve_result, optimize, False), f, jit, verbose)
     return _make("grad", f, wrt, preserve_result, optimize, verbose)
 
 
-def vjp(f=None, wrt=0, *, preserve_result=False, optimize=True, verbose=False):
-    """Vector-Jacobian product: `f_vjp(*args, dy)` returns dy . df/d(args[wrt])."""
+def vjp(f=None, wrt=0, *, preserve_result=False, optimize=True, verbose=False, jit=False):
+    """Vector-Jacobian product: `f_vjp(*args, dy)` returns dy . df/d(args[wrt]). `jit`: as grad's."""
+    if jit:
+        from .jit import jitted
+        return jitted(lambda g: _make("vjp", g, wrt, preserve_result, optimize, False), f, jit, verbose)
     return _make("vjp", f, wrt, preserve_result, optimize, verbose)

@@ -98,17 +98,23 @@ def _make_forward(mode, f, wrt, optimize, verbose):
     return _memo(_CACHE, ForwardTransformed, mode, f, wrt, verbose, optimize)
 
 
-def jvp(f=None, wrt=0, *, optimize=True, verbose=False):
+def jvp(f=None, wrt=0, *, optimize=True, verbose=False, jit=False):
     """Forward mode: `f_jvp(*args, tangents)` returns `(f(*args), J @ tangents)`.
 
     `tangents` has the shape of `args[wrt]` (a tuple of them when wrt is a tuple), or one
     more leading axis of k directions: then the tangent output carries that axis too.
     """
+    if jit:  # compiled with numba: see grad's `jit`
+        from .jit import jitted
+        return jitted(lambda g: _make_forward("jvp", g, wrt, optimize, False), f, jit, verbose)
     return _make_forward("jvp", f, wrt, optimize, verbose)
 
 
-def hvp(f=None, wrt=0, *, optimize=True, verbose=False):
+def hvp(f=None, wrt=0, *, optimize=True, verbose=False, jit=False):
     """Hessian-vector product by forward over (source) reverse: `f_hvp(*args, v)` returns H @ v."""
+    if jit:  # compiled with numba: see grad's `jit`
+        from .jit import jitted
+        return jitted(lambda g: _make_forward("hvp", g, wrt, optimize, False), f, jit, verbose)
     return _make_forward("hvp", f, wrt, optimize, verbose)
 
 

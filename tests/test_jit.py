@@ -1,0 +1,207 @@
+"""dualtape.transforms with jit=True: the generated code compiled by numba (transforms/jit.py).
+
+numba is an optional extra (`pip install dualtape[jit]`): without it only the test of the
+missing-numba error runs.
+"""
+
+import builtins
+import math
+
+import numpy as np
+import pytest
+
+import dualtape.transforms as dt
+from dualtape.transforms.parse import TransformError
+
+G = 9.81
+DT = 0.01
+
+
+def chain(x, steps):
+    for _ in range(steps):
+        x = math.sin(x) * 1.0001 + 0.01 * x * x
+    return x
+
+
+def pendulum(damping, length, steps, theta0=1.0, omega0=0.0):
+    theta = theta0
+    omega = omega0
+    for _ in range(steps):
+        k1t = omega
+        k1w = -G / length * math.sin(theta) - damping * omega
+        k2t = omega + 0.5 * DT * k1w
+        k2w = -G / length * math.sin(theta + 0.5 * DT * k1t) - damping * k2t
+        k3t = omega + 0.5 * DT * k2w
+        k3w = -G / length * math.sin(theta + 0.5 * DT * k2t) - damping * k3t
+        k4t = omega + DT * k3w
+        k4w = -G / length * math.sin(theta + DT * k3t) - damping * k4t
+        theta = theta + DT / 6.0 * (k1t + 2.0 * k2t + 2.0 * k3t + k4t)
+        omega = omega + DT / 6.0 * (k1w + 2.0 * k2w + 2.0 * k3w + k4w)
+    return theta
+
+
+def mlp(W1, b1, W2, x):
+    h = np.tanh(x @ W1 + b1)
+    out = h @ W2
+    return np.sum(out * out)
+
+
+def branchy(x, n):
+    y = np.zeros(n)
+    for i in range(n):
+        if x[i] > 0.0:
+            y[i] = x[i] * x[i]
+        else:
+            y[i] = np.sin(x[i])
+    return np.sum(y)
+
+
+def python_helper(v):
+    return v * 2.0
+
+
+def uses_helper(x):
+    y = x * x
+    z = python_helper(y)
+    return z + x
+
+
+def uses_einsum(a, b):
+    c = a * 2.0
+    d = np.einsum("ij,jk->ik", c, b)
+    return np.sum(d)
+
+
+def cubic(x):
+    return np.sum(x * x * x) + np.sum(np.sin(x))
+
+
+def fd(f, args, i, eps=1e-6):
+    """Central differences of f w.r.t. args[i] (a float or an array)."""
+    x = args[i]
+    if np.ndim(x) == 0:
+        hi = list(args); hi[i] = x + eps
+        lo = list(args); lo[i] = x - eps
+        return (f(*hi) - f(*lo)) / (2 * eps)
+    out = np.zeros(np.shape(x))
+    for k in np.ndindex(*np.shape(x)):
+        hi, lo = np.array(x, dtype=float), np.array(x, dtype=float)
+        hi[k] += eps
+        lo[k] -= eps
+        out[k] = (f(*args[:i], hi, *args[i + 1:]) - f(*args[:i], lo, *args[i + 1:])) / (2 * eps)
+    return out
+
+
+def test_missing_numba_is_a_clear_error(monkeypatch):
+    real_import = builtins.__import__
+
+    def no_numba(name, *args, **kwargs):
+        if name == "numba" or name.startswith("numba."):
+            raise ImportError("No module named 'numba'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_numba)
+
+    def f(x):
+        return x * x
+
+    with pytest.raises(TransformError, match=r"(?s)numba.*not installed.*pip install 'dualtape\[jit\]'"):
+        dt.grad(f, jit=True)
+    assert dt.grad(f)(3.0) == 6.0  # without jit nothing needs numba
+
+
+numba = pytest.importorskip("numba")  # everything below compiles
+
+
+def test_scalar_chain_1000_steps():
+    g = dt.grad(chain, jit=True)
+    got = g(0.3, 1000)
+    assert got == pytest.approx(dt.grad(chain)(0.3, 1000), rel=1e-13)
+    assert got == pytest.approx(fd(chain, (0.3, 1000), 0), rel=1e-6)
+    assert g(0.7, 3000) == pytest.approx(dt.grad(chain)(0.7, 3000), rel=1e-13)  # the stack grows
+    assert "_stack_x = np.empty(" in g.source and "_stack.append" not in g.source
+
+
+def test_rk4_pendulum():
+    g = dt.grad(pendulum, wrt=(0, 1), jit=True)
+    got = g(0.3, 1.2, 1000)
+    np.testing.assert_allclose(got, dt.grad(pendulum, wrt=(0, 1))(0.3, 1.2, 1000), rtol=1e-12)
+    np.testing.assert_allclose(got, [fd(pendulum, (0.3, 1.2, 1000), i) for i in (0, 1)], rtol=1e-6)
+    assert "np.empty((" in g.source  # (theta, omega) pairs on a two-column stack
+
+
+def test_mlp_matmul_tanh():
+    rng = np.random.default_rng(0)
+    W1, b1, W2, x = rng.normal(size=(3, 4)), rng.normal(size=4), rng.normal(size=(4, 2)), rng.normal(size=(5, 3))
+    for wrt in (0, 1, 2):
+        got = dt.grad(mlp, wrt=wrt, jit=True)(W1, b1, W2, x)
+        args = (W1, b1, W2, x)
+        np.testing.assert_allclose(got, dt.grad(mlp, wrt=wrt)(*args), rtol=1e-12)
+        np.testing.assert_allclose(got, fd(mlp, args, wrt), rtol=1e-6, atol=1e-8)
+
+
+def test_loop_with_branches_and_subscript_writes():
+    x = np.array([0.5, -0.3, 1.2, -2.0, 0.1])
+    g = dt.grad(branchy, jit=True)
+    got = g(x, 5)
+    np.testing.assert_allclose(got, dt.grad(branchy)(x, 5), rtol=1e-13)
+    np.testing.assert_allclose(got, fd(branchy, (x, 5), 0), rtol=1e-6)
+    np.testing.assert_allclose(g(-x, 5), dt.grad(branchy)(-x, 5), rtol=1e-13)
+
+
+def test_jvp_and_hvp():
+    x = np.array([0.3, -1.1, 2.0])
+    v = np.array([1.0, 0.5, -2.0])
+    value, tangent = dt.jvp(cubic, jit=True)(x, v)
+    ref_value, ref_tangent = dt.jvp(cubic)(x, v)
+    assert value == pytest.approx(ref_value)
+    np.testing.assert_allclose(tangent, ref_tangent, rtol=1e-13)
+    np.testing.assert_allclose(tangent, np.dot(fd(cubic, (x,), 0), v), rtol=1e-6)
+    hv = dt.hvp(cubic, jit=True)(x, v)
+    np.testing.assert_allclose(hv, dt.hvp(cubic)(x, v), rtol=1e-13)
+    np.testing.assert_allclose(hv, np.diag(6 * x - np.sin(x)) @ v, rtol=1e-12)
+    # a scalar loop: the hvp of the chain (forward over the adjoint, with both stacks)
+    h = dt.hvp(chain, jit=True)(0.3, 50, 1.0)
+    np.testing.assert_allclose(h, dt.hvp(chain)(0.3, 50, 1.0), rtol=1e-12)
+
+
+def test_called_user_functions_compile_too():
+    g = dt.grad(uses_helper, jit=True)
+    assert g(1.5) == pytest.approx(dt.grad(uses_helper)(1.5))
+    assert g(1.5) == pytest.approx(2 * 2 * 1.5 + 1)
+
+
+def test_refusal_names_construct_and_lines():
+    a, b = np.ones((2, 3)), np.ones((3, 2))
+    g = dt.grad(uses_einsum, jit=True)
+    with pytest.raises(TransformError) as info:
+        g(a, b)
+    text = str(info.value)
+    assert "numba cannot compile" in text and "einsum" in text
+    assert "generated line" in text
+    line = uses_einsum.__code__.co_firstlineno + 2
+    assert f"test_jit.py:{line}: d = np.einsum(" in text
+    assert "jit='fallback'" in text
+
+
+def test_fallback_when_asked():
+    a, b = np.linspace(0, 1, 6).reshape(2, 3), np.linspace(1, 2, 6).reshape(3, 2)
+    g = dt.grad(uses_einsum, jit="fallback")
+    np.testing.assert_allclose(g(a, b), dt.grad(uses_einsum)(a, b), rtol=1e-13)
+    assert "einsum" in g.fallback_reason
+    assert g.source == g._last.module.source()  # what runs: the uncompiled generated code
+
+
+def test_bad_jit_value():
+    with pytest.raises(TransformError, match="jit='fallback'"):
+        dt.grad(chain, jit="yes")
+
+
+def test_source_is_what_numba_compiled():
+    g = dt.grad(chain, jit=True)
+    g(0.3, 10)
+    assert g.source == g._last.source
+    assert g._last.fn.py_func.__code__.co_filename.startswith("<dualtape jit")
+    import linecache
+    assert "".join(linecache.getlines(g._last.fn.py_func.__code__.co_filename)) == g.source
+    assert g.compile_seconds > 0
