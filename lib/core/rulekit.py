@@ -13,4 +13,5 @@ import numpy as np
 from . import dnp
 from .rulekit_arrays import *  # noqa: F401,F403
 from .rulekit_batched import *  # noqa: F401,F403
+from .rulekit_decomp import *  # noqa: F401,F403
 from .rulekit_shapes import *  # noqa: F401,F403

@@ -1,0 +1,225 @@
+"""Rule helpers of the matrix decompositions (svd, eigh, qr, pinv) and of np.linalg.norm.
+
+Each helper recomputes the factors it needs through `dnp` (dnp.linalg_svd_u, ...), so an
+outer tape records them and second derivatives work. Conventions at ties (repeated
+singular values or eigenvalues): the coupling term 1 / (s_j^2 - s_i^2) is set to 0 where
+the denominator is exactly 0 (docs/numerics.md, "Decompositions at repeated values").
+"""
+
+import numpy as np
+
+from . import dnp
+from .rulekit_shapes import div_no_nan, swap_last, tie_share
+
+__all__ = ["svd_vjp_s", "svd_vjp_u", "svd_vjp_vh", "svd_jvp_s", "svd_jvp_u", "svd_jvp_vh",
+           "eigh_vjp_w", "eigh_vjp_v", "eigh_jvp_w", "eigh_jvp_v", "qr_vjp_q", "qr_vjp_r",
+           "qr_jvp_q", "qr_jvp_r", "pinv_vjp", "pinv_jvp", "norm_direction"]
+
+
+def _eye(x, n):
+    return np.eye(n, dtype=dnp.result_dtype(x))
+
+
+def _row(v):
+    return dnp.expand_dims(v, -2)  # (..., k) -> (..., 1, k): scales columns when multiplied
+
+
+def _coupling(values):
+    """F_ij = 1 / (values_j - values_i), 0 on the diagonal and at exact ties."""
+    diff = _row(values) - dnp.expand_dims(values, -1)
+    return div_no_nan(dnp.ones_like(diff), diff)
+
+
+def _skew(x):
+    return x - swap_last(x)
+
+
+def _mm(*xs):
+    out = xs[0]
+    for x in xs[1:]:
+        out = dnp.matmul(out, x)
+    return out
+
+
+# -- svd (reduced: a is (..., m, n), k = min(m, n)) -------------------------------------------
+
+def _svd_parts(a):
+    return dnp.linalg_svd_u(a), dnp.linalg_svd_s(a), dnp.linalg_svd_vh(a)
+
+
+def svd_vjp_s(g, a):
+    """d s_i = u_i^T da v_i: a = U diag(g) Vh."""
+    u, s, vh = _svd_parts(a)
+    return dnp.matmul(u * _row(g), vh)
+
+
+def svd_vjp_u(g, a):
+    u, s, vh = _svd_parts(a)
+    core = _mm(u, _coupling(s * s) * _skew(dnp.matmul(swap_last(u), g)) * _row(s), vh)
+    proj = _eye(a, np.shape(a)[-2]) - dnp.matmul(u, swap_last(u))
+    return core + _mm(proj, g * _row(1.0 / s), vh)
+
+
+def svd_vjp_vh(g, a):
+    u, s, vh = _svd_parts(a)
+    core = _mm(u * _row(s), _coupling(s * s) * _skew(dnp.matmul(vh, swap_last(g))), vh)
+    proj = _eye(a, np.shape(a)[-1]) - dnp.matmul(swap_last(vh), vh)
+    return core + _mm(u * _row(1.0 / s), g, proj)
+
+
+def svd_jvp_s(da, a):
+    u, s, vh = _svd_parts(a)
+    return dnp.sum(dnp.matmul(swap_last(u), da) * vh, axis=-1)  # diag(U^T da V)
+
+
+def svd_jvp_u(da, a):
+    u, s, vh = _svd_parts(a)
+    dp = _mm(swap_last(u), da, swap_last(vh))
+    sym = dp * _row(s) + swap_last(dp * _row(s))  # dP S + S dP^T
+    proj = _eye(a, np.shape(a)[-2]) - dnp.matmul(u, swap_last(u))
+    return dnp.matmul(u, _coupling(s * s) * sym) + _mm(proj, da, swap_last(vh)) * _row(1.0 / s)
+
+
+def svd_jvp_vh(da, a):
+    u, s, vh = _svd_parts(a)
+    v = swap_last(vh)
+    dp = _mm(swap_last(u), da, v)
+    sym = dnp.expand_dims(s, -1) * dp + swap_last(dp) * _row(s)  # S dP + dP^T S
+    proj = _eye(a, np.shape(a)[-1]) - dnp.matmul(v, vh)
+    return swap_last(dnp.matmul(v, _coupling(s * s) * sym) + _mm(proj, swap_last(da), u) * _row(1.0 / s))
+
+
+# -- eigh of the symmetric part of a ----------------------------------------------------------
+
+def eigh_vjp_w(g, a):
+    v = dnp.linalg_eigh_v(a)
+    return dnp.matmul(v * _row(g), swap_last(v))
+
+
+def eigh_vjp_v(g, a):
+    w, v = dnp.linalg_eigh_w(a), dnp.linalg_eigh_v(a)
+    inner = _mm(v, _coupling(w) * dnp.matmul(swap_last(v), g), swap_last(v))
+    return 0.5 * (inner + swap_last(inner))
+
+
+def eigh_jvp_w(da, a):
+    v = dnp.linalg_eigh_v(a)
+    sym = 0.5 * (da + swap_last(da))
+    return dnp.sum(dnp.matmul(sym, v) * v, axis=-2)  # diag(V^T da V)
+
+
+def eigh_jvp_v(da, a):
+    w, v = dnp.linalg_eigh_w(a), dnp.linalg_eigh_v(a)
+    sym = 0.5 * (da + swap_last(da))
+    return dnp.matmul(v, _coupling(w) * _mm(swap_last(v), sym, v))
+
+
+# -- qr (reduced, m >= n) ---------------------------------------------------------------------
+
+def _tril(x, k=0):
+    m, n = np.shape(x)[-2:]
+    return x * np.tril(np.ones((m, n)), k).astype(dnp.result_dtype(x))
+
+
+def _copyltu(x):
+    return _tril(x) + swap_last(_tril(x, -1))
+
+
+def _right_solve_rt(x, r):
+    """x R^-T."""
+    return swap_last(dnp.linalg_solve(r, swap_last(x)))
+
+
+def qr_vjp_q(g, a):
+    q, r = dnp.linalg_qr_q(a), dnp.linalg_qr_r(a)
+    return _right_solve_rt(g - dnp.matmul(q, _copyltu(dnp.matmul(swap_last(g), q))), r)
+
+
+def qr_vjp_r(g, a):
+    q, r = dnp.linalg_qr_q(a), dnp.linalg_qr_r(a)
+    return _right_solve_rt(dnp.matmul(q, _copyltu(dnp.matmul(r, swap_last(g)))), r)
+
+
+def _qr_x_omega(da, a):
+    q, r = dnp.linalg_qr_q(a), dnp.linalg_qr_r(a)
+    x = swap_last(dnp.linalg_solve(swap_last(r), swap_last(dnp.matmul(swap_last(q), da))))  # Q^T da R^-1
+    low = _tril(x, -1)
+    return q, r, x, low - swap_last(low)
+
+
+def qr_jvp_q(da, a):
+    q, r, x, omega = _qr_x_omega(da, a)
+    return swap_last(dnp.linalg_solve(swap_last(r), swap_last(da))) - dnp.matmul(q, x - omega)
+
+
+def qr_jvp_r(da, a):
+    q, r, x, omega = _qr_x_omega(da, a)
+    return dnp.matmul(x - omega, r)
+
+
+# -- pinv (constant rank) ---------------------------------------------------------------------
+
+def pinv_vjp(g, p, a):
+    m, n = np.shape(a)[-2:]
+    gt = swap_last(g)
+    return (-_mm(swap_last(p), g, swap_last(p))
+            + _mm(_eye(a, m) - dnp.matmul(a, p), gt, p, swap_last(p))
+            + _mm(swap_last(p), p, gt, _eye(a, n) - dnp.matmul(p, a)))
+
+
+def pinv_jvp(da, p, a):
+    m, n = np.shape(a)[-2:]
+    dat = swap_last(da)
+    return (-_mm(p, da, p) + _mm(p, swap_last(p), dat, _eye(a, m) - dnp.matmul(a, p))
+            + _mm(_eye(a, n) - dnp.matmul(p, a), dat, swap_last(p), p))
+
+
+# -- np.linalg.norm: d norm / dx, for every ord ----------------------------------------------
+
+def norm_direction(x, ans, ord=None, axis=None, keepdims=False):  # noqa: A002
+    """The gradient of each norm w.r.t. its group of `x`, shaped like `x`.
+
+    Conventions: sign(0) = 0 at kinks (ord=1, the Euclidean norm at 0 gives 0), tied extremes
+    share the gradient evenly (ord=inf), ord=0 counts and has gradient 0; the matrix 2- and
+    nuclear norms follow the singular vectors (ties: see docs/numerics.md)."""
+    nd = len(np.shape(x))
+    if axis is None:
+        axis = tuple(range(nd))
+    axis = (axis,) if isinstance(axis, (int, np.integer)) else tuple(a % nd for a in axis)
+    full = ans if keepdims else _expand(ans, axis)
+    if len(axis) == 2 and ord not in (None, "fro"):
+        return _matrix_direction(x, ord, axis)
+    if ord in (None, 2, "fro"):
+        return div_no_nan(x, full)
+    if ord == 0:
+        return x * 0.0
+    if ord == 1:
+        return dnp.sign(x)
+    if ord in (np.inf, -np.inf):
+        return dnp.sign(x) * tie_share(dnp.abs(x), full, axis=axis, keepdims=True)
+    p = float(ord)
+    return dnp.sign(x) * div_no_nan(dnp.abs(x) ** (p - 1.0), full ** (p - 1.0))
+
+
+def _expand(v, axis):
+    for a in sorted(axis):
+        v = dnp.expand_dims(v, a)
+    return v
+
+
+def _matrix_direction(x, ord, axis):  # noqa: A002
+    m = dnp.moveaxis(x, axis, (-2, -1))
+    if ord in ("nuc", 2, -2):
+        u, s, vh = _svd_parts(m)
+        if ord == "nuc":
+            d = dnp.matmul(u, vh)
+        else:
+            extreme = dnp.max(s, axis=-1) if ord == 2 else dnp.min(s, axis=-1)
+            share = tie_share(s, extreme, axis=-1)
+            d = dnp.matmul(u * _row(share), vh)
+    else:
+        along = -2 if ord in (1, -1) else -1  # ord 1: column sums (over rows)
+        sums = dnp.sum(dnp.abs(m), axis=along)
+        best = dnp.max(sums, axis=-1) if ord in (1, np.inf) else dnp.min(sums, axis=-1)
+        d = dnp.sign(m) * dnp.expand_dims(tie_share(sums, best, axis=-1), along)
+    return dnp.moveaxis(d, (-2, -1), axis)
