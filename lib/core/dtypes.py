@@ -2,6 +2,8 @@
 
 import numpy as np
 
+from .duck import as_array, is_duck_array
+
 
 class DType:
     """A dtype that prints as TF does (`tf.float32`) and compares equal to NumPy's."""
@@ -116,6 +118,8 @@ def to_array(value, dtype=None):
     if isinstance(value, np.ndarray):
         arr = np.array(value, dtype=None if dtype is None else as_numpy_dtype(dtype), copy=True)
         return arr
+    if is_duck_array(value):  # a dask array keeps its dtype, as a NumPy array does, and stays lazy
+        return as_array(value, None if dtype is None else as_numpy_dtype(dtype))
     if dtype is not None:
         npd = as_numpy_dtype(dtype)
         arr = np.array(value)

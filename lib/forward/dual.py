@@ -20,6 +20,7 @@ from ..core import dnp
 from ..core.apply_rules import _SUMS, jvp_output, linear_sum_tangent
 from .batching import batched_jvp
 from ..core.dtypes import complex_error
+from ..core.duck import is_duck_array
 from ..core.errors import RefusalError
 from ..core.registry import LINEAR, NOT_DIFFERENTIABLE, Traced
 from ..reverse.dispatch import new_tag  # noqa: F401  (levels are shared with tapes: see there)
@@ -135,6 +136,8 @@ def _coerce(other):
         return other
     if isinstance(other, (list, tuple)):
         return np.asarray(other)
+    if is_duck_array(other):  # a dask array: NumPy's implementations run on it lazily
+        return other
     return NotImplemented
 
 

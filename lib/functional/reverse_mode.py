@@ -4,6 +4,7 @@ import numpy as np
 
 from ..core import dnp, nest
 from ..core.dtypes import refuse_complex
+from ..core.duck import as_array
 from ..core.traced import Traced
 from ..reverse.dispatch import new_tag
 from ..reverse.jacobians import tape_jacobian
@@ -127,7 +128,7 @@ def vjp(f, *primals):
             if isinstance(o, Tensor):
                 targets.append(o)
                 refuse_complex(dnp.result_dtype(s), "vjp", "a cotangent")
-                used.append(s if isinstance(s, Traced) else np.asarray(s, dtype=dnp.result_dtype(o)))
+                used.append(s if isinstance(s, Traced) else as_array(s, dtype=dnp.result_dtype(o)))
         grads = _pullback(tape, inputs, targets, used) if targets else [_zeros(t) for t in inputs]
         return tuple(nest.pack_sequence_as(list(primals), grads))
 

@@ -7,6 +7,7 @@ import numpy as np
 
 from ..core import dnp, nest
 from ..core.dtypes import refuse_complex
+from ..core.duck import as_array, is_duck_array
 from ..core.traced import Traced
 from ..reverse.dispatch import STATE
 from ..reverse.tensor import Tensor
@@ -20,7 +21,7 @@ def _as_input(x, api, what):
     if isinstance(x, Traced):
         dtype = dnp.result_dtype(x)
     else:
-        x = np.asarray(x)
+        x = as_array(x)  # a dask array stays lazy
         dtype = x.dtype
     refuse_complex(dtype, api, what)
     if dtype.kind not in "fc":
@@ -30,10 +31,15 @@ def _as_input(x, api, what):
 
 
 def _as_output(x):
-    return x if isinstance(x, Traced) else np.asarray(x)
+    return x if isinstance(x, Traced) else as_array(x)
 
 
 def _zeros(x):
+    value = x
+    while isinstance(value, Traced):
+        value = value._value if hasattr(value, "_value") else value.primal
+    if is_duck_array(value):
+        return np.zeros_like(value)  # lazy, in the duck array's library
     return np.zeros(tuple(dnp.shape(x)), dtype=dnp.result_dtype(x))
 
 
@@ -43,7 +49,7 @@ def _check_tangent(t, p, api, batch=None):
         return t  # what np.asarray(t, dtype=p.dtype) gives, already checked
     refuse_complex(dnp.result_dtype(t), api, "a tangent")
     if not isinstance(t, Traced):
-        t = np.asarray(t, dtype=dnp.result_dtype(p))
+        t = as_array(t, dtype=dnp.result_dtype(p))
     expected = tuple(dnp.shape(p)) if batch is None else (batch,) + tuple(dnp.shape(p))
     if tuple(dnp.shape(t)) != expected:
         raise ValueError(f"[{api}] tangent of shape {tuple(dnp.shape(t))} does not match its "

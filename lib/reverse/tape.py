@@ -21,6 +21,7 @@ from ..core.apply_rules import vjp_parts
 from .dispatch import STATE, new_tag
 from .jacobians import tape_batch_jacobian, tape_jacobian
 from ..core.dtypes import is_differentiable_dtype, refuse_complex
+from ..core.duck import as_array
 from ..core.registry import Traced
 from .tensor import Tensor, alias, wrap
 
@@ -269,7 +270,7 @@ def _seed(target, seed):
     # A traced seed (a tensor, or a dual number: the cotangent of a vjp inside jvp) stays
     # traced, so the levels outside see the backward pass depend on it.
     traced = isinstance(seed, Traced)
-    seed_value = seed if traced else np.asarray(seed, dtype=target.dtype._np)
+    seed_value = seed if traced else as_array(seed, dtype=target.dtype._np)  # dask stays lazy
     if tuple(dnp.shape(seed_value)) != tuple(np.shape(value)):
         raise ValueError(f"[GradientTape.gradient] output_gradients of shape "
                          f"{tuple(dnp.shape(seed_value))} does not match the target's shape "
@@ -288,4 +289,4 @@ def _as_result(g, source, unconnected):
         #                         gradient has its source's dtype (float32 stays float32)
     if isinstance(g, Tensor):
         return g
-    return wrap(g if isinstance(g, Traced) else np.asarray(g))
+    return wrap(g if isinstance(g, Traced) else as_array(g))

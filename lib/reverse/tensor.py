@@ -11,6 +11,7 @@ import math
 import numpy as np
 
 from ..core import dtypes
+from ..core.duck import is_duck_array
 from ..core.errors import RefusalError
 from ..core.registry import Traced
 
@@ -241,14 +242,14 @@ def _np_dtype(value):
 
 
 def _numpy_str(value):
-    if isinstance(value, Traced):
+    if isinstance(value, Traced) or is_duck_array(value):  # printing never computes a dask array
         return repr(value)
     text = str(np.asarray(value))
     return "\n" + text if "\n" in text else text  # TF starts a multi-line value on its own line
 
 
 def _numpy_repr(value):
-    if isinstance(value, Traced):
+    if isinstance(value, Traced) or is_duck_array(value):
         return repr(value)
     value = np.asarray(value)
     return repr(value[()]) if value.ndim == 0 and value.dtype.kind != "f" else (

@@ -10,6 +10,7 @@ import numpy as np
 
 from ..core import dtypes
 from ..core import dnp
+from ..core.duck import is_duck_array
 from ..reverse.dispatch import STATE
 from ..core.errors import InvalidArgumentError, RefusalError
 from ..core.registry import Primitive, Traced, _bind
@@ -42,6 +43,11 @@ def _coerce(tensor, other, op_name):
         mine = _np_dtype(tensor)
         if other.dtype != mine and mine.kind in "fc" and other.dtype.kind in "fiub":
             return np.asarray(other, dtype=mine)
+        return other
+    if is_duck_array(other):  # a dask array: the same conversion, kept lazy
+        mine = _np_dtype(tensor)
+        if other.dtype != mine and mine.kind in "fc" and other.dtype.kind in "fiub":
+            return other.astype(mine)
         return other
     return NotImplemented
 
@@ -138,7 +144,8 @@ def _is_live(x):
 
 def _plain(x):
     if isinstance(x, Tensor):
-        return np.asarray(x)
+        value = x._value  # a dask value goes to NumPy's function as is: it dispatches there, lazily
+        return value if is_duck_array(value) else np.asarray(x)
     if isinstance(x, (list, tuple)):
         return type(x)(_plain(v) for v in x)
     return x

@@ -7,6 +7,7 @@ gradients: after `x1.assign_add(x0)` the tape sees x1's new value, not how it wa
 import numpy as np
 
 from ..core import dtypes
+from ..core.duck import as_array, is_duck_array
 from ..reverse.tensor import Tensor, TensorShape, _check_escape, _next_id, _numpy_repr, wrap
 
 
@@ -28,7 +29,8 @@ class Variable(Tensor):
             value = np.array(initial_value.numpy(), dtype=None if dtype is None else dtypes.as_numpy_dtype(dtype))
         else:
             value = dtypes.to_array(initial_value, dtype)
-        value.flags.writeable = False
+        if isinstance(value, np.ndarray):  # a dask array is immutable already
+            value.flags.writeable = False
         self._value = value
         self._id = _next_id()
         self.trainable = bool(trainable)
@@ -56,11 +58,12 @@ class Variable(Tensor):
             new = value._value
         else:
             new = value
-        new = np.array(new, dtype=self._value.dtype)
+        new = as_array(new, self._value.dtype) if is_duck_array(self._value) else np.array(new, dtype=self._value.dtype)
         if new.shape != self._shape:
             raise ValueError(f"[Variable.assign] Cannot assign value of shape {new.shape} to variable "
                              f"'{self._name}' of shape {self._shape}. Reshape the value first.")
-        new.flags.writeable = False
+        if isinstance(new, np.ndarray):
+            new.flags.writeable = False
         self._value = new
         return self
 
