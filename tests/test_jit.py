@@ -5,7 +5,11 @@ missing-numba error runs.
 """
 
 import builtins
+import contextlib
+import io
 import math
+import pathlib
+import re
 
 import numpy as np
 import pytest
@@ -205,3 +209,18 @@ def test_source_is_what_numba_compiled():
     import linecache
     assert "".join(linecache.getlines(g._last.fn.py_func.__code__.co_filename)) == g.source
     assert g.compile_seconds > 0
+
+
+def test_docs_section_shows_the_compiled_source():
+    doc = (pathlib.Path(__file__).parent.parent / "docs" / "transforms.md").read_text()
+    namespace = {}
+    with contextlib.redirect_stdout(io.StringIO()):
+        for block in re.findall(r"```python\n(.*?)```", doc, flags=re.S):  # up to the one defining `examples`
+            exec(block, namespace)
+            if "examples" in namespace:
+                break
+    section = doc[doc.index("## Compiled gradients (numba)"):]
+    shown = re.search(r"```txt\n(.*?)```", section, flags=re.S).group(1)
+    dloop = dt.grad(namespace["examples"].loop, jit=True)
+    assert dloop(1.0, 3) == pytest.approx(sum(i * math.cos(i) for i in range(3)))
+    assert dloop.source.strip() == shown.strip()

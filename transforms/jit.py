@@ -92,10 +92,19 @@ class _Entry:
         self.compile_seconds = None
         self.fallback_reason = None
 
+    def rest(self, n):
+        """The defaults of the parameters after the first n, passed explicitly: numba's fast
+        dispatch matches no omitted argument (each call would go through its compiler path)."""
+        tail = list(self.signature.parameters.values())[n:]
+        if any(p.default is inspect.Parameter.empty for p in tail):
+            return None
+        return tuple(p.default for p in tail)
+
     def positional(self, args, kwargs):
         """The arguments in the order of the compiled function's parameters (all positional)."""
         if not kwargs:
-            return args
+            rest = self.rest(len(args))
+            return args if rest is None else tuple(args) + rest
         bound = self.signature.bind(*args, **kwargs)
         bound.apply_defaults()
         return tuple(bound.arguments[p] for p in self.signature.parameters)
@@ -191,7 +200,7 @@ class Jitted:
         self.__doc__ = inner.__doc__
         self.wrt = inner.wrt
         self._entries = {}
-        self._fast = {}  # argument types -> (compiled gradient, its entry)
+        self._fast = {}  # argument types -> (compiled gradient, its entry, the defaults after them)
         self._last = None
         self.fallback_reason = None
 
@@ -230,7 +239,7 @@ class Jitted:
             hit = self._fast.get(tuple(map(type, args)))
             if hit is not None:
                 self._last = hit[1]
-                return hit[0](*args)
+                return hit[0](*args, *hit[2])
         return self._call(args, kwargs)
 
     def _call(self, args, kwargs):
@@ -255,7 +264,9 @@ class Jitted:
         if entry.python.__dualtape_scalar_output__:
             result = entry(args, kwargs)
             if not kwargs and entry.fn is not None and all(isinstance(a, _FAST_TYPES) for a in args):
-                self._fast[tuple(map(type, args))] = (entry.fn, entry)
+                rest = entry.rest(len(args))
+                if rest is not None:
+                    self._fast[tuple(map(type, args))] = (entry.fn, entry, rest)
             return result
         entry, _ = self._entry(args, kwargs, options={"value": True})
         gradient, value = entry(args, kwargs)
@@ -273,6 +284,10 @@ class Jitted:
         line it comes from."""
         text = _ANSI.sub("", str(exc))
         construct = _construct(text)
+        helper = re.search(r"Untyped global name '(\w+)'", text)
+        if helper and helper.group(1) in RUNTIME_NAMES:
+            construct += (f" ({helper.group(1)} is a helper of dualtape.transforms.runtime that has no compiled "
+                          "twin in transforms/jit_runtime.py)")
         lines = source.splitlines()
         where = ""
         found = [int(n) for n in re.findall(re.escape(filename) + r'", line (\d+)', text)]
