@@ -1,7 +1,12 @@
 """Command line: print or write the code the transformer generates for a function.
 
-    python -m dualtape.transforms path/to/module.py:function [--wrt 0,1]
+    python -m dualtape.transforms path/to/module.py:function [--argnums 0,1]
         [--mode reverse|forward|hvp] [--no-optimize] [-o out.py]
+
+`function` may be a plain function or one already decorated with a transform
+(`@dualtape.transforms.grad(argnums=1)`, `jvp`, `hvp`, `vjp`): then its underlying function,
+mode, argnums and options are used, unless given on the command line. `--wrt` is an alias of
+`--argnums`.
 
 Errors (a missing file or function, an unsupported construct) print one line naming the
 problem and exit with status 2.
@@ -13,6 +18,7 @@ import pathlib
 import sys
 
 from . import api, api_forward
+from .api import _Transform
 from .parse import TransformError
 
 
@@ -20,9 +26,11 @@ def _parser():
     p = argparse.ArgumentParser(prog="python -m dualtape.transforms",
                                 description="Print or write the derivative code dualtape.transforms generates.")
     p.add_argument("target", help="path/to/module.py:function")
-    p.add_argument("--wrt", default="0", help="comma-separated argument indices or names (default 0)")
-    p.add_argument("--mode", choices=("reverse", "forward", "hvp"), default="reverse")
-    p.add_argument("--no-optimize", action="store_true", help="skip activity analysis and simplification")
+    p.add_argument("--argnums", "--wrt", dest="argnums", default=None,
+                   help="comma-separated argument indices or names (default 0; --wrt is an alias)")
+    p.add_argument("--mode", choices=("reverse", "forward", "hvp"), default=None, help="default reverse")
+    p.add_argument("--no-optimize", action="store_true", default=None,
+                   help="skip activity analysis and simplification")
     p.add_argument("-o", "--output", help="write a self-contained module here instead of printing")
     return p
 
@@ -62,17 +70,32 @@ def _wrt(text):
     return items[0] if len(items) == 1 else tuple(items)
 
 
+_MODES = {"grad": "reverse", "vjp": "reverse", "jvp": "forward", "hvp": "hvp"}
+
+
+def _unwrap_transform(fn):
+    """(function, defaults) of a decorated transform (`@transforms.grad(...)`, its jit form), or of
+    a plain function: the CLI reads the function and the options it was decorated with."""
+    transform = getattr(fn, "inner", fn)  # a Jitted wraps the uncompiled transform
+    if isinstance(transform, _Transform):
+        wrt = transform.wrt if transform.wrt_is_tuple else transform.wrt[0]
+        return transform.f, {"mode": _MODES.get(transform.mode, "reverse"), "argnums": wrt,
+                             "optimize": transform.optimize}
+    return fn, {"mode": "reverse", "argnums": 0, "optimize": True}
+
+
 def main(argv=None):
     args = _parser().parse_args(argv)
     try:
-        fn = _load(args.target)
+        fn, defaults = _unwrap_transform(_load(args.target))
     except LookupError as exc:
         return _fail(exc.args[0])
-    optimize = not args.no_optimize
+    optimize = defaults["optimize"] if args.no_optimize is None else not args.no_optimize
+    args.mode = args.mode or defaults["mode"]
     try:
-        wrt = _wrt(args.wrt)
+        wrt = defaults["argnums"] if args.argnums is None else _wrt(args.argnums)
         if args.mode == "reverse":
-            transformed = api.grad(fn, wrt=wrt, optimize=optimize)
+            transformed = api.grad(fn, argnums=wrt, optimize=optimize)
         else:
             transformed = api_forward._make_forward("jvp" if args.mode == "forward" else "hvp", fn, wrt, optimize,
                                                     False)

@@ -220,26 +220,37 @@ def _memo(cache, cls, mode, f, wrt, verbose, *options):
     return hit
 
 
+def resolve_argnums(argnums, wrt, api):
+    """`argnums=` (the name the functional API and JAX use) or its alias `wrt=`, not both."""
+    if argnums is not None and wrt is not None:
+        raise TypeError(f"[{api}] got both argnums={argnums!r} and wrt={wrt!r}: wrt= is an alias of argnums=. "
+                        "Pass only argnums=.")
+    return argnums if argnums is not None else (0 if wrt is None else wrt)
+
+
 def _make(mode, f, wrt, preserve_result, optimize, verbose):
     return _memo(_CACHE, Transformed, mode, f, wrt, verbose, preserve_result, optimize)
 
 
-def grad(f=None, wrt=0, *, preserve_result=False, optimize=True, verbose=False, jit=False):
-    """Gradient of a scalar-valued `f` w.r.t. argument(s) `wrt`, as generated Python code.
+def grad(f=None, argnums=None, *, wrt=None, preserve_result=False, optimize=True, verbose=False, jit=False):
+    """Gradient of a scalar-valued `f` w.r.t. argument(s) `argnums`, as generated Python code.
 
-    `df = grad(f)`; `df(x, y)` returns df/dx; `wrt=(0, 1)` returns a tuple;
+    `df = grad(f)`; `df(x, y)` returns df/dx; `argnums=(0, 1)` returns a tuple (indices or
+    parameter names; `wrt=` is an alias); keyword arguments of the call go to f;
     `preserve_result=True` returns `(gradient, value)`. `df.source` shows the code.
     `jit=True` compiles it with numba (`pip install dualtape[jit]`; see transforms/jit.py),
     `jit="fallback"` runs the uncompiled code where numba cannot compile it.
     """
+    wrt = resolve_argnums(argnums, wrt, "transforms.grad")
     if jit:
         from .jit import jitted
         return jitted(lambda g: _make("grad", g, wrt, preserve_result, optimize, False), f, jit, verbose)
     return _make("grad", f, wrt, preserve_result, optimize, verbose)
 
 
-def vjp(f=None, wrt=0, *, preserve_result=False, optimize=True, verbose=False, jit=False):
-    """Vector-Jacobian product: `f_vjp(*args, dy)` returns dy . df/d(args[wrt]). `jit`: as grad's."""
+def vjp(f=None, argnums=None, *, wrt=None, preserve_result=False, optimize=True, verbose=False, jit=False):
+    """Vector-Jacobian product: `f_vjp(*args, dy)` returns dy . df/d(args[argnums]). `wrt=`, `jit`: as grad's."""
+    wrt = resolve_argnums(argnums, wrt, "transforms.vjp")
     if jit:
         from .jit import jitted
         return jitted(lambda g: _make("vjp", g, wrt, preserve_result, optimize, False), f, jit, verbose)

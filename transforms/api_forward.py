@@ -10,7 +10,7 @@ and per tangent layout (one direction, or a batch of k directions on a leading a
 import numpy as np
 
 from . import emit
-from .api import _arg_kinds, _make, _memo, _Transform, refuse_complex
+from .api import _arg_kinds, _make, _memo, _Transform, refuse_complex, resolve_argnums
 from .parse import TransformError
 
 _CACHE = {}
@@ -98,20 +98,24 @@ def _make_forward(mode, f, wrt, optimize, verbose):
     return _memo(_CACHE, ForwardTransformed, mode, f, wrt, verbose, optimize)
 
 
-def jvp(f=None, wrt=0, *, optimize=True, verbose=False, jit=False):
+def jvp(f=None, argnums=None, *, wrt=None, optimize=True, verbose=False, jit=False):
     """Forward mode: `f_jvp(*args, tangents)` returns `(f(*args), J @ tangents)`.
 
-    `tangents` has the shape of `args[wrt]` (a tuple of them when wrt is a tuple), or one
-    more leading axis of k directions: then the tangent output carries that axis too.
+    `tangents` has the shape of `args[argnums]` (a tuple of them when argnums is a tuple), or
+    one more leading axis of k directions: then the tangent output carries that axis too.
+    `wrt=` is an alias of `argnums=`.
     """
+    wrt = resolve_argnums(argnums, wrt, "transforms.jvp")
     if jit:  # compiled with numba: see grad's `jit`
         from .jit import jitted
         return jitted(lambda g: _make_forward("jvp", g, wrt, optimize, False), f, jit, verbose)
     return _make_forward("jvp", f, wrt, optimize, verbose)
 
 
-def hvp(f=None, wrt=0, *, optimize=True, verbose=False, jit=False):
-    """Hessian-vector product by forward over (source) reverse: `f_hvp(*args, v)` returns H @ v."""
+def hvp(f=None, argnums=None, *, wrt=None, optimize=True, verbose=False, jit=False):
+    """Hessian-vector product by forward over (source) reverse: `f_hvp(*args, v)` returns H @ v.
+    `wrt=` is an alias of `argnums=`."""
+    wrt = resolve_argnums(argnums, wrt, "transforms.hvp")
     if jit:  # compiled with numba: see grad's `jit`
         from .jit import jitted
         return jitted(lambda g: _make_forward("hvp", g, wrt, optimize, False), f, jit, verbose)
@@ -123,10 +127,10 @@ def _directions(x):
     return np.eye(size).reshape((size,) + np.shape(x)), size
 
 
-def jacfwd(f, wrt=0, *, optimize=True):
-    """The Jacobian of f w.r.t. args[wrt] (shape out.shape + x.shape): one call of the
-    generated tangent code, with all basis directions as one vector tangent."""
-    fj = jvp(f, wrt, optimize=optimize)
+def jacfwd(f, argnums=None, *, wrt=None, optimize=True):
+    """The Jacobian of f w.r.t. args[argnums] (shape out.shape + x.shape): one call of the
+    generated tangent code, with all basis directions as one vector tangent. `wrt=`: an alias."""
+    fj = jvp(f, resolve_argnums(argnums, wrt, "transforms.jacfwd"), optimize=optimize)
 
     def jacobian(*args, **kwargs):
         x = fj._split(args + (None,), kwargs)[2].arguments[fj.wrt[0]]
@@ -139,10 +143,10 @@ def jacfwd(f, wrt=0, *, optimize=True):
     return jacobian
 
 
-def hessian(f, wrt=0, *, optimize=True):
-    """The Hessian of scalar f w.r.t. args[wrt]: one call of the generated hvp code with all
-    basis directions as one vector tangent."""
-    fh = hvp(f, wrt, optimize=optimize)
+def hessian(f, argnums=None, *, wrt=None, optimize=True):
+    """The Hessian of scalar f w.r.t. args[argnums]: one call of the generated hvp code with all
+    basis directions as one vector tangent. `wrt=`: an alias of `argnums=`."""
+    fh = hvp(f, resolve_argnums(argnums, wrt, "transforms.hessian"), optimize=optimize)
 
     def hess(*args, **kwargs):
         x = fh._split(args + (None,), kwargs)[2].arguments[fh.wrt[0]]

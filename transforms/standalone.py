@@ -1,5 +1,13 @@
 """Saving generated code: `module_source` writes a self-contained module (imports, the
-constants and helpers the code reads, the functions), which `Derivative.save` stores."""
+constants and helpers the code reads, the functions), which `Derivative.save` stores.
+
+The module imports only NumPy and `math`: the runtime helpers the code calls (`unbroadcast`,
+`zeros_like`, ...) are copied in from their one definition (runtime.py and the rulekit),
+with the helpers and constants they read in turn. In a saved module every value is a NumPy
+array or a Python number, so what the helpers read of dualtape itself is written as NumPy:
+`dnp.X` is NumPy's `np.X` where NumPy has that name (dnp's contract on plain arrays), else
+the NumPy implementation of the registry op; a registry op is its NumPy implementation;
+the traced-value class is the empty tuple of classes (`isinstance(x, ())` is False)."""
 
 import builtins
 import inspect
@@ -8,6 +16,10 @@ import textwrap
 import types
 
 import numpy as np
+
+from dualtape.core import dnp
+from dualtape.core.registry import Primitive
+from dualtape.core.traced import Traced
 
 from . import _gast, runtime
 from ._gast import nodes as n
@@ -48,6 +60,24 @@ def _constant_source(value):
     return None
 
 
+def _shim_pending(shims, texts, todo):
+    """Write each shimmed module's class with every attribute the copied code reads of it, and
+    queue what newly read attributes name; True when something was queued."""
+    queued = False
+    for name, shim in shims.items():
+        module, attrs, _ = shim
+        used = set()
+        for parsed, namespace in texts:
+            if namespace.get(name) is module:
+                used |= _attributes_of(parsed, name)
+        if used - attrs or shim[2] is None:
+            before = len(todo)
+            _helper_module(name, module, used - attrs, todo)
+            shim[1], shim[2] = used, _helper_module(name, module, used, [])
+            queued = queued or len(todo) > before
+    return queued
+
+
 def _function_globals(fn):
     """What a user function's free names resolve to: its closure variables, then its globals."""
     out = dict(fn.__globals__)
@@ -60,6 +90,44 @@ def _function_globals(fn):
     return out
 
 
+def _numpy_source(value):
+    """`np.<path>` for a NumPy module, function, class or ufunc method, else None."""
+    if value is np:
+        return "np"
+    name = getattr(value, "__name__", None)
+    for prefix, space in (("np", np), ("np.linalg", np.linalg)):
+        if isinstance(name, str) and getattr(space, name, None) is value:
+            return f"{prefix}.{name}"
+    owner = getattr(value, "__self__", None)
+    if isinstance(owner, np.ufunc) and getattr(np, owner.__name__, None) is owner:
+        return f"np.{owner.__name__}.{name}"
+    return None
+
+
+def _attributes_of(tree, name):
+    """The attributes `tree` reads of the name `name` (`dnp.where` -> 'where')."""
+    return {x.attr for x in _gast.walk(tree) if isinstance(x, n.Attribute) and isinstance(x.value, n.Name)
+            and x.value.id == name}
+
+
+def _helper_module(name, module, attrs, todo):
+    """A dualtape module a helper reads (`dnp`, `_rulekit`) as a class of the attributes it uses;
+    what they name is queued to be written at module level."""
+    lines = [f"class {name}:", f'    """What the helpers read of {module.__name__}, as NumPy code."""']
+    for attr in sorted(attrs):
+        twin = getattr(np, attr, None)
+        if module is dnp and callable(twin):  # dnp on plain arrays is NumPy (dnp's contract)
+            lines.append(f"    {attr} = staticmethod(np.{attr})")
+            continue
+        if not hasattr(module, attr):
+            raise TransformError(f"[save] a helper reads {name}.{attr}, which {module.__name__} does not define.")
+        value = getattr(module, attr)
+        todo.append((attr, {attr: value}, f"{module.__name__}.{attr}", True))
+        wrap = callable(value) and not isinstance(value, type)
+        lines.append(f"    {attr} = staticmethod({attr})" if wrap else f"    {attr} = {attr}")
+    return "\n".join(lines) + "\n"
+
+
 def module_source(module, header_doc):
     """A self-contained module: imports, the constants and helpers the code reads, the functions.
 
@@ -70,15 +138,15 @@ def module_source(module, header_doc):
     tree = _gast.parse(source)
     lines = [f'"""{header_doc}"""', "", "import math", "", "import numpy as np", ""]
     imports, consts, funcs = [], [], []
-    runtime_used = set()
     written = {}  # name -> the value written under it
-    # (name, namespace, who reads it): the generated code first, then each copied function
-    todo = [(name, module.namespace, None) for name in sorted(_free_names(tree))]
-    while todo:
-        name, namespace, reader = todo.pop(0)
-        if reader is None and name in RUNTIME_NAMES and name not in ("np", "math"):
-            runtime_used.add(name)
-            continue
+    shims = {}  # name -> [dualtape module, attributes read, its class source]
+    texts = [(tree, RUNTIME_NAMES)]  # (parsed source, its namespace): where shimmed modules' attributes are read
+    # (name, namespace, who reads it, a runtime helper reads it): the generated code first, then
+    # each copied function
+    todo = [(name, RUNTIME_NAMES, "dualtape.transforms.runtime", True) if name in RUNTIME_NAMES
+            else (name, module.namespace, None, False) for name in sorted(_free_names(tree))]
+    while todo or _shim_pending(shims, texts, todo):
+        name, namespace, reader, helper = todo.pop(0)
         if name not in namespace:
             if reader is None:
                 raise TransformError(f"[save] the generated code reads `{name}`, which is not defined.\n  "
@@ -88,18 +156,29 @@ def module_source(module, header_doc):
         value = namespace[name]
         if name in ("np", "math") and value is {"np": np, "math": __import__("math")}[name]:
             continue
+        if helper and isinstance(value, Primitive):  # a registry op: its NumPy implementation
+            value = value.impl
         if name in written:
             if written[name] is not value and not (_constant_source(value) is not None
                                                     and _constant_source(value) == _constant_source(written[name])):
                 raise TransformError(f"[save] `{name}` names two different values in the saved module (one read "
                                      f"by {reader or 'the generated code'}).\n  Rename one of them in its module.")
             continue
-        if reader is not None and name in RUNTIME_NAMES:
+        if reader is not None and not helper and name in RUNTIME_NAMES:
             raise TransformError(f"[save] the function `{reader}` reads the global `{name}`, named like a helper "
                                  f"the generated code imports.\n  Rename the global `{name}` in {reader}'s module.")
         written[name] = value
         constant = _constant_source(value)
-        if isinstance(value, types.ModuleType):
+        if helper and constant is None and isinstance(value, list):  # a helper's state, e.g. BATCH_NDIM = [0]
+            constant = _constant_source(tuple(value))
+            constant = None if constant is None else f"[{constant[1:-1].rstrip(',')}]"
+        if helper and _numpy_source(value) is not None:
+            consts.append(f"{name} = {_numpy_source(value)}")
+        elif helper and value is Traced:
+            consts.append(f"{name} = ()  # no tensors or dual numbers here: isinstance(x, {name}) is False")
+        elif helper and isinstance(value, types.ModuleType) and value.__name__.startswith("dualtape."):
+            shims[name] = [value, set(), None]
+        elif isinstance(value, types.ModuleType):
             imports.append(f"import {value.__name__} as {name}" if value.__name__ != name else f"import {name}")
         elif constant is not None:
             consts.append(f"{name} = {constant}")
@@ -110,7 +189,13 @@ def module_source(module, header_doc):
             funcs.append(text)
             # the copy reads its own globals: write those too (constants, modules, functions)
             inner = _function_globals(value)
-            todo.extend((x, inner, name) for x in sorted(_free_names(_gast.parse(text))))
+            parsed = _gast.parse(text)
+            texts.append((parsed, inner))
+            todo.extend((x, inner, name, helper) for x in sorted(_free_names(parsed)))
+        elif helper:
+            raise TransformError(f"[save] the helper `{reader}` reads `{name}` ({type(value).__name__}), which "
+                                 "cannot be written as NumPy code.\n  Keep the runtime helpers to NumPy and math "
+                                 "(see transforms/standalone.py).")
         elif hasattr(value, "__module__") and hasattr(value, "__name__") and value.__module__:
             imports.append(f"from {value.__module__} import {value.__name__} as {name}")
         elif reader is not None:
@@ -121,8 +206,7 @@ def module_source(module, header_doc):
         else:
             raise TransformError(f"[save] cannot write the value of `{name}` ({type(value).__name__}) into a "
                                  "module.\n  Pass it as an argument, or make it a number, string or array.")
-    if runtime_used:
-        lines.append(f"from dualtape.transforms.runtime import {', '.join(sorted(runtime_used))}")
     lines += imports
-    out = lines + [""] + consts + [""] + [f.rstrip() + "\n\n" for f in funcs] + [source]
+    classes = [shim[2] + "\n" for shim in shims.values()]
+    out = lines + [""] + consts + [""] + [f.rstrip() + "\n\n" for f in funcs] + classes + [source]
     return "\n".join(out).replace("\n\n\n\n\n", "\n\n\n")

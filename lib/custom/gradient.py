@@ -10,8 +10,11 @@ ForwardAccumulator), so `jvp`, `jacfwd`, `hessian` and `ForwardAccumulator` agre
 import functools
 import inspect
 
+import numpy as np
+
 from ..core import nest
 from ..core import dnp
+from ..core.traced import Traced
 from .bind import as_duals, dual_level, per_direction, rebind, split_level, transpose
 from ..reverse.dispatch import STATE
 from ..forward.dual import Dual
@@ -19,8 +22,14 @@ from ..reverse.tensor import Tensor, convert_to_tensor, wrap
 
 
 def stop_gradient(input, name=None):  # noqa: A002 - TF's argument name
-    """The same value, seen by every tape as a constant: no gradient flows through it."""
-    return dnp.stop_gradient(convert_to_tensor(input))
+    """The same value, seen by every tape and every mode as a constant: no gradient flows
+    through it. The one definition: `dualtape.stop_gradient` (surface/tf_ops.py) re-exports it.
+
+    Tensors and dual numbers pass to `dnp.stop_gradient` as they are; anything else is
+    converted with TF's rules first (Python floats become float32 tensors).
+    """
+    out = dnp.stop_gradient(input if isinstance(input, Traced) else convert_to_tensor(input))
+    return out if isinstance(out, Traced) else wrap(np.asarray(out))
 
 
 def custom_gradient(f=None):

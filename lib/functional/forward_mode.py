@@ -7,26 +7,30 @@ from ..core.traced import Traced
 from ..forward.dual import Dual
 from ..reverse.dispatch import new_tag
 from ..reverse.tensor import Tensor
-from .values import _argnums, _as_input, _as_output, _check_tangent, _seen_outside, _zeros
+from .values import _argnums, _as_input, _as_output, _aux, _check_tangent, _seen_outside, _split_aux, _zeros
 
 # -- forward mode ------------------------------------------------------------------------------
 
-def _forward(f, primals, tangents, api, batch=None):
-    """Run f on duals of a fresh tag: (out, out tangents) with zeros for unconnected outputs."""
+def _forward(f, primals, tangents, api, batch=None, has_aux=False):
+    """Run f on duals of a fresh tag: (out, out tangents) with zeros for unconnected outputs;
+    with `has_aux`, f returns (out, aux) and aux comes third, this level's duals as values."""
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
         raise TypeError(f"[{api}] primals and tangents must be tuples (one entry per argument "
                         f"of f), got {type(primals).__name__} and {type(tangents).__name__}.")
     if len(primals) != len(tangents):
         raise ValueError(f"[{api}] got {len(primals)} primals but {len(tangents)} tangents.")
     tag = new_tag()
-    flat_p = [_as_input(p, api, "a primal") for p in nest.flatten(primals)]
-    flat_t = nest.flatten(tangents)
+    flat_p = [_as_input(p, api, "a primal") for p in nest.tree_flatten(primals)]
+    flat_t = nest.tree_flatten(tangents)
     if len(flat_p) != len(flat_t):
         raise ValueError(f"[{api}] primals and tangents have different structures.")
     duals = [Dual(p, _check_tangent(t, p, api, batch), tag, batch) for p, t in zip(flat_p, flat_t)]
-    out = f(*nest.pack_sequence_as(tuple(primals), duals))
+    out = f(*nest.tree_unflatten(tuple(primals), duals))
+    if has_aux:
+        out, aux = _split_aux(out, api)
+        aux = _aux(nest.tree_map(lambda leaf: leaf.primal if type(leaf) is Dual and leaf.tag == tag else leaf, aux))
     outs, out_tangents = [], []
-    for leaf in nest.flatten(out):
+    for leaf in nest.tree_flatten(out):
         while isinstance(leaf, Tensor) and not _seen_outside(leaf):
             leaf = leaf._value  # a GradientTape's result inside jvp: a tensor holding duals
         if type(leaf) is Dual and leaf.tag == tag:
@@ -36,18 +40,21 @@ def _forward(f, primals, tangents, api, batch=None):
             outs.append(_as_output(leaf))
             zero = _zeros(leaf)
             out_tangents.append(zero if batch is None else np.broadcast_to(zero, (batch,) + zero.shape))
-    return (nest.pack_sequence_as(out, outs), nest.pack_sequence_as(out, out_tangents))
+    result = (nest.tree_unflatten(out, outs), nest.tree_unflatten(out, out_tangents))
+    return result + (aux,) if has_aux else result
 
 
-def jvp(f, primals, tangents):
+def jvp(f, primals, tangents, has_aux=False):
     """(f(*primals), J_f(primals) @ tangents) in one forward pass, on dual numbers.
 
     `primals` and `tangents` are tuples with one entry per argument of f, each tangent of
-    its primal's structure and shape (nested tuples, lists and dicts included).
+    its primal's structure and shape (nested tuples, lists, dicts, dataclasses and
+    registered classes included). With `has_aux=True`, f returns `(output, aux)` and jvp
+    returns `(output, tangent, aux)`, as JAX's.
 
     >>> jvp(np.sin, (0.5,), (1.0,))   # (sin 0.5, cos 0.5)
     """
-    return _forward(f, primals, tangents, "jvp")
+    return _forward(f, primals, tangents, "jvp", has_aux=has_aux)
 
 
 def linearize(f, *primals):
@@ -56,7 +63,7 @@ def linearize(f, *primals):
     `f_jvp` takes one tangent per primal and returns `J_f(primals) @ tangents` (the tangent
     part of `jvp` at the same point); call it for as many tangents as needed.
     """
-    out = _forward(f, primals, tuple(nest.map_structure(_zeros, list(primals))), "linearize")[0]
+    out = _forward(f, primals, tuple(nest.tree_map(_zeros, list(primals))), "linearize")[0]
 
     def f_jvp(*tangents):
         return _forward(f, primals, tangents, "linearize")[1]
@@ -64,15 +71,17 @@ def linearize(f, *primals):
     return out, f_jvp
 
 
-def jacfwd(f, argnums=0, chunk_size=None):
+def jacfwd(f, argnums=0, chunk_size=None, has_aux=False):
     """The Jacobian by forward mode: chunks of `chunk_size` directions per pass (all at once
     by default). Shaped `out.shape + in.shape`; nested outputs and inputs give nested results
-    (output structure outside, input structure inside).
+    (output structure outside, input structure inside). With `has_aux=True`, f returns
+    `(output, aux)` and the function `(jacobian, aux)`. Keyword arguments of the call go to f
+    and are not differentiated.
     """
-    def jacobian(*args):
+    def jacobian(*args, **kwargs):
         nums = _argnums(argnums, len(args), "jacfwd")
         wrt = [args[i] for i in nums]
-        flat_in = [_as_input(x, "jacfwd", "the differentiated argument") for x in nest.flatten(wrt)]
+        flat_in = [_as_input(x, "jacfwd", "the differentiated argument") for x in nest.tree_flatten(wrt)]
         sizes = [int(np.prod(dnp.shape(x))) for x in flat_in]
         n = sum(sizes)
         chunk = n if chunk_size is None else max(1, min(int(chunk_size), n))
@@ -88,25 +97,28 @@ def jacfwd(f, argnums=0, chunk_size=None):
                 keep = (cols >= 0) & (cols < size)
                 basis[rows[keep], cols[keep]] = 1
                 tangents.append(basis.reshape((k,) + tuple(dnp.shape(x))))
-            packed_p = nest.pack_sequence_as(wrt, flat_in)
-            packed_t = nest.pack_sequence_as(wrt, tangents)
+            packed_p = nest.tree_unflatten(wrt, flat_in)
+            packed_t = nest.tree_unflatten(wrt, tangents)
 
             def g(*selected):
                 full = list(args)
                 for slot, i in enumerate(nums):
                     full[i] = selected[slot]
-                return f(*full)
+                return f(*full, **kwargs)
 
-            return _forward(g, tuple(packed_p), tuple(packed_t), "jacfwd", batch=k)
+            return _forward(g, tuple(packed_p), tuple(packed_t), "jacfwd", batch=k, has_aux=has_aux)
 
-        out, first = run(0, min(chunk, n)) if n else (None, None)
+        out, first, *aux = run(0, min(chunk, n)) if n else (None, None)
         if n == 0:
-            out = f(*args)
-            first = nest.map_structure(lambda o: np.zeros((0,) + tuple(dnp.shape(o))), out)
-        pieces = [nest.flatten(first)]
+            out = f(*args, **kwargs)
+            if has_aux:
+                out, aux = _split_aux(out, "jacfwd")
+                aux = [_aux(aux)]
+            first = nest.tree_map(lambda o: np.zeros((0,) + tuple(dnp.shape(o))), out)
+        pieces = [nest.tree_flatten(first)]
         for start in range(chunk, n, chunk):
-            pieces.append(nest.flatten(run(start, min(start + chunk, n))[1]))
-        flat_out = nest.flatten(out)
+            pieces.append(nest.tree_flatten(run(start, min(start + chunk, n))[1]))
+        flat_out = nest.tree_flatten(out)
         results = []
         for j, o in enumerate(flat_out):
             full = _concat([p[j] for p in pieces])  # (n, *o.shape)
@@ -117,9 +129,10 @@ def jacfwd(f, argnums=0, chunk_size=None):
                 block = dnp.reshape(block, (size, int(np.prod(oshape))))
                 block = dnp.transpose(block)
                 per_input.append(_as_output(dnp.reshape(block, oshape + tuple(dnp.shape(x)))))
-            packed = nest.pack_sequence_as(wrt, per_input)
+            packed = nest.tree_unflatten(wrt, per_input)
             results.append(packed[0] if isinstance(argnums, int) else tuple(packed))
-        return nest.pack_sequence_as(out, results)
+        jac = nest.tree_unflatten(out, results)
+        return (jac, aux[0]) if has_aux else jac
 
     return jacobian
 

@@ -24,13 +24,13 @@ def hessian(f, argnums=0, chunk_size=None):
     """
     nested = jacfwd(grad(f, argnums), argnums, chunk_size=chunk_size)
 
-    def hess(*args):
+    def hess(*args, **kwargs):
         if not isinstance(argnums, int) or not _top_level(args):
-            return nested(*args)
+            return nested(*args, **kwargs)
         nums = _argnums(argnums, len(args), "hessian")
-        if nest.is_nested(args[nums[0]]):
-            return nested(*args)
-        tape, inputs, out = _record(f, args, nums, "hessian")
+        if nest.is_pytree_node(args[nums[0]]):
+            return nested(*args, **kwargs)
+        tape, inputs, out = _record(f, args, nums, "hessian", kwargs)
         _check_scalar(out, "hessian")
         x = inputs[0]
         shape = tuple(dnp.shape(x))
@@ -44,7 +44,7 @@ def hessian(f, argnums=0, chunk_size=None):
             basis[np.arange(k), np.arange(start, start + k)] = 1
             dgrad = gradient_tangents(tape, inputs, out, [basis.reshape((k,) + shape)], k)
             if dgrad is None:
-                return nested(*args)
+                return nested(*args, **kwargs)
             row = dgrad[0] if dgrad[0].flags.writeable else np.array(dgrad[0])  # not a broadcast view
             rows.append(row.reshape(k, n))
         full = rows[0] if len(rows) == 1 else np.concatenate(rows)  # row j: d grad / d x_j
@@ -100,11 +100,11 @@ def jacobian(f, argnums=0):
            [0., 2., 0.],
            [0., 0., 2.]])
     """
-    def jacobian_of_f(*args):
+    def jacobian_of_f(*args, **kwargs):
         nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
-        n_in = sum(_size(leaf) for i in nums for leaf in nest.flatten(args[i]))
-        n_out = sum(_size(leaf) for leaf in nest.flatten(f(*args)))
+        n_in = sum(_size(leaf) for i in nums for leaf in nest.tree_flatten(args[i]))
+        n_out = sum(_size(leaf) for leaf in nest.tree_flatten(f(*args, **kwargs)))
         mode = jacfwd if n_in < n_out else jacrev
-        return mode(f, argnums)(*args)
+        return mode(f, argnums)(*args, **kwargs)
 
     return jacobian_of_f

@@ -10,7 +10,8 @@ from ..reverse.dispatch import new_tag
 from ..reverse.jacobians import tape_jacobian
 from ..reverse.tape import GradientTape
 from ..reverse.tensor import Tensor, wrap
-from .values import _argnums, _as_input, _as_output, _check_scalar, _flatten, _pack, _unwrap, _zeros
+from .values import (_argnums, _as_input, _as_output, _aux, _check_scalar, _flatten, _pack, _split_aux, _unwrap,
+                     _zeros)
 
 # -- reverse mode ------------------------------------------------------------------------------
 
@@ -29,8 +30,9 @@ def _watched_inputs(tape, leaves, api):
 
 
 
-def _record(f, args, nums, api):
-    """Run f under a private persistent tape; return (tape, inputs, output)."""
+def _record(f, args, nums, api, kwargs=None):
+    """Run f under a private persistent tape; return (tape, inputs, output). `kwargs` go to f
+    as they are: keyword arguments are never differentiated (as in JAX)."""
     tape = GradientTape(persistent=True, watch_accessed_variables=False)
     tape._dual_level = new_tag()  # duals of older levels are constants to this tape
     tape._escape_api = api  # a value of f turned into a plain float or array raises (tensor.py)
@@ -42,7 +44,7 @@ def _record(f, args, nums, api):
         full = list(args)
         for slot, i in enumerate(nums):
             full[i] = packed[slot]
-        out = f(*full)
+        out = f(*full, **kwargs) if kwargs else f(*full)
     return tape, inputs, out
 
 
@@ -62,18 +64,19 @@ def value_and_grad(f, argnums=0, has_aux=False):
         f: a function of NumPy values (nested tuples, lists and dicts of them included)
             returning a scalar, or a pair (scalar, aux) with `has_aux=True`.
         argnums: the position of the argument to differentiate, or a tuple of positions.
-        has_aux: f returns (scalar, aux); aux comes back with f's value, not differentiated.
+        has_aux: f returns (scalar, aux); aux comes back with f's value, not differentiated,
+            as f returned it (traced values inside it come back as plain values).
+
+    Keyword arguments of the call go to f and are not differentiated.
 
     >>> value_and_grad(lambda x: np.sum(x ** 2))(np.array([1.0, 2.0]))
     (array(5.), array([2., 4.]))
     """
-    def wrapper(*args):
+    def wrapper(*args, **kwargs):
         nums = _argnums(argnums, len(args), "grad")
-        tape, inputs, out = _record(f, args, nums, "grad")
+        tape, inputs, out = _record(f, args, nums, "grad", kwargs)
         if has_aux:
-            if not (isinstance(out, (tuple, list)) and len(out) == 2):
-                raise TypeError("[grad] has_aux=True needs f to return a pair (output, aux).")
-            out, aux = out
+            out, aux = _split_aux(out, "grad")
         _check_scalar(out, "grad")
         seed = np.ones(tuple(dnp.shape(out)), dtype=dnp.result_dtype(out))
         grads = _pullback(tape, inputs, [out], [seed]) if isinstance(out, Tensor) else \
@@ -82,7 +85,7 @@ def value_and_grad(f, argnums=0, has_aux=False):
         packed = _pack(wrt, grads)
         result = packed[0] if isinstance(argnums, int) else tuple(packed)
         value = _unwrap(out)
-        return ((value, nest.map_structure(_unwrap, aux)), result) if has_aux else (value, result)
+        return ((value, _aux(aux)), result) if has_aux else (value, result)
 
     return wrapper
 
@@ -98,8 +101,8 @@ def grad(f, argnums=0, has_aux=False):
     """
     vg = value_and_grad(f, argnums, has_aux)
 
-    def gradient(*args):
-        value, g = vg(*args)
+    def gradient(*args, **kwargs):
+        value, g = vg(*args, **kwargs)
         if has_aux:
             return g, value[1]
         return g
@@ -107,19 +110,22 @@ def grad(f, argnums=0, has_aux=False):
     return gradient
 
 
-def vjp(f, *primals):
+def vjp(f, *primals, has_aux=False):
     """(f(*primals), vjp_fn): f's value, and its vector-Jacobian product at `primals`.
 
     f runs once, recorded on a tape; `vjp_fn(cotangent)`, with a cotangent of the output's
     structure and shapes, returns a tuple with one cotangent per primal (`cotangent @ J`),
-    and may be called many times.
+    and may be called many times. With `has_aux=True`, f returns `(output, aux)` and vjp
+    returns `(output, vjp_fn, aux)`, as JAX's.
     """
     tape, inputs, out = _record(f, primals, tuple(range(len(primals))), "vjp")
-    flat_out = nest.flatten(out)
-    value = nest.map_structure(_unwrap, out)
+    if has_aux:
+        out, aux = _split_aux(out, "vjp")
+    flat_out = nest.tree_flatten(out)
+    value = nest.tree_map(_unwrap, out)
 
     def vjp_fn(cotangent):
-        seeds = nest.flatten(cotangent)
+        seeds = nest.tree_flatten(cotangent)
         if len(seeds) != len(flat_out):
             raise ValueError(f"[vjp] cotangent has {len(seeds)} leaves but the output has "
                              f"{len(flat_out)}; give one per output, in the same structure.")
@@ -130,28 +136,34 @@ def vjp(f, *primals):
                 refuse_complex(dnp.result_dtype(s), "vjp", "a cotangent")
                 used.append(s if isinstance(s, Traced) else as_array(s, dtype=dnp.result_dtype(o)))
         grads = _pullback(tape, inputs, targets, used) if targets else [_zeros(t) for t in inputs]
-        return tuple(nest.pack_sequence_as(list(primals), grads))
+        return tuple(nest.tree_unflatten(list(primals), grads))
 
-    return value, vjp_fn
+    return (value, vjp_fn, _aux(aux)) if has_aux else (value, vjp_fn)
 
 
-def jacrev(f, argnums=0):
-    """The Jacobian by reverse mode: one vectorized backward sweep per chunk of output rows."""
+def jacrev(f, argnums=0, has_aux=False):
+    """The Jacobian by reverse mode: one vectorized backward sweep per chunk of output rows.
 
-    def jacobian(*args):
+    With `has_aux=True`, f returns `(output, aux)` and the function `(jacobian, aux)`.
+    Keyword arguments of the call go to f and are not differentiated."""
+
+    def jacobian(*args, **kwargs):
         nums = _argnums(argnums, len(args), "jacrev")
-        tape, inputs, out = _record(f, args, nums, "jacrev")
+        tape, inputs, out = _record(f, args, nums, "jacrev", kwargs)
+        if has_aux:
+            out, aux = _split_aux(out, "jacrev")
         wrt = [args[i] for i in nums]
         results = []
-        for o in nest.flatten(out):
+        for o in nest.tree_flatten(out):
             oshape = tuple(dnp.shape(o))
             if isinstance(o, Tensor):
                 blocks = tape_jacobian(tape, o, list(inputs), True, True)
             else:  # an output that does not depend on the inputs
                 blocks = [np.zeros(oshape + tuple(dnp.shape(x))) for x in inputs]
             per_input = [_as_output(_unwrap(b)) for b in blocks]
-            packed = nest.pack_sequence_as(wrt, per_input)
+            packed = nest.tree_unflatten(wrt, per_input)
             results.append(packed[0] if isinstance(argnums, int) else tuple(packed))
-        return nest.pack_sequence_as(out, results)
+        jac = nest.tree_unflatten(out, results)
+        return (jac, _aux(aux)) if has_aux else jac
 
     return jacobian

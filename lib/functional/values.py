@@ -59,27 +59,27 @@ def _check_tangent(t, p, api, batch=None):
 
 
 _ndarray = np.ndarray
-_NESTED = (list, tuple, dict)
+_is_node = nest.is_pytree_node  # JAX's pytrees: dataclasses, registered classes, None as empty
 
 
 def _flatten(structure):
-    """nest.flatten, without its walk for a flat tuple or list of leaves (the common call)."""
+    """nest.tree_flatten, without its walk for a flat tuple or list of leaves (the common call)."""
     if structure.__class__ is tuple or structure.__class__ is list:
         for leaf in structure:
-            if isinstance(leaf, _NESTED):
-                return nest.flatten(structure)
+            if leaf.__class__ is not _ndarray and _is_node(leaf):
+                return nest.tree_flatten(structure)
         return list(structure)
-    return nest.flatten(structure)
+    return nest.tree_flatten(structure)
 
 
 def _pack(structure, flat):
-    """nest.pack_sequence_as, without its walk for a flat tuple or list of leaves."""
+    """nest.tree_unflatten, without its walk for a flat tuple or list of leaves."""
     if structure.__class__ is tuple or structure.__class__ is list:
         for leaf in structure:
-            if isinstance(leaf, _NESTED):
-                return nest.pack_sequence_as(structure, flat)
+            if leaf.__class__ is not _ndarray and _is_node(leaf):
+                return nest.tree_unflatten(structure, flat)
         return structure.__class__(flat)
-    return nest.pack_sequence_as(structure, flat)
+    return nest.tree_unflatten(structure, flat)
 
 
 def _argnums(argnums, nargs, api):
@@ -103,6 +103,20 @@ def _unwrap(x):
     if isinstance(x, Tensor) and not _seen_outside(x):
         x = x._value  # this level's wrapper; what an outer level traces lies inside it
     return _as_output(x)
+
+
+def _aux(aux):
+    """`has_aux`'s aux as JAX returns it: unchanged, but traced values inside as plain values
+    (a string stays a string; an array computed from the inputs comes back without tracing)."""
+    return nest.tree_map(lambda leaf: _unwrap(leaf) if isinstance(leaf, Traced) else leaf, aux)
+
+
+def _split_aux(out, api):
+    """f's (output, aux) pair under has_aux=True, or a clear error."""
+    if not (isinstance(out, (tuple, list)) and len(out) == 2):
+        raise TypeError(f"[{api}] has_aux=True needs f to return a pair (output, aux), got "
+                        f"{type(out).__name__}. Return `value, aux` from f, or drop has_aux.")
+    return out[0], out[1]
 
 
 def _top_level(values):

@@ -11,6 +11,7 @@ from ..core import dtypes
 from ..core import dnp
 from ..core.registry import Traced
 from ..reverse.tensor import Tensor, TensorShape, convert_to_tensor, plain_value, wrap
+from ..custom.gradient import stop_gradient  # noqa: F401  (one definition, the lower floor's; TF's name here)
 
 
 def _t(x, dtype=None):
@@ -149,9 +150,6 @@ def cast(x, dtype, name=None):
     return _out(dnp.cast(_t(x), dtypes.as_numpy_dtype(dtype)))
 
 
-def stop_gradient(input, name=None):  # noqa: A002
-    """The same value, seen by every tape and every mode as a constant: no gradient flows through it."""
-    return _out(dnp.stop_gradient(_t(input)))
 
 
 # -- reductions ----------------------------------------------------------------------------------

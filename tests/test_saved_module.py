@@ -1,0 +1,168 @@
+"""`df.save(path)` writes a module that needs only NumPy (issue 14, item 3).
+
+The saved modules are imported and run in a fresh virtual environment holding NumPy alone (no
+dualtape, no gast), and their results are compared with the in-process transforms. One
+environment per test session (about 10 s with a warm pip cache); set DUALTAPE_NUMPY_VENV to
+a directory to reuse one across sessions.
+"""
+
+import ast
+import importlib.util
+import os
+import pathlib
+import subprocess
+import sys
+import textwrap
+import venv
+
+import numpy as np
+import pytest
+
+import dualtape.transforms as dt
+
+SOURCE = textwrap.dedent('''
+    import numpy as np
+
+    SCALE = 0.5
+
+
+    def helper(v):
+        return v * SCALE + 1.0
+
+
+    def loop_subscripts(x, w):
+        total = 0.0
+        for i in range(x.shape[0]):
+            total = total + np.sum(np.tanh(x[i] * w) ** 2)
+        return total + np.sum(helper(w) ** 2)
+
+
+    def shifted(x):
+        return np.sum(np.exp(x[1:]) * x[:-1]) + np.sum(x[::2] ** 3)
+
+
+    def vector(x, y):
+        return np.sin(x) * y + np.cos(x[0])
+
+
+    def with_keyword(x, s=1.0):
+        return np.sum(np.log1p(x ** 2)) * s
+''')
+
+STDLIB_OK = {"math", "numpy", "operator"}  # what a saved module may import
+
+
+@pytest.fixture(scope="session")
+def numpy_python(tmp_path_factory):
+    """The python of a fresh venv holding only NumPy (skip only if no venv can be made)."""
+    where = os.environ.get("DUALTAPE_NUMPY_VENV")
+    root = pathlib.Path(where) if where else tmp_path_factory.mktemp("numpy_venv") / "venv"
+    python = root / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    if not python.exists():
+        try:
+            venv.create(root, with_pip=True)
+        except Exception as exc:  # noqa: BLE001 - e.g. ensurepip missing from this Python
+            pytest.skip(f"cannot create a virtual environment here ({type(exc).__name__}: {exc})")
+        done = subprocess.run([str(python), "-m", "pip", "install", "-q", "numpy"], capture_output=True,
+                              text=True, timeout=600)
+        assert done.returncode == 0, f"pip install numpy failed in {root}:\n{done.stdout}\n{done.stderr}"
+    check = subprocess.run([str(python), "-c", "import numpy; import importlib.util as u; "
+                            "print(u.find_spec('dualtape') is None and u.find_spec('gast') is None)"],
+                           capture_output=True, text=True, timeout=120)
+    assert check.stdout.strip() == "True", f"the venv at {root} is not NumPy-only: {check.stdout}{check.stderr}"
+    return python
+
+
+@pytest.fixture(scope="module")
+def user_module(tmp_path_factory):
+    path = tmp_path_factory.mktemp("saved_src") / "saved_user_fns.py"
+    path.write_text(SOURCE)
+    spec = importlib.util.spec_from_file_location("saved_user_fns", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["saved_user_fns"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _imports(text):
+    names = set()
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Import):
+            names |= {a.name.split(".")[0] for a in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def _cases(m):
+    """(name, transform, positional arguments of the saved function, its keyword arguments, the
+    in-process result it must match)."""
+    rng = np.random.default_rng(0)
+    x, w = rng.standard_normal((3, 4)), rng.standard_normal(4)
+    v, u = rng.standard_normal(5), np.arange(5.0)
+    loop_grad, shifted_grad = dt.grad(m.loop_subscripts, argnums=(0, 1)), dt.grad(m.shifted)
+    vector_vjp, keyword_grad = dt.vjp(m.vector, argnums=(0, 1)), dt.grad(m.with_keyword)
+    shifted_jvp, loop_jvp = dt.jvp(m.shifted), dt.jvp(m.loop_subscripts, argnums=1)
+    shifted_hvp, loop_hvp = dt.hvp(m.shifted), dt.hvp(m.loop_subscripts, argnums=1)
+    return [
+        ("loop_grad", loop_grad, (x, w), {}, loop_grad(x, w)),
+        ("shifted_grad", shifted_grad, (v,), {}, shifted_grad(v)),
+        ("vector_vjp", vector_vjp, (v, v + 1.0, u), {}, vector_vjp(v, v + 1.0, u)),
+        ("keyword_grad", keyword_grad, (v,), {"s": 2.0}, keyword_grad(v, s=2.0)),
+        # generated forward code takes its tangents by name (`d` + the parameter's name)
+        ("shifted_jvp", shifted_jvp, (v,), {"dx": u}, shifted_jvp(v, u)),
+        ("loop_jvp", loop_jvp, (x, w), {"dw": np.ones(4)}, loop_jvp(x, w, np.ones(4))),
+        # the hvp function returns (gradient, Hessian @ v)
+        ("shifted_hvp", shifted_hvp, (v,), {"dx": u}, shifted_hvp.value_and_tangent(v, u)),
+        ("loop_hvp", loop_hvp, (x, w), {"dw": u[:4]}, loop_hvp.value_and_tangent(x, w, u[:4])),
+    ]
+
+
+def _flat(result):
+    parts = result if isinstance(result, tuple) else (result,)
+    return np.concatenate([np.ravel(p) for p in parts])
+
+
+def test_saved_modules_run_with_numpy_alone(numpy_python, user_module, tmp_path):
+    script = ["import sys, numpy as np", f"sys.path.insert(0, {str(tmp_path)!r})", "out = {}",
+              "def flat(r):",
+              "    return np.concatenate([np.ravel(p) for p in (r if isinstance(r, tuple) else (r,))])"]
+    expected = {}
+    for name, transform, args, kwargs, result in _cases(user_module):
+        path = transform.save(tmp_path / f"{name}.py")
+        text = pathlib.Path(path).read_text()
+        assert _imports(text) <= STDLIB_OK, f"{name}: the saved module imports {_imports(text) - STDLIB_OK}"
+        np.savez(tmp_path / f"{name}_in.npz", *args, **{f"kw_{k}": v for k, v in kwargs.items()})
+        script += [f"import {name}", f"a = np.load({str(tmp_path / f'{name}_in.npz')!r})",
+                   f"args = [a[f'arr_{{i}}'] for i in range({len(args)})]",
+                   "kwargs = {k[3:]: a[k] for k in a.files if k.startswith('kw_')}",
+                   f"out[{name!r}] = flat({name}.{transform.name}(*args, **kwargs))"]
+        expected[name] = _flat(result)
+    script.append(f"np.savez({str(tmp_path / 'results.npz')!r}, **out)")
+    (tmp_path / "run_saved.py").write_text("\n".join(script) + "\n")
+    done = subprocess.run([str(numpy_python), str(tmp_path / "run_saved.py")], capture_output=True, text=True,
+                          timeout=300, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    got = np.load(tmp_path / "results.npz")
+    for name, want in expected.items():
+        np.testing.assert_allclose(got[name], want, rtol=1e-12, atol=1e-14, err_msg=name)
+
+
+def test_saved_module_carries_user_helpers_and_runtime_helpers(user_module, tmp_path):
+    text = pathlib.Path(dt.grad(user_module.loop_subscripts, argnums=(0, 1)).save(tmp_path / "g.py")).read_text()
+    tree = ast.parse(text)
+    defined = {node.name for node in tree.body if isinstance(node, (ast.FunctionDef, ast.ClassDef))}
+    assert {"helper", "helper_vjp", "unbroadcast", "zeros_like", "add_at"} <= defined
+    assert "SCALE = 0.5" in text
+    assert "from dualtape" not in text and "import dualtape" not in text
+
+
+def test_saved_helpers_are_the_runtime_source(user_module, tmp_path):
+    """runtime.py and the rulekit stay the one definition: a saved helper is their source, verbatim."""
+    import inspect
+
+    from dualtape.core import rulekit
+    from dualtape.transforms import runtime
+    text = pathlib.Path(dt.grad(user_module.loop_subscripts).save(tmp_path / "h.py")).read_text()
+    for helper in (runtime.zeros_like, runtime.add_at, rulekit.unbroadcast):
+        assert inspect.getsource(helper) in text, helper.__name__
