@@ -60,6 +60,12 @@ def branchy(x, n):
     return np.sum(y)
 
 
+def chain_np(x, steps):
+    for _ in range(steps):
+        x = np.sin(x) * 1.0001 + 0.01 * x * x
+    return np.sum(x)
+
+
 def python_helper(v):
     return v * 2.0
 
@@ -151,6 +157,19 @@ def test_loop_with_branches_and_subscript_writes():
     np.testing.assert_allclose(got, dt.grad(branchy)(x, 5), rtol=1e-13)
     np.testing.assert_allclose(got, fd(branchy, (x, 5), 0), rtol=1e-6)
     np.testing.assert_allclose(g(-x, 5), dt.grad(branchy)(-x, 5), rtol=1e-13)
+
+
+def test_array_stacks_vjp_and_zero_d_arrays():
+    x = np.linspace(0.1, 0.9, 10)
+    got = dt.grad(chain_np, jit=True)(x, 200)  # the saved vectors go on a list
+    np.testing.assert_allclose(got, dt.grad(chain_np)(x, 200), rtol=1e-12)
+    np.testing.assert_allclose(got, fd(chain_np, (x, 200), 0), rtol=1e-6)
+    x0 = np.asarray(0.3)  # a 0-d array: numba computes with its value
+    assert float(dt.grad(chain_np, jit=True)(x0, 100)) == pytest.approx(float(dt.grad(chain_np)(x0, 100)))
+    rng = np.random.default_rng(1)
+    W1, b1, W2, X = rng.normal(size=(3, 4)), rng.normal(size=4), rng.normal(size=(4, 2)), rng.normal(size=(5, 3))
+    np.testing.assert_allclose(dt.vjp(mlp, wrt=1, jit=True)(W1, b1, W2, X, 2.0),
+                               dt.vjp(mlp, wrt=1)(W1, b1, W2, X, 2.0), rtol=1e-12)
 
 
 def test_jvp_and_hvp():

@@ -243,6 +243,9 @@ class Jitted:
         return self._call(args, kwargs)
 
     def _call(self, args, kwargs):
+        # a 0-d array is a scalar to numba (np.sin of one is a float): pass its value
+        args = tuple(a[()] if isinstance(a, np.ndarray) and a.ndim == 0 else a for a in args)
+        kwargs = {k: v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v for k, v in kwargs.items()}
         if self.mode in ("jvp", "hvp"):
             args, ts, bound, batch = self.inner._split(args, kwargs)
             entry, tparams = self._entry(args, kwargs, (batch,), bound=bound)
