@@ -1,7 +1,7 @@
 """dualtape.transforms with jit=True: the generated code compiled by numba (transforms/jit.py).
 
 numba is an optional extra (`pip install dualtape[jit]`): without it only the test of the
-missing-numba error runs.
+missing-numba error runs (the others are skipped).
 """
 
 import builtins
@@ -120,9 +120,15 @@ def test_missing_numba_is_a_clear_error(monkeypatch):
     assert dt.grad(f)(3.0) == 6.0  # without jit nothing needs numba
 
 
-numba = pytest.importorskip("numba")  # everything below compiles
+try:
+    import numba  # noqa: F401
+    HAVE_NUMBA = True
+except ImportError:
+    HAVE_NUMBA = False
+needs_numba = pytest.mark.skipif(not HAVE_NUMBA, reason="numba is an optional extra: pip install 'dualtape[jit]'")
 
 
+@needs_numba
 def test_scalar_chain_1000_steps():
     g = dt.grad(chain, jit=True)
     got = g(0.3, 1000)
@@ -132,6 +138,7 @@ def test_scalar_chain_1000_steps():
     assert "_stack_x = np.empty(" in g.source and "_stack.append" not in g.source
 
 
+@needs_numba
 def test_rk4_pendulum():
     g = dt.grad(pendulum, wrt=(0, 1), jit=True)
     got = g(0.3, 1.2, 1000)
@@ -140,6 +147,7 @@ def test_rk4_pendulum():
     assert "np.empty((" in g.source  # (theta, omega) pairs on a two-column stack
 
 
+@needs_numba
 def test_mlp_matmul_tanh():
     rng = np.random.default_rng(0)
     W1, b1, W2, x = rng.normal(size=(3, 4)), rng.normal(size=4), rng.normal(size=(4, 2)), rng.normal(size=(5, 3))
@@ -150,6 +158,7 @@ def test_mlp_matmul_tanh():
         np.testing.assert_allclose(got, fd(mlp, args, wrt), rtol=1e-6, atol=1e-8)
 
 
+@needs_numba
 def test_loop_with_branches_and_subscript_writes():
     x = np.array([0.5, -0.3, 1.2, -2.0, 0.1])
     g = dt.grad(branchy, jit=True)
@@ -159,6 +168,7 @@ def test_loop_with_branches_and_subscript_writes():
     np.testing.assert_allclose(g(-x, 5), dt.grad(branchy)(-x, 5), rtol=1e-13)
 
 
+@needs_numba
 def test_array_stacks_vjp_and_zero_d_arrays():
     x = np.linspace(0.1, 0.9, 10)
     got = dt.grad(chain_np, jit=True)(x, 200)  # the saved vectors go on a list
@@ -172,6 +182,7 @@ def test_array_stacks_vjp_and_zero_d_arrays():
                                dt.vjp(mlp, wrt=1)(W1, b1, W2, X, 2.0), rtol=1e-12)
 
 
+@needs_numba
 def test_jvp_and_hvp():
     x = np.array([0.3, -1.1, 2.0])
     v = np.array([1.0, 0.5, -2.0])
@@ -188,12 +199,14 @@ def test_jvp_and_hvp():
     np.testing.assert_allclose(h, dt.hvp(chain)(0.3, 50, 1.0), rtol=1e-12)
 
 
+@needs_numba
 def test_called_user_functions_compile_too():
     g = dt.grad(uses_helper, jit=True)
     assert g(1.5) == pytest.approx(dt.grad(uses_helper)(1.5))
     assert g(1.5) == pytest.approx(2 * 2 * 1.5 + 1)
 
 
+@needs_numba
 def test_refusal_names_construct_and_lines():
     a, b = np.ones((2, 3)), np.ones((3, 2))
     g = dt.grad(uses_einsum, jit=True)
@@ -207,6 +220,7 @@ def test_refusal_names_construct_and_lines():
     assert "jit='fallback'" in text
 
 
+@needs_numba
 def test_fallback_when_asked():
     a, b = np.linspace(0, 1, 6).reshape(2, 3), np.linspace(1, 2, 6).reshape(3, 2)
     g = dt.grad(uses_einsum, jit="fallback")
@@ -215,11 +229,13 @@ def test_fallback_when_asked():
     assert g.source == g._last.module.source()  # what runs: the uncompiled generated code
 
 
+@needs_numba
 def test_bad_jit_value():
     with pytest.raises(TransformError, match="jit='fallback'"):
         dt.grad(chain, jit="yes")
 
 
+@needs_numba
 def test_source_is_what_numba_compiled():
     g = dt.grad(chain, jit=True)
     g(0.3, 10)
@@ -230,6 +246,7 @@ def test_source_is_what_numba_compiled():
     assert g.compile_seconds > 0
 
 
+@needs_numba
 def test_docs_section_shows_the_compiled_source():
     doc = (pathlib.Path(__file__).parent.parent / "docs" / "transforms.md").read_text()
     namespace = {}
