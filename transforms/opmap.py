@@ -141,6 +141,12 @@ def _bind_variadic(spec, args, keywords):
             letters = spec_text.replace(",", "")
             spec_text += "->" + "".join(sorted(c for c in set(letters) if letters.count(c) == 1))
         return list(args[1:]), {"subscripts": _gast.constant(spec_text)}
+    if getattr(spec.wrapper, "sequence_wrapper", False):  # np.hstack([a, b]) (dualtape.ops.assembly)
+        seq = args[0] if args else None
+        if not isinstance(seq, (n.List, n.Tuple)) or any(isinstance(e, n.Starred) for e in seq.elts):
+            raise VariadicError(f"`{name}` needs the sequence of arrays written out as a list to be differentiated",
+                                f"Write it out: np.{name}([a, b]).")
+        return list(seq.elts), {}
     raise VariadicError(f"`np.{name}` cannot be differentiated by the transformer yet",
                         "Write it with np.einsum (e.g. np.outer(a, b) is np.einsum('i,j->ij', a, b), "
                         "np.trace(m) is np.einsum('ii->', m)), or use GradientTape.")
