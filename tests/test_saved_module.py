@@ -166,3 +166,46 @@ def test_saved_helpers_are_the_runtime_source(user_module, tmp_path):
     text = pathlib.Path(dt.grad(user_module.loop_subscripts).save(tmp_path / "h.py")).read_text()
     for helper in (runtime.zeros_like, runtime.add_at, rulekit.unbroadcast):
         assert inspect.getsource(helper) in text, helper.__name__
+
+
+CALLS = [  # runtime helpers run by the NumPy-only venv and in process: same results
+    "unbroadcast(np.ones((2, 3)), (3,))",
+    "unreduce(np.arange(3.0), (2, 3), 0)",
+    "add_at(np.zeros(3), np.array([0, 0, 2]), np.ones(3))",
+    "zeros_like(np.arange(3))",
+    "div_no_nan(np.array([1.0, 2.0]), np.array([0.0, 4.0]))",
+    "matmul_vjp_left(np.ones((2, 4)), np.arange(6.0).reshape(2, 3), np.arange(12.0).reshape(3, 4))",
+    "np.asarray(einsum_subscripts('ij,jk', (2, 3), (3, 4)) == 'ij,jk->ik')",
+    "set_item(np.zeros(4), slice(1, 3), np.ones(2))",
+]
+
+
+def test_every_runtime_helper_is_written_as_numpy_code(numpy_python, tmp_path):
+    """Each public name of runtime.py (and the rulekit it re-exports) can be saved: the module
+    holding all of them imports with NumPy alone, and helpers called there agree with dualtape's."""
+    import types
+
+    from dualtape.transforms import runtime, standalone
+
+    names = sorted(k for k, v in standalone.RUNTIME_NAMES.items() if not isinstance(v, types.ModuleType))
+
+    class EveryHelper:  # stands in for the generated module: code reading every helper
+        namespace = {}
+
+        def source(self):
+            return "def _reads_every_helper():\n    return (" + ", ".join(names) + ",)\n"
+
+    text = standalone.module_source(EveryHelper(), "Every runtime helper.")
+    assert _imports(text) <= STDLIB_OK | {"collections", "string"}, _imports(text)
+    (tmp_path / "every_helper.py").write_text(text)
+    script = ["import sys, numpy as np", f"sys.path.insert(0, {str(tmp_path)!r})", "import every_helper",
+              "space = dict(vars(every_helper))",
+              f"np.savez({str(tmp_path / 'helpers.npz')!r}, *[np.asarray(eval(c, space)) for c in {CALLS!r}])"]
+    (tmp_path / "run_helpers.py").write_text("\n".join(script) + "\n")
+    done = subprocess.run([str(numpy_python), str(tmp_path / "run_helpers.py")], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    got = np.load(tmp_path / "helpers.npz")
+    space = dict(vars(runtime))
+    for i, call in enumerate(CALLS):
+        np.testing.assert_array_equal(got[f"arr_{i}"], np.asarray(eval(call, space)), err_msg=call)

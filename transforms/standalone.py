@@ -12,6 +12,7 @@ the traced-value class is the empty tuple of classes (`isinstance(x, ())` is Fal
 import builtins
 import inspect
 import re
+import sys
 import textwrap
 import types
 
@@ -31,9 +32,11 @@ RUNTIME_NAMES = {k: v for k, v in vars(runtime).items() if not k.startswith("_")
 
 def _free_names(tree):
     """Names `tree` reads that none of its functions binds (parameters, assignments) or defines."""
-    defined = {x.name for x in _gast.walk(tree) if isinstance(x, n.FunctionDef)}
+    defined = {x.name for x in _gast.walk(tree) if isinstance(x, (n.FunctionDef, n.ClassDef))}
     local = set()
     for node in _gast.walk(tree):
+        if isinstance(node, (n.Import, n.ImportFrom)):  # `import string` inside a helper binds `string`
+            local |= {a.asname or a.name.split(".")[0] for a in node.names}
         if isinstance(node, n.FunctionDef):
             local |= {a.id for a in node.args.args + node.args.kwonlyargs + node.args.posonlyargs}
             local |= {a.id for a in (node.args.vararg, node.args.kwarg) if a is not None}
@@ -55,6 +58,9 @@ def _constant_source(value):
         if any(v is None for v in items):
             return None
         return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
+    if isinstance(value, dict) and all(isinstance(k, (str, int)) for k in value):
+        items = [(repr(k), _constant_source(v)) for k, v in value.items()]
+        return None if any(v is None for _, v in items) else "{" + ", ".join(f"{k}: {v}" for k, v in items) + "}"
     if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
         return f"np.array({value.tolist()!r}, dtype=np.{value.dtype.name})"
     return None
@@ -104,6 +110,17 @@ def _numpy_source(value):
     return None
 
 
+def _stdlib(value):
+    """`import x` / `from x import y` for a standard-library module or object, else None."""
+    if isinstance(value, types.ModuleType):
+        return f"import {value.__name__}" if value.__name__.split(".")[0] in sys.stdlib_module_names else None
+    module = getattr(value, "__module__", None)
+    if (isinstance(module, str) and module.split(".")[0] in sys.stdlib_module_names
+            and getattr(sys.modules.get(module), getattr(value, "__name__", ""), None) is value):
+        return f"from {module} import {value.__name__}"
+    return None
+
+
 def _attributes_of(tree, name):
     """The attributes `tree` reads of the name `name` (`dnp.where` -> 'where')."""
     return {x.attr for x in _gast.walk(tree) if isinstance(x, n.Attribute) and isinstance(x.value, n.Name)
@@ -133,20 +150,63 @@ def module_source(module, header_doc):
 
     User functions are copied verbatim, so the globals they read are written too (constants,
     modules, further functions), looked up in each function's own globals (issue 9: a saved
-    module raised NameError where a helper read a constant the generated code does not)."""
+    module raised NameError where a helper read a constant the generated code does not).
+    Runtime helpers are copied from their one definition, as NumPy code (see the module's doc)."""
     source = module.source()
     tree = _gast.parse(source)
-    lines = [f'"""{header_doc}"""', "", "import math", "", "import numpy as np", ""]
-    imports, consts, funcs = [], [], []
-    written = {}  # name -> the value written under it
-    shims = {}  # name -> [dualtape module, attributes read, its class source]
-    texts = [(tree, RUNTIME_NAMES)]  # (parsed source, its namespace): where shimmed modules' attributes are read
+    saved = _Saved()
+    saved.texts.append((tree, RUNTIME_NAMES))
     # (name, namespace, who reads it, a runtime helper reads it): the generated code first, then
     # each copied function
-    todo = [(name, RUNTIME_NAMES, "dualtape.transforms.runtime", True) if name in RUNTIME_NAMES
-            else (name, module.namespace, None, False) for name in sorted(_free_names(tree))]
-    while todo or _shim_pending(shims, texts, todo):
-        name, namespace, reader, helper = todo.pop(0)
+    saved.todo = [(name, RUNTIME_NAMES, "dualtape.transforms.runtime", True) if name in RUNTIME_NAMES
+                  else (name, module.namespace, None, False) for name in sorted(_free_names(tree))]
+    while saved.todo or _shim_pending(saved.shims, saved.texts, saved.todo):
+        saved.write(*saved.todo.pop(0))
+    lines = [f'"""{header_doc}"""', "", "import math", "", "import numpy as np", ""] + saved.imports
+    classes = [text for name, text in reversed(saved.copies.items()) if name in saved.classes]
+    funcs = [text for name, text in saved.copies.items() if name not in saved.classes]
+    shim_classes = [shim[2] + "\n" for shim in saved.shims.values()]
+    out = (lines + [""] + saved.consts + [""] + [f.rstrip() + "\n\n" for f in classes + funcs] + shim_classes
+           + [source])
+    return "\n".join(out).replace("\n\n\n\n\n", "\n\n\n")
+
+
+def _rename(text, old, new):
+    """`text` with the name `old` read or defined as `new` (attributes `x.old` stay)."""
+    return re.sub(rf"(?<![.\w]){re.escape(old)}\b", new, text)
+
+
+class _Saved:
+    """What module_source has written so far, and what is left to write."""
+
+    def __init__(self):
+        self.imports, self.consts, self.todo, self.texts = [], [], [], []
+        self.copies = {}  # name -> the copied source of a function or class (in the order found)
+        self.classes = set()  # the names in `copies` that are classes
+        self.written = {}  # name -> the value written under it
+        self.shims = {}  # name -> [dualtape module, attributes read, its class source]
+
+    def _copy(self, name, value, namespace, helper):
+        """Copy a function's or class's source under `name`, and queue the globals it reads."""
+        text = textwrap.dedent(inspect.getsource(value))
+        if value.__name__ != name:
+            if helper:  # a helper renamed to keep two helpers of one name apart: its own calls too
+                text = _rename(text, value.__name__, name)
+            else:  # a user function read under an alias (see alias_shadowed_globals)
+                text = re.sub(rf"^def {value.__name__}\(", f"def {name}(", text, count=1, flags=re.M)
+        self.copies[name] = text
+        if isinstance(value, type):
+            self.classes.add(name)
+        parsed = _gast.parse(text)
+        self.texts.append((parsed, namespace))
+        self.todo.extend((x, namespace, name, helper) for x in sorted(_free_names(parsed)))
+
+    def _same(self, name, value):
+        old = self.written[name]
+        return old is value or (_constant_source(value) is not None
+                                and _constant_source(value) == _constant_source(old))
+
+    def write(self, name, namespace, reader, helper):
         if name not in namespace:
             if reader is None:
                 raise TransformError(f"[save] the generated code reads `{name}`, which is not defined.\n  "
@@ -155,49 +215,69 @@ def module_source(module, header_doc):
                                  f"Define `{name}` at module level in {reader}'s module, or pass it as an argument.")
         value = namespace[name]
         if name in ("np", "math") and value is {"np": np, "math": __import__("math")}[name]:
-            continue
+            return
         if helper and isinstance(value, Primitive):  # a registry op: its NumPy implementation
             value = value.impl
-        if name in written:
-            if written[name] is not value and not (_constant_source(value) is not None
-                                                    and _constant_source(value) == _constant_source(written[name])):
+        if name in self.written and not self._same(name, value):
+            if not (helper and reader in self.copies):
                 raise TransformError(f"[save] `{name}` names two different values in the saved module (one read "
                                      f"by {reader or 'the generated code'}).\n  Rename one of them in its module.")
-            continue
+            # two helpers of one name (runtime's zeros_like and the rulekit's): the reader's is renamed
+            other = next((k for k, v in self.written.items() if v is value), None)
+            new = other or next(f"{name}_{i}" for i in range(2, 1000) if f"{name}_{i}" not in self.written)
+            self.copies[reader] = _rename(self.copies[reader], name, new)
+            if other:
+                return
+            name = new
+        elif name in self.written:
+            return
         if reader is not None and not helper and name in RUNTIME_NAMES:
             raise TransformError(f"[save] the function `{reader}` reads the global `{name}`, named like a helper "
                                  f"the generated code imports.\n  Rename the global `{name}` in {reader}'s module.")
-        written[name] = value
+        self.written[name] = value
+        if helper:
+            self._write_helper_value(name, value, namespace, reader)
+        else:
+            self._write_user_value(name, value, reader)
+
+    def _write_helper_value(self, name, value, namespace, reader):
+        """A value a runtime helper reads, written as NumPy (or standard library) code."""
         constant = _constant_source(value)
-        if helper and constant is None and isinstance(value, list):  # a helper's state, e.g. BATCH_NDIM = [0]
+        if constant is None and isinstance(value, list):  # a helper's state, e.g. BATCH_NDIM = [0]
             constant = _constant_source(tuple(value))
             constant = None if constant is None else f"[{constant[1:-1].rstrip(',')}]"
-        if helper and _numpy_source(value) is not None:
-            consts.append(f"{name} = {_numpy_source(value)}")
-        elif helper and value is Traced:
-            consts.append(f"{name} = ()  # no tensors or dual numbers here: isinstance(x, {name}) is False")
-        elif helper and isinstance(value, types.ModuleType) and value.__name__.startswith("dualtape."):
-            shims[name] = [value, set(), None]
-        elif isinstance(value, types.ModuleType):
-            imports.append(f"import {value.__name__} as {name}" if value.__name__ != name else f"import {name}")
+        if _numpy_source(value) is not None:
+            self.consts.append(f"{name} = {_numpy_source(value)}")
+        elif value is Traced:
+            self.consts.append(f"{name} = ()  # no tensors or dual numbers here: isinstance(x, {name}) is False")
+        elif isinstance(value, types.ModuleType) and value.__name__.startswith("dualtape."):
+            self.shims[name] = [value, set(), None]
+        elif _stdlib(value):  # collections.Counter, dataclasses, ...: they need no install
+            short = getattr(value, "__name__", name).split(".")[-1]
+            self.imports.append(_stdlib(value) + ("" if short == name else f" as {name}"))
         elif constant is not None:
-            consts.append(f"{name} = {constant}")
+            self.consts.append(f"{name} = {constant}")
         elif inspect.isfunction(value):
-            text = textwrap.dedent(inspect.getsource(value))
-            if value.__name__ != name:  # a user function read under an alias (see alias_shadowed_globals)
-                text = re.sub(rf"^def {value.__name__}\(", f"def {name}(", text, count=1, flags=re.M)
-            funcs.append(text)
-            # the copy reads its own globals: write those too (constants, modules, functions)
-            inner = _function_globals(value)
-            parsed = _gast.parse(text)
-            texts.append((parsed, inner))
-            todo.extend((x, inner, name, helper) for x in sorted(_free_names(parsed)))
-        elif helper:
+            self._copy(name, value, _function_globals(value), True)
+        elif isinstance(value, type) and value.__module__.startswith("dualtape."):
+            self._copy(name, value, dict(vars(sys.modules[value.__module__])), True)
+        else:
             raise TransformError(f"[save] the helper `{reader}` reads `{name}` ({type(value).__name__}), which "
                                  "cannot be written as NumPy code.\n  Keep the runtime helpers to NumPy and math "
                                  "(see transforms/standalone.py).")
+
+    def _write_user_value(self, name, value, reader):
+        """A value the generated code or a copied user function reads."""
+        constant = _constant_source(value)
+        if isinstance(value, types.ModuleType):
+            self.imports.append(f"import {value.__name__} as {name}" if value.__name__ != name else f"import {name}")
+        elif constant is not None:
+            self.consts.append(f"{name} = {constant}")
+        elif inspect.isfunction(value):
+            # the copy reads its own globals: write those too (constants, modules, functions)
+            self._copy(name, value, _function_globals(value), False)
         elif hasattr(value, "__module__") and hasattr(value, "__name__") and value.__module__:
-            imports.append(f"from {value.__module__} import {value.__name__} as {name}")
+            self.imports.append(f"from {value.__module__} import {value.__name__} as {name}")
         elif reader is not None:
             raise TransformError(f"[save] the function `{reader}` reads the global `{name}` "
                                  f"({type(value).__name__}), which cannot be written into a module.\n  Make "
@@ -206,7 +286,3 @@ def module_source(module, header_doc):
         else:
             raise TransformError(f"[save] cannot write the value of `{name}` ({type(value).__name__}) into a "
                                  "module.\n  Pass it as an argument, or make it a number, string or array.")
-    lines += imports
-    classes = [shim[2] + "\n" for shim in shims.values()]
-    out = lines + [""] + consts + [""] + [f.rstrip() + "\n\n" for f in funcs] + classes + [source]
-    return "\n".join(out).replace("\n\n\n\n\n", "\n\n\n")
