@@ -18,6 +18,7 @@ from .surface import image, layers, linalg, math, nn, random  # noqa: A004
 from .custom.gradient import custom_gradient
 from .custom.rules import custom_jvp, custom_vjp
 from .custom.primitives import defjvp, defvjp, primitive
+from .custom.checkpoint import checkpoint, recompute_grad, remat
 from .core.dtypes import (DType, as_dtype, bool, complex64, complex128, double, float16, float32,  # noqa: A004
                      float64, int8, int16, int32, int64, string, uint8)
 from .surface.module import Module

@@ -11,11 +11,13 @@ import inspect
 import numpy as np
 
 from dualtape.core.dtypes import complex_error
+from dualtape.core.duck import lazy_seed
 
 from . import emit
 from .analysis import value_kind
 from .naming import fresh_function_name
 from .parse import TransformError
+from .revolve import parse_spec
 from .runtime import shape_of
 
 _CACHE = {}
@@ -130,8 +132,8 @@ class Transformed(_Transform):
 
     any_string_wrt = True
 
-    def __init__(self, f, wrt, mode, preserve_result, optimize, verbose):
-        self.preserve_result = preserve_result
+    def __init__(self, f, wrt, mode, preserve_result, optimize, checkpoint, verbose):
+        self.preserve_result, self.checkpoint = preserve_result, checkpoint
         super().__init__(f, wrt, mode, optimize, verbose, "vjp")
         self.__doc__ = f"Gradient of {f.__name__} w.r.t. {', '.join(self.wrt)} (dualtape.transforms)."
 
@@ -141,6 +143,7 @@ class Transformed(_Transform):
         kinds, traced = emit.traced_kinds(kinds)
         module = emit.Module(self.api)
         module.defer = defer
+        module.checkpoint = self.checkpoint  # checkpointed loops (transforms/checkpoint.py)
         module.names.add(self.name)
         source, seed = emit.generate(module, self.f, self.wrt, kinds, self.optimize, self.name,
                                      "1.0" if self.mode == "grad" else None,
@@ -173,9 +176,9 @@ class Transformed(_Transform):
         and a non-scalar value is refused (JAX's grad does the same)."""
         fn, seed = self._compiled_for(args, kwargs)
         if fn.__dualtape_scalar_output__:
-            return fn(*args, **kwargs)
+            return fn(*args, **lazy_seed(kwargs, seed, args))
         fn, seed = self._compiled_for(args, kwargs, options={"value": True})
-        gradient, value = fn(*args, **kwargs)
+        gradient, value = fn(*args, **lazy_seed(kwargs, seed, args))
         shape = shape_of(value)
         if shape != ():
             code = self.f.__code__
@@ -228,11 +231,21 @@ def resolve_argnums(argnums, wrt, api):
     return argnums if argnums is not None else (0 if wrt is None else wrt)
 
 
-def _make(mode, f, wrt, preserve_result, optimize, verbose):
-    return _memo(_CACHE, Transformed, mode, f, wrt, verbose, preserve_result, optimize)
+def _make(mode, f, wrt, preserve_result, optimize, verbose, checkpoint=None):
+    return _memo(_CACHE, Transformed, mode, f, wrt, verbose, preserve_result, optimize, checkpoint)
 
 
-def grad(f=None, argnums=None, *, wrt=None, preserve_result=False, optimize=True, verbose=False, jit=False):
+def _checkpoint_option(checkpoint, jit, api):
+    """`checkpoint=` normalized (hashable: it is part of the cache key); refused with `jit=`."""
+    spec = parse_spec(checkpoint, api)
+    if spec is not None and jit:
+        raise TransformError(f"[{api}] checkpoint={checkpoint!r} cannot be combined with jit={jit!r} yet.\n  "
+                             "Drop jit= (checkpointing already bounds the memory), or checkpoint=.")
+    return spec
+
+
+def grad(f=None, argnums=None, *, wrt=None, preserve_result=False, optimize=True, verbose=False, jit=False,
+         checkpoint=None):
     """Gradient of a scalar-valued `f` w.r.t. argument(s) `argnums`, as generated Python code.
 
     `df = grad(f)`; `df(x, y)` returns df/dx; `argnums=(0, 1)` returns a tuple (indices or
@@ -240,18 +253,23 @@ def grad(f=None, argnums=None, *, wrt=None, preserve_result=False, optimize=True
     `preserve_result=True` returns `(gradient, value)`. `df.source` shows the code.
     `jit=True` compiles it with numba (`pip install dualtape[jit]`; see transforms/jit.py),
     `jit="fallback"` runs the uncompiled code where numba cannot compile it.
+    `checkpoint="sqrt"` or `("binomial", s)` keeps outermost `for ... in range(...)` loops'
+    states at checkpoints only and recomputes segments in the backward sweep (docs/transforms.md).
     """
     wrt = resolve_argnums(argnums, wrt, "transforms.grad")
+    checkpoint = _checkpoint_option(checkpoint, jit, "transforms.grad")
     if jit:
         from .jit import jitted
         return jitted(lambda g: _make("grad", g, wrt, preserve_result, optimize, False), f, jit, verbose)
-    return _make("grad", f, wrt, preserve_result, optimize, verbose)
+    return _make("grad", f, wrt, preserve_result, optimize, verbose, checkpoint)
 
 
-def vjp(f=None, argnums=None, *, wrt=None, preserve_result=False, optimize=True, verbose=False, jit=False):
+def vjp(f=None, argnums=None, *, wrt=None, preserve_result=False, optimize=True, verbose=False, jit=False,
+        checkpoint=None):
     """Vector-Jacobian product: `f_vjp(*args, dy)` returns dy . df/d(args[argnums]). `wrt=`, `jit`: as grad's."""
     wrt = resolve_argnums(argnums, wrt, "transforms.vjp")
+    checkpoint = _checkpoint_option(checkpoint, jit, "transforms.vjp")
     if jit:
         from .jit import jitted
         return jitted(lambda g: _make("vjp", g, wrt, preserve_result, optimize, False), f, jit, verbose)
-    return _make("vjp", f, wrt, preserve_result, optimize, verbose)
+    return _make("vjp", f, wrt, preserve_result, optimize, verbose, checkpoint)

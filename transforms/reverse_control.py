@@ -5,6 +5,7 @@ counts and overwritten slices on `_stack`; the backward sweep pops them and repl
 branch taken, the loop reversed, the slice restored.
 """
 
+from . import checkpoint
 from .analysis import Segment, diff_args, needed_names, walk_items
 from .normalize import Op, Primal, SetItem, is_name
 from .reverse_util import subscript_src
@@ -38,6 +39,19 @@ class ControlFlow:
         return lines
 
     def fwd_for(self, item, depth):
+        note = self._checkpoint_note(item, depth)
+        if note is None:
+            return checkpoint.fwd_for(self, item, checkpoint.spec_of(self))
+        return note + self._fwd_for(item, depth)
+
+    def _checkpoint_note(self, item, depth):
+        """None: checkpoint this loop (grad's `checkpoint=`); else the comment lines to emit."""
+        if depth > 0 or checkpoint.spec_of(self) is None:
+            return []
+        why = checkpoint.refusal(item)
+        return None if why is None else [checkpoint.fallback_comment(item, why)]
+
+    def _fwd_for(self, item, depth):
         self._enter_loop(depth)
         self.reads_before |= item.reads | {item.var}
         lines = []
@@ -75,7 +89,7 @@ class ControlFlow:
         self._enter_loop(depth)
         self.reads_before |= item.reads
         item.count = self.namer.fresh("_count")
-        lines = [f"{item.count} = 0", f"while {self.src(item.test)}:"]
+        lines = self._checkpoint_note(item, depth) + [f"{item.count} = 0", f"while {self.src(item.test)}:"]
         self.in_branch += 1
         body = [f"{item.count} += 1"] + self.fwd_block(item.body, depth + 1)
         self.in_branch -= 1
@@ -162,6 +176,8 @@ class ControlFlow:
         return pre, body
 
     def bwd_for(self, item, depth):
+        if getattr(item, "ck", None):
+            return checkpoint.bwd_for(self, item)
         lines = [f"# {item.text}"]
         if item.saved_after:
             lines.append(self.pop(item.saved_after))

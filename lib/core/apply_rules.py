@@ -201,7 +201,7 @@ def _in_dtype_of(total, ans):
     """An elementwise op's tangent in its float output's dtype: a rule that met a NumPy
     float64 scalar (`log(2.0)` in `2.0 ** x`) must not turn a float32 tangent into float64,
     as `_unbroadcast_to` keeps each cotangent in its input's dtype."""
-    if total.__class__ is _ndarray and ans.__class__ is _ndarray:
+    if total.__class__ in _PLAIN and ans.__class__ in _PLAIN:
         if total.dtype is ans.dtype or ans.dtype.kind != "f" or total.dtype == ans.dtype:
             return total
         return total.astype(ans.dtype)
@@ -212,7 +212,7 @@ def _in_dtype_of(total, ans):
 
 
 def _shape(x):
-    if x.__class__ is _ndarray:
+    if x.__class__ in _PLAIN:
         return x.shape
     return tuple(dnp.shape(x))
 
@@ -278,6 +278,7 @@ def _owned_temporary(total, part, tangents, values, ans):
 
 
 _ndarray = np.ndarray
+_PLAIN = (np.ndarray, np.float64, np.float32)  # have .shape, .dtype and .astype
 _np_add = np.add
 _np_negative = np.negative
 _float64 = np.dtype(np.float64)

@@ -119,6 +119,11 @@ def matmul_cotangent_x(g, x, y):
     products when x is a vector and y a matrix (g may carry leading batch axes)."""
     if _ndim(x) == 1 and _ndim(y) == 2:
         return dnp.matmul(g, swap_last(y))
+    if _ndim(x) == 2 and _ndim(y) == 2 and _ndim(g) > 2:
+        # batch rows (m, p) stacked as one (rows * m, p) matrix: one GEMM, not a stack of them
+        rows = shape_of(g)[:-2]
+        flat = dnp.matmul(dnp.reshape(g, (-1, shape_of(g)[-1])), swap_last(y))
+        return dnp.reshape(flat, rows + shape_of(x))
     return matmul_vjp_left(g, x, y)
 
 
@@ -128,4 +133,10 @@ def matmul_cotangent_y(g, x, y):
     if _ndim(y) == 1 and _ndim(x) >= 2:
         rows = dnp.reshape(g, batch_shape(g) + (-1,)) if _ndim(x) > 2 else g
         return dnp.matmul(rows, dnp.reshape(x, (-1, shape_of(x)[-1])) if _ndim(x) > 2 else x)
+    if _ndim(x) == 2 and _ndim(y) == 2 and _ndim(g) > 2:
+        # (x.T @ g_b).T = g_b.T @ x for every batch row b: the rows' transposes stacked as one
+        # (rows * p, m) matrix times x is one GEMM (a (n, 1) column layout needs no copy)
+        rows, p = shape_of(g)[:-2], shape_of(g)[-1]
+        flat = dnp.matmul(dnp.reshape(swap_last(g), (-1, shape_of(x)[0])), x)
+        return swap_last(dnp.reshape(flat, rows + (p, shape_of(x)[1])))
     return matmul_vjp_right(g, x, y)

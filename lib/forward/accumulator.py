@@ -17,10 +17,13 @@ import numpy as np
 
 from ..core import nest
 from ..core.apply_rules import jvp_output
+from ..core.registry import Traced
 from ..reverse.dispatch import STATE, new_tag
 from ..core.dtypes import is_differentiable_dtype, refuse_complex
 from ..reverse.tape import UnconnectedGradients, _unconnected_mode
 from ..reverse.tensor import Tensor, wrap
+
+_PLAIN = (np.ndarray, np.float64, np.float32)
 
 
 class ForwardAccumulator:
@@ -94,16 +97,43 @@ class ForwardAccumulator:
         if self._paused:
             return
         tangents = self._tangents
-        in_tangents = [tangents.get(a._id) if isinstance(a, Tensor) else None for a in args]
-        if all(t is None for t in in_tangents):
+        in_tangents = []
+        found = False
+        for a in args:
+            t = tangents.get(a._id) if isinstance(a, Tensor) else None
+            if t is not None:
+                found = True
+            in_tangents.append(t)
+        if not found:
             return
-        if not is_differentiable_dtype(out.dtype._np):
+        ans = out._value
+        kind = ans.dtype.kind if ans.__class__ in _PLAIN else out.dtype._np.kind
+        if kind != "f":
+            if kind == "c":
+                refuse_complex(out.dtype._np, op.name, "the result (of an op on a tensor that "
+                               "a ForwardAccumulator watches)")
             return
-        refuse_complex(out.dtype._np, op.name, "the result (of an op on a tensor that a "
-                       "ForwardAccumulator watches)")
+        stack = STATE.accumulators
+        if not STATE.tapes and stack[0] is self and not isinstance(ans, Traced):
+            # Nothing outside this accumulator records (no tape, no outer accumulator): the
+            # rules run on the plain values, the same NumPy calls without the dispatch.
+            for v in values:
+                if isinstance(v, Traced):
+                    break  # a dual number inside a tensor: the general path
+            else:
+                for i, t in enumerate(in_tangents):
+                    if isinstance(t, Traced):
+                        t = t._value if isinstance(t, Tensor) else t  # no one records it
+                        if isinstance(t, Traced):
+                            break  # a dual number: its level must see the ops
+                        in_tangents[i] = t
+                else:
+                    tangent = jvp_output(op, in_tangents, ans, values, static)
+                    if tangent is not None:
+                        tangents[out._id] = tangent
+                    return
         # The rules run on the op's own input tensors so tapes (and outer accumulators)
         # see the tangent computation; this accumulator and the ones inside it do not.
-        stack = STATE.accumulators
         inner = stack[stack.index(self):] if self in stack else [self]
         for acc in inner:
             acc._paused += 1

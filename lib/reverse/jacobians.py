@@ -28,10 +28,27 @@ MIN_ROWS = 16
 # -- tape.jacobian ----------------------------------------------------------------------------
 
 def _identity_rows(start, k, n, inner, dtype):
-    """Rows start..start+k of the n x n identity, each shaped `inner` (the target's shape)."""
+    """Rows start..start+k of the n x n identity, each shaped `inner` (the target's shape).
+
+    Read-only and kept for the next call when small (CACHE_BYTES * 8): repeated jacobians
+    then skip the allocation and its page faults (the rules never write into a cotangent).
+    """
+    key = (start, k, n, tuple(inner), np.dtype(dtype))
+    rows = _IDENTITY_CACHE.get(key)
+    if rows is not None:
+        return rows
     rows = np.zeros((k, n), dtype=dtype)
     rows[np.arange(k), start + np.arange(k)] = 1
-    return rows.reshape((k,) + tuple(inner))
+    rows = rows.reshape((k,) + tuple(inner))
+    if rows.nbytes <= 8 * CACHE_BYTES:
+        rows.flags.writeable = False
+        if len(_IDENTITY_CACHE) >= 4:
+            _IDENTITY_CACHE.pop(next(iter(_IDENTITY_CACHE)))
+        _IDENTITY_CACHE[key] = rows
+    return rows
+
+
+_IDENTITY_CACHE = {}  # (start, k, n, inner, dtype) -> read-only rows, the 4 latest
 
 
 def _chunk_rows(tape, n, per_row, itemsize, use_pfor):

@@ -1,0 +1,133 @@
+"""Checkpointing long loops: peak memory and time of gradients with and without checkpoints.
+
+Workloads (issue 14 item 2):
+
+- a scalar loop `x = x + h * sin(x)` of 1,000,000 steps (Python floats: the transformer's
+  `math.*` specialization), d(final x)/d(x0);
+- a loop of 100,000 steps on a length-10 vector, `x = x + h * tanh(w * x)`, d(sum x)/d(x0, w);
+- the runtime checkpoint (`dualtape.checkpoint` around blocks of the loop) on a smaller case.
+
+`cases(quick)` gives the harness its timing cases (the floor: the unchecked generated gradient);
+`memory(quick)` measures peak traced memory (tracemalloc) of each variant, and
+`python benchmarks/wl_checkpoint.py [--quick]` prints both as markdown tables.
+"""
+
+import math
+import sys
+import time
+import tracemalloc
+
+import numpy as np
+
+import dualtape
+import dualtape.transforms as dt
+
+try:
+    from .harness import DUALTAPE, FLOOR, Case, Impl
+except ImportError:
+    from harness import DUALTAPE, FLOOR, Case, Impl
+
+H = 1e-6
+
+
+def scalar_loop(x, n):
+    for i in range(n):
+        x = x + 1e-6 * math.sin(x)
+    return x
+
+
+def vector_loop(x, w, n):
+    for i in range(n):
+        x = x + 1e-5 * np.tanh(w * x)
+    return np.sum(x)
+
+
+def runtime_loop(x, w, n, block):
+    """The vector loop for the runtime modes, in `n / block` blocks (checkpointed or not)."""
+    def step(x):
+        for _ in range(block):
+            x = x + 1e-5 * np.tanh(w * x)
+        return x
+
+    return step, n // block
+
+
+def _sizes(quick):
+    return (2000, 500, 200) if quick else (1_000_000, 100_000, 20_000)
+
+
+def variants(quick):
+    """(case name, {variant: zero-argument gradient function}) for each workload."""
+    n_scalar, n_vector, n_runtime = _sizes(quick)
+    x10, w10 = np.linspace(-1.0, 1.0, 10), np.linspace(0.5, 1.5, 10)
+    out = []
+    scalar = {"transforms.grad (unchecked)": (dt.grad(scalar_loop), None)}
+    for spec in ("sqrt", ("binomial", 20)):
+        scalar[f"transforms.grad checkpoint={spec!r}"] = (dt.grad(scalar_loop, checkpoint=spec), spec)
+    out.append((f"scalar loop, {n_scalar} steps", {k: (lambda g=g: g(0.5, n_scalar)) for k, (g, _) in scalar.items()}))
+    vector = {"transforms.grad (unchecked)": dt.grad(vector_loop, wrt=(0, 1)),
+              "transforms.grad checkpoint='sqrt'": dt.grad(vector_loop, wrt=(0, 1), checkpoint="sqrt"),
+              "transforms.grad checkpoint=('binomial', 20)": dt.grad(vector_loop, wrt=(0, 1),
+                                                                    checkpoint=("binomial", 20))}
+    out.append((f"length-10 vector loop, {n_vector} steps",
+                {k: (lambda g=g: g(x10, w10, n_vector)) for k, g in vector.items()}))
+    block = max(1, math.isqrt(n_runtime))
+    n_runtime = block * (n_runtime // block)  # whole blocks
+
+    def runtime(checkpointed):
+        def loss(x, w):
+            step, blocks = runtime_loop(x, w, n_runtime, block)
+            step = dualtape.checkpoint(step) if checkpointed else step
+            for _ in range(blocks):
+                x = step(x)
+            return np.sum(x)
+        g = dualtape.grad(loss, argnums=(0, 1))
+        return lambda: g(x10, w10)
+
+    out.append((f"length-10 vector loop, {n_runtime} steps, runtime (blocks of {block})",
+                {"transforms.grad (unchecked)": lambda: vector["transforms.grad (unchecked)"](x10, w10, n_runtime),
+                 "dualtape.grad (unchecked)": runtime(False),
+                 "dualtape.grad + dualtape.checkpoint per block": runtime(True)}))
+    return out
+
+
+def cases(quick):
+    """Timing cases for run_all.py: the unchecked generated gradient is the floor."""
+    result = []
+    for name, fns in variants(quick):
+        impls = []
+        for k, (label, fn) in enumerate(fns.items()):
+            impls.append(Impl(label, FLOOR if k == 0 else DUALTAPE, (lambda fn=fn: fn)))
+        result.append(Case(name, impls, rtol=1e-9, atol=1e-12, description="checkpointing (issue 14)"))
+    return result
+
+
+def measure(fn):
+    """(peak traced memory in bytes, seconds) of one call, after a warm-up call."""
+    fn()
+    tracemalloc.start()
+    start = time.perf_counter()
+    try:
+        fn()
+        return tracemalloc.get_traced_memory()[1], time.perf_counter() - start
+    finally:
+        tracemalloc.stop()
+
+
+def memory(quick):
+    """Markdown table of peak memory and time (one call each; the time is under tracemalloc)."""
+    lines = ["| workload | variant | peak memory | time (s) |", "|---|---|---:|---:|"]
+    for name, fns in variants(quick):
+        for label, fn in fns.items():
+            peak, seconds = measure(fn)
+            lines.append(f"| {name} | {label} | {_bytes(peak)} | {seconds:.2f} |")
+            print(lines[-1], file=sys.stderr, flush=True)
+    return "\n".join(lines)
+
+
+def _bytes(b):
+    return f"{b / 2**20:.1f} MiB" if b >= 2**20 else f"{b / 2**10:.1f} KiB"
+
+
+if __name__ == "__main__":
+    print(memory("--quick" in sys.argv))
