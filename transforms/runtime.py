@@ -15,6 +15,7 @@ from dualtape.core import rulekit as _rulekit
 from dualtape.core.registry import Traced as _Traced
 from dualtape.ops import linalg as _linalg
 from dualtape.ops import linalg_np as _linalg_np
+from .revolve import checkpoint_schedule  # noqa: F401  (checkpointed loops: grad(f, checkpoint=...))
 
 
 def zeros_like(x):
