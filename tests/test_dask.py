@@ -5,6 +5,8 @@ computed inside dualtape: a scheduler that raises stands guard while the gradien
 `.compute()` then equals the NumPy result. Skipped when dask is not installed (an extra).
 """
 
+import pickle
+
 import numpy as np
 import pytest
 
@@ -176,6 +178,25 @@ def test_transforms_grad_and_vjp(data, loss, reference, no_compute):
         check(g, reference(w, X, y))
         check(gX, dualtape.grad(loss, argnums=1)(w, X, y))
         check(gv, 2.0 * reference(w, X, y))
+
+
+def _graph_bytes(array):
+    return len(pickle.dumps(dict(array.__dask_graph__())))
+
+
+@pytest.mark.parametrize("loss,reference", LOSSES, ids=IDS)
+def test_no_data_sized_numpy_array_enters_the_graph(loss, reference, no_compute):
+    """Seeds are lazy scalars: a NumPy 1.0 broadcast by sum's adjoint to (ROWS,) would be
+    embedded in the graph whole (8 * ROWS bytes, sent to every worker)."""
+    X = da.random.default_rng(0).standard_normal((ROWS, FEATURES), chunks=(CHUNK, FEATURES))
+    y = da.random.default_rng(1).random(ROWS, chunks=CHUNK)
+    w = np.full(FEATURES, 0.1)
+    v = tf.Variable(w)
+    with tf.GradientTape() as tape:
+        value = loss(v, X, y)
+    for g in (dualtape.grad(loss)(w, X, y), dualtape.grad(loss, argnums=1)(w, X, y), tape.gradient(value, v)._value,
+              transforms.grad(loss)(w, X, y), transforms.vjp(loss)(w, X, y, 2.0)):
+        assert _graph_bytes(g) < 8 * ROWS / 2, _graph_bytes(g)
 
 
 # -- refusals and a real cluster -----------------------------------------------------------------

@@ -11,7 +11,7 @@ import inspect
 import numpy as np
 
 from dualtape.core.dtypes import complex_error
-from dualtape.core.duck import lazy_seed
+from dualtape.core.duck import lazy_scalar, lazy_seed
 
 from . import emit
 from .analysis import value_kind
@@ -167,7 +167,7 @@ class Transformed(_Transform):
         fn, seed = self._compiled_for(args, kwargs)
         if self.mode == "vjp":
             kwargs = dict(kwargs)
-            kwargs[seed] = dy
+            kwargs[seed] = lazy_scalar(dy, args)  # a scalar dy with dask data: a lazy scalar
         return fn(*args, **kwargs)
 
     def _grad(self, args, kwargs):

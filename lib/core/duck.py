@@ -31,3 +31,39 @@ def as_array(x, dtype=None):
     if is_duck_array(x):
         return x if dtype is None or x.dtype == dtype else x.astype(dtype)
     return np.asarray(x, dtype=dtype)
+
+
+def primal_of(x):
+    """The plain value under any nesting of tensors and dual numbers."""
+    while isinstance(x, Traced):
+        x = x._value if hasattr(x, "_value") else x.primal
+    return x
+
+
+def ones_for(x, dtype):
+    """Ones shaped like `x` (a seed): lazy ones when `x` holds a duck array, so the backward
+    pass stays in its library (a NumPy seed, broadcast by sum's VJP, would be embedded whole
+    into every dask graph)."""
+    value = primal_of(x)
+    if is_duck_array(value):
+        return np.ones_like(value, dtype=dtype)
+    return np.ones(np.shape(value) if not isinstance(x, Traced) else tuple(x.shape), dtype=dtype)
+
+
+def lazy_scalar(value, args):
+    """`value` (a vjp's dy, grad's 1.0), as a lazy scalar of the first duck array among `args`
+    when it is a plain scalar: sum's adjoint broadcasts it to the data's shape, and a NumPy one
+    would enter every dask graph as a whole array (sent to each worker)."""
+    if not isinstance(value, Traced) and not is_duck_array(value) and np.ndim(value) == 0:
+        for arg in args:
+            if is_duck_array(arg):
+                dtype = arg.dtype if arg.dtype.kind == "f" else np.float64
+                return np.ones_like(arg, shape=(), dtype=dtype) * value
+    return value
+
+
+def lazy_seed(kwargs, seed, args):
+    """`kwargs`, plus grad's seed parameter `seed` as a lazy 1.0 when an argument is a duck array."""
+    if seed is None or seed in kwargs or not any(is_duck_array(arg) for arg in args):
+        return kwargs
+    return {**kwargs, seed: lazy_scalar(1.0, args)}

@@ -4,7 +4,7 @@ import numpy as np
 
 from ..core import dnp, nest
 from ..core.dtypes import refuse_complex
-from ..core.duck import as_array
+from ..core.duck import as_array, ones_for
 from ..core.traced import Traced
 from ..reverse.dispatch import new_tag
 from ..reverse.jacobians import tape_jacobian
@@ -78,7 +78,7 @@ def value_and_grad(f, argnums=0, has_aux=False):
         if has_aux:
             out, aux = _split_aux(out, "grad")
         _check_scalar(out, "grad")
-        seed = np.ones(tuple(dnp.shape(out)), dtype=dnp.result_dtype(out))
+        seed = ones_for(out, dnp.result_dtype(out))  # lazy ones for a dask value
         grads = _pullback(tape, inputs, [out], [seed]) if isinstance(out, Tensor) else \
             [_zeros(t) for t in inputs]
         wrt = [args[i] for i in nums]

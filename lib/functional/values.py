@@ -7,7 +7,7 @@ import numpy as np
 
 from ..core import dnp, nest
 from ..core.dtypes import refuse_complex
-from ..core.duck import as_array, is_duck_array
+from ..core.duck import as_array, is_duck_array, primal_of
 from ..core.traced import Traced
 from ..reverse.dispatch import STATE
 from ..reverse.tensor import Tensor
@@ -35,9 +35,7 @@ def _as_output(x):
 
 
 def _zeros(x):
-    value = x
-    while isinstance(value, Traced):
-        value = value._value if hasattr(value, "_value") else value.primal
+    value = primal_of(x)
     if is_duck_array(value):
         return np.zeros_like(value)  # lazy, in the duck array's library
     return np.zeros(tuple(dnp.shape(x)), dtype=dnp.result_dtype(x))

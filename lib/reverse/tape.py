@@ -21,7 +21,7 @@ from ..core.apply_rules import vjp_parts
 from .dispatch import STATE, new_tag
 from .jacobians import tape_batch_jacobian, tape_jacobian
 from ..core.dtypes import is_differentiable_dtype, refuse_complex
-from ..core.duck import as_array
+from ..core.duck import as_array, ones_for
 from ..core.registry import Traced
 from .tensor import Tensor, alias, wrap
 
@@ -266,7 +266,7 @@ def _unconnected_mode(value):
 def _seed(target, seed):
     value = target._value
     if seed is None:
-        return np.ones(np.shape(value), dtype=target.dtype._np)
+        return ones_for(value, target.dtype._np)  # lazy ones for a dask value
     # A traced seed (a tensor, or a dual number: the cotangent of a vjp inside jvp) stays
     # traced, so the levels outside see the backward pass depend on it.
     traced = isinstance(seed, Traced)
