@@ -1,7 +1,9 @@
-"""What generated adjoint code imports: rulekit helpers plus four small adjoint utilities.
+"""What generated adjoint code imports: rulekit helpers plus small adjoint utilities.
 
-Kept tiny and free of the transformer, so a module written by `df.save(path)` needs only
-NumPy and this module.
+Kept free of the transformer: `df.save(path)` copies the source of the helpers a module uses
+(and of what they read) into it, so every helper here must be NumPy, `math` or standard
+library code on plain values, apart from its branches for tensors and dual numbers (`_Traced`,
+`dnp`), which standalone.py writes as NumPy (tests/test_saved_module.py saves them all).
 """
 
 import math  # noqa: F401  (generated code spells scalar derivatives with math)
