@@ -11,7 +11,7 @@ from .traced import Traced
 __all__ = ["primal_of", "stacked_shape", "stack_axis", "stack_piece", "append_piece", "diagonal_index",
            "undiag", "undiagflat", "rollaxis_inverse", "kron_vjp", "undiff", "along_axis_index",
            "sort_index", "quantile_jvp", "quantile_vjp", "convolve_vjp", "interp_slope", "interp_weights",
-           "matrix_power_vjp", "matrix_power_jvp"]
+           "matrix_power_vjp", "matrix_power_jvp", "average_weights", "unaverage_weights"]
 
 
 def primal_of(x):
@@ -171,28 +171,37 @@ def quantile_vjp(g, x, q, axis, keepdims):
     return dnp.unindex(spread, shape, sort_index(x, axis))
 
 
-def convolve_vjp(g, a, v, mode, argnum):
+def _mode_start(n, m, mode, correlate):
+    """Where np.convolve / np.correlate's `mode` window starts inside its full output (NumPy
+    swaps the inputs when the second is longer, which moves the 'same' window)."""
+    rng = np.random.default_rng(0)
+    pa, pv = rng.standard_normal(n), rng.standard_normal(m)
+    fn = np.correlate if correlate else np.convolve
+    full, out = fn(pa, pv, "full"), fn(pa, pv, mode)
+    return next(s for s in range(len(full) - len(out) + 1) if np.allclose(full[s:s + len(out)], out))
+
+
+def convolve_vjp(g, a, v, mode, argnum, correlate=False):
     """Cotangent of np.convolve(a, v, mode)'s input `argnum`: the full-mode cotangent
-    (g placed where `mode` cut it) correlated with the other input."""
+    (g placed where `mode` cut it) correlated with the other input. correlate=True: the
+    window is np.correlate's (v is then the flipped second input of the correlation)."""
     n, m = np.shape(a)[0], np.shape(v)[0]
-    start = {"full": 0, "same": (min(n, m) - 1) // 2, "valid": min(n, m) - 1}[mode]
+    start = _mode_start(n, m, mode, correlate)
     full = dnp.pad(g, ((start, n + m - 1 - start - np.shape(g)[0]),))
     return dnp.correlate(full, v if argnum == 0 else a, mode="valid")
 
 
-def interp_slope(x, xp, fp):
-    """The slope of np.interp at x: that of the segment holding x (0 outside [xp[0], xp[-1]])."""
-    xp, fp, p = primal_of(xp), primal_of(fp), primal_of(x)
-    i = np.clip(np.searchsorted(xp, p, side="right") - 1, 0, len(xp) - 2)
-    slope = (fp[i + 1] - fp[i]) / (xp[i + 1] - xp[i])
-    return np.where((p < xp[0]) | (p > xp[-1]), 0.0, slope).astype(p.dtype)
-
-
 def interp_weights(x, xp):
-    """(len(xp), *x.shape) weights: np.interp(x, xp, fp) is linear in fp with these."""
-    xp, p = primal_of(xp), primal_of(x)
-    eye = np.eye(len(xp), dtype=p.dtype if p.dtype.kind == "f" else np.float64)
-    return np.stack([np.interp(p, xp, row) for row in eye])
+    """(len(xp), *x.shape) weights W with np.interp(x, xp, fp) = tensordot(fp, W, 1): the two
+    knots around each x get 1 - t and t, t differentiable in x (constant outside the knots)."""
+    xp_, p = primal_of(xp), primal_of(x)
+    dtype = dnp.result_dtype(x)
+    k = np.clip(np.searchsorted(xp_, p, side="right") - 1, 0, len(xp_) - 2)
+    inside = (p >= xp_[0]) & (p <= xp_[-1])
+    t = dnp.where(inside, (x - xp_[k].astype(dtype)) / (xp_[k + 1] - xp_[k]).astype(dtype),
+                  (p > xp_[-1]).astype(dtype))
+    rows = np.arange(len(xp_)).reshape((-1,) + (1,) * p.ndim)
+    return (rows == k).astype(dtype) * (1 - t) + (rows == k + 1).astype(dtype) * t
 
 
 def matrix_power_vjp(g, a, n):
@@ -218,3 +227,31 @@ def matrix_power_jvp(da, a, n):
     for k in range(n):
         total = total + dnp.matmul(dnp.matmul(dnp.matrix_power(a, k), da), dnp.matrix_power(a, n - 1 - k))
     return total
+
+
+def average_weights(a, w, axis):
+    """np.average's weights broadcast to a's shape (ones when None; a 1-d w runs along axis)."""
+    if w is None:
+        return np.ones(np.shape(a), dtype=dnp.result_dtype(a))
+    if len(np.shape(w)) == 1 and len(np.shape(a)) > 1 and axis is not None:
+        shape = [1] * len(np.shape(a))
+        shape[axis % len(shape)] = np.shape(w)[0]
+        w = dnp.reshape(w, tuple(shape))
+    return dnp.broadcast_to(w, tuple(np.shape(a)))
+
+
+def unaverage_weights(gw, a, w, axis):
+    """A cotangent for the broadcast weights, summed back to the shape of the given `w`."""
+    if len(np.shape(w)) == 1 and len(np.shape(a)) > 1 and axis is not None:
+        ax = axis % len(np.shape(a))
+        return dnp.sum(gw, axis=tuple(i for i in range(len(np.shape(a))) if i != ax))
+    return gw
+
+
+def interp_slope(x, xp, fp):
+    """The slope of np.interp at x, as a function of fp: that of the segment [xp[i], xp[i+1])
+    holding x (at a knot: the segment to its right), 0 outside [xp[0], xp[-1]]."""
+    xp_, p = primal_of(xp), primal_of(x)
+    i = np.clip(np.searchsorted(xp_, p, side="right") - 1, 0, len(xp_) - 2)
+    inside = ((p >= xp_[0]) & (p <= xp_[-1])).astype(dnp.result_dtype(fp))
+    return (dnp.getitem(fp, i + 1) - dnp.getitem(fp, i)) * (inside / (xp_[i + 1] - xp_[i]))

@@ -7,4 +7,4 @@ it is declared (`dnp.export`), in this order (a later module's name wins).
 from . import elementwise, transcendental, activations, reductions, scans, nn  # noqa: F401
 from . import shape, joining, indexing, linalg, linalg_np, constructors, image  # noqa: F401
 from . import decompositions  # noqa: F401
-from . import ufuncs_more, assembly, diagonals, products  # noqa: F401  (issue 12: NumPy's further functions)
+from . import ufuncs_more, assembly, diagonals, products, statistics, sorting  # noqa: F401  (issue 12: NumPy's further functions)
