@@ -313,3 +313,38 @@ def swaps_a_user_name_spelled_like_a_temporary(x, y):
         _sin_x = (x if x > 0.0 else i1)
         _sin_x, x = x, _sin_x
     return np.linspace(0.0, 0.0, 9).reshape(3, 3) + x * np.ones((3, 3)) + y * np.ones((3, 3))
+
+
+def rebinds_a_float_parameter_to_a_matrix_after_a_loop(x, y):
+    for i in range(3):
+        (x, z), y = (np.linspace(0.135, 0.259, 3), np.ones((3, 3))), 0.432
+    a2, y = np.ones(2), np.ones((3, 3))
+    return np.sum(x) + np.sum(y) + np.sum(a2)
+
+
+def rebinds_a_float_parameter_to_a_matrix_in_one_branch(x, y):
+    if x[0] > -5.0:
+        y = np.ones((3, 3))
+    else:
+        y = y * 2.0
+    return np.sum(x) + np.sum(y)
+
+
+def returns_a_buffer_written_in_a_branch(x):
+    out = np.zeros((3, 3))
+    out[2] = np.stack([1.559, 2.0, 1.5])
+    if x[0, 0] > -5.0:
+        out[0, 2] += np.sum(x)
+    return out
+
+
+def returns_a_view_of_a_buffer_early(x):
+    k = 0
+    while k < 1:
+        k += 1
+        u = np.zeros((3, 3))
+        u[0] = x
+        for i, s in enumerate(np.arctan(x)):
+            if x[0] > -5.0:
+                return u[:, 0]
+    return x

@@ -97,6 +97,29 @@ def test_user_name_spelled_like_a_temporary_keeps_its_adjoint():
 
 
 
+@pytest.mark.parametrize("f", [fns.rebinds_a_float_parameter_to_a_matrix_after_a_loop,
+                               fns.rebinds_a_float_parameter_to_a_matrix_in_one_branch])
+def test_zero_adjoint_of_a_rebound_parameter_has_its_shape(f):
+    # issue 9 (program checker): a loop's or branch's backward starts an overwritten name's adjoint
+    # from `zeros_like(y)`, read while `y` held a later value (a matrix) because nothing saved `y`:
+    # the gradient for the float argument came back as a 3x3 matrix of zeros
+    args = [np.array([-0.019, 0.166, -1.5]), 0.834]
+    got = check_grad(f, args, 1)
+    assert np.shape(got) == () and got == 0.0
+    check_grad(f, args, 0)
+
+
+def test_value_returned_beside_the_gradient_is_not_restored_by_the_backward_sweep():
+    # issue 9 (program checker, with the checker's new primal comparison): vjp(preserve_result=True)
+    # returned the buffer the backward sweep then restored slice by slice: zeros where f gave 2.0
+    f = fns.returns_a_buffer_written_in_a_branch
+    x, dy = np.arange(9.0).reshape(3, 3) / 10, np.ones((3, 3))
+    grad, value = dt.vjp(f, preserve_result=True)(x, dy)
+    assert np.array_equal(value, f(x)) and np.allclose(grad, 1.0)
+    f, x = fns.returns_a_view_of_a_buffer_early, np.array([1.011, -0.282, -0.161])  # `return u[:, 0]`
+    grad, value = dt.vjp(f, preserve_result=True)(x, np.ones(3))
+    assert np.array_equal(value, f(x)) and np.array_equal(grad, [1.0, 0.0, 0.0])
+
 def test_walrus_operator():
     # issue 9: `if (y := x * 2) > 1: return y` was read as an inactive comparison: 0.0, not 2.0
     assert check_grad(fns.walrus_in_condition, [0.7]) == 2.0

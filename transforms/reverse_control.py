@@ -20,6 +20,13 @@ class ControlFlow:
         item.cond = self.namer.fresh("_cond")
         lines = [f"{item.cond} = {self.src(item.test)}"]
         self.reads_before |= item.reads
+        # a name one branch overwrites gets `bv = zeros_like(v)` in the other branch's backward
+        # (bwd_if), read where v holds its value before the `if`: saved like a value read
+        written = set().union(*(getattr(s, "writes", set()) for s in walk_items(item.body + item.orelse)))
+        zeroed = {v for v in written & self._touched(item.body + item.orelse) & self.written_before
+                  if self.zero(v) != "0.0"}
+        self.reads_before |= zeroed
+        self.needed |= zeroed
         self.in_branch += 1
         snapshot = (set(self.reads_before), set(self.written_before))
         body = self.fwd_block(item.body, depth) or ["pass"]
@@ -38,6 +45,12 @@ class ControlFlow:
             lines.append(self.push([item.cond]))  # after the branch: popped before it
         return lines
 
+    def _zeroed_in_backward(self, item):
+        """Carried names whose adjoints the loop's backward sweep starts from `zeros_like(v)`
+        (`_loop_body`): that reads v, so v is saved and restored like a value read, or the zero
+        takes the shape of a later value (`y` rebound from a float to a matrix after the loop)."""
+        return {v for v in self._carried(item) if self.zero(v) != "0.0"}
+
     def fwd_for(self, item, depth):
         note = self._checkpoint_note(item, depth)
         if note is None:
@@ -54,6 +67,8 @@ class ControlFlow:
     def _fwd_for(self, item, depth):
         self._enter_loop(depth)
         self.reads_before |= item.reads | {item.var}
+        zeroed = self._zeroed_in_backward(item)
+        self.needed |= zeroed
         lines = []
         iter_src = self.src(item.iter)
         stable = item.reads <= (self.stable | {"range", "len", "min"}) or not (item.reads & self.fir.locals)
@@ -83,11 +98,15 @@ class ControlFlow:
         item.saved_after = saved if depth > 0 else []
         if item.saved_after:
             lines.append(self.push(saved))
+        self.reads_before |= zeroed
+        self.written_before |= zeroed
         return lines
 
     def fwd_while(self, item, depth):
         self._enter_loop(depth)
         self.reads_before |= item.reads
+        zeroed = self._zeroed_in_backward(item)
+        self.needed |= zeroed
         item.count = self.namer.fresh("_count")
         lines = self._checkpoint_note(item, depth) + [f"{item.count} = 0", f"while {self.src(item.test)}:"]
         self.in_branch += 1
@@ -98,6 +117,8 @@ class ControlFlow:
         lines += [IND + x for x in body]
         if depth > 0:
             lines.append(self.push([item.count]))
+        self.reads_before |= zeroed
+        self.written_before |= zeroed
         return lines
 
     def fwd_setitem(self, item, depth):
