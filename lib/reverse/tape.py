@@ -22,8 +22,11 @@ from .dispatch import STATE, new_tag
 from .jacobians import tape_batch_jacobian, tape_jacobian
 from ..core.dtypes import is_differentiable_dtype, refuse_complex
 from ..core.duck import as_array, ones_for
-from ..core.registry import Traced
+from ..core.registry import GRADIENT_OVERRIDES, Traced
 from .tensor import Tensor, alias, wrap
+
+_ndarray = np.ndarray
+_np_add = np.add
 
 
 class UnconnectedGradients(enum.Enum):
@@ -211,9 +214,11 @@ def replay(entries, watched, grads, keep, release, traced, batch=0):
     record once used. traced: run the rules on tensor aliases so that recording tapes and
     accumulators see the backward pass (higher order). batch: see `_backward`.
     """
+    owned = {}  # id -> a cotangent buffer this pass allocated, safe to add into in place
     for index in range(len(entries) - 1, -1, -1):
         op, in_ids, values, out_id, ans, static = entries[index]
         g = grads.get(out_id) if out_id in keep else grads.pop(out_id, None)
+        owned.pop(out_id, None)  # handed to the rules now: never written again
         if release:
             entries[index] = None  # release what the rest of the pass no longer needs
         if g is None:
@@ -223,14 +228,52 @@ def replay(entries, watched, grads, keep, release, traced, batch=0):
         if traced:
             values = tuple([alias(v, tid) if tid is not None else v for v, tid in zip(values, in_ids)])
             ans = alias(ans, out_id)
+        elif (op.name == "StridedSlice" and not batch and wanted and g.__class__ is _ndarray
+              and _slice_into(grads, owned, in_ids[0], values[0], g, static, op)):
+            continue  # added into the source's cotangent buffer: no full-size zeros per slice
         parts = vjp_parts(op, g, ans, values, static, wanted, batch)
         for i, part in zip(wanted, parts):
             if part is None:
                 continue
             tid = in_ids[i]
             prev = grads.get(tid)
-            grads[tid] = part if prev is None else prev + part
+            if prev is None:
+                grads[tid] = part
+            elif (prev is owned.get(tid) and part.__class__ is _ndarray and part.shape == prev.shape
+                  and part.dtype == prev.dtype):
+                _np_add(prev, part, out=prev)  # a buffer this pass made: add in place
+            else:
+                grads[tid] = total = prev + part
+                if not traced and total.__class__ is _ndarray:
+                    owned[tid] = total  # a fresh sum, only ever seen through grads[tid]
     return grads
+
+
+def _slice_into(grads, owned, tid, x, g, static, op):
+    """Add a basic slice's cotangent `g` into the cotangent of its source `x` in place (a
+    buffer this pass owns), as `prev + unindex(g)` would, without the zeros it allocates.
+    False when it does not apply (fancy indices, overrides, other dtypes): the rule runs."""
+    index = static.get("index")
+    if (x.__class__ is not _ndarray or op.custom_vjp is not None or op.name in GRADIENT_OVERRIDES
+            or index.__class__ is not tuple or g.dtype != x.dtype):
+        return False
+    for item in index:
+        if item.__class__ is _ndarray:
+            return False  # fancy: np.add.at semantics, left to the rule
+    prev = grads.get(tid)
+    if prev is None:
+        buffer = np.zeros(x.shape, dtype=g.dtype)
+        buffer[index] = g  # exactly what the rule's unindex makes
+    elif prev is owned.get(tid):
+        prev[index] += g
+        return True
+    elif prev.__class__ is _ndarray and prev.shape == x.shape and prev.dtype == g.dtype:
+        buffer = prev.copy()
+        buffer[index] += g
+    else:
+        return False
+    grads[tid] = owned[tid] = buffer
+    return True
 
 
 def _creation_order(variable):
