@@ -44,7 +44,10 @@ def main(argv=None):
         if tally.programs % 500 == 0:
             print(f"... {tally.programs} programs, {time.time() - start:.0f} s", file=sys.stderr)
 
-    run()
+    try:
+        run()
+    except KeyboardInterrupt:  # `kill -INT`: stop a long run early and still get its counts
+        print("stopped early (SIGINT): the counts below are of the programs checked so far")
     print(f"{tally.summary()}\ntime: {time.time() - start:.0f} s")
     for (mode, kind), found in sorted(failures.items()):
         for _, message in sorted(found)[:args.show]:
