@@ -212,6 +212,33 @@ def test_escaping_to_numpy_is_refused_not_computed(data, no_compute):
         dualtape.grad(leaky)(w)
 
 
+def test_slices_and_joins_stay_lazy(data, no_compute):
+    w, X, ys = data
+    Xd = lazy(X)
+
+    def sliced(w):
+        z = Xd @ w
+        return np.sum(np.concatenate([z[: ROWS // 2], z[ROWS // 2:] * 2.0]) ** 2)
+
+    g = dualtape.grad(sliced)(w)
+    with dask.config.set(scheduler="sync"):
+        check(g, dualtape.grad(sliced)(w).compute())
+        z = X @ w
+        scale = np.where(np.arange(ROWS) < ROWS // 2, 1.0, 2.0)
+        check(g, X.T @ (2 * scale ** 2 * z))
+
+
+@pytest.mark.parametrize("case", ["boolean mask", "tf.where indices", "integer-array index"])
+def test_value_dependent_ops_are_refused_not_computed(data, case, no_compute):
+    w, X, ys = data
+    Xd = lazy(X)
+    loss = {"boolean mask": lambda w: np.sum((Xd @ w)[Xd[:, 0] > 0] ** 2),
+            "tf.where indices": lambda w: tf.reduce_sum(tf.gather(Xd @ w, tf.where(Xd[:, 0] > 0)[:, 0])),
+            "integer-array index": lambda w: np.sum((Xd @ w)[np.array([0, 0, 3])] ** 2)}[case]
+    with pytest.raises(RefusalError, match=r"would compute the lazy dask"):
+        dualtape.grad(loss)(w)
+
+
 def test_gradient_on_a_local_cluster(data):
     distributed = pytest.importorskip("dask.distributed")
     w, X, ys = data

@@ -12,6 +12,7 @@ import operator
 import numpy as np
 
 from ..core import dnp
+from ..core.duck import is_duck_array, primal_of, refuse_compute
 from ..core.registry import LINEAR, NOT_DIFFERENTIABLE, Traced, defop
 from ..core.rulekit import axis_index, index_rows, unindex_like
 
@@ -19,7 +20,7 @@ __all__ = ["getitem", "unindex", "take", "gather", "one_hot"]
 
 
 def _getitem(x, *, index):
-    return np.asarray(x)[index]
+    return x[index] if is_duck_array(x) else np.asarray(x)[index]  # a dask array stays lazy
 
 
 def getitem_vjp(g, ans, x, *, index):
@@ -63,11 +64,24 @@ GETITEM = defop("StridedSlice", _getitem, vjp=getitem_vjp, jvp=LINEAR, batch_vjp
 
 
 def _unindex(g, *, shape, index):
+    if is_duck_array(g):
+        return _unindex_lazy(g, shape, index)
     out = np.zeros(shape, dtype=np.result_type(g))
     if _is_basic(index):
         out[index] = g  # a basic index never picks an element twice
     else:
         np.add.at(out, index, g)  # repeated fancy indices accumulate
+    return out
+
+
+def _unindex_lazy(g, shape, index):
+    """getitem's adjoint for a dask cotangent: lazy zeros, written lazily at a basic index."""
+    if not _is_basic(index):
+        raise refuse_compute("StridedSliceGrad", g, "The adjoint of an integer-array (or boolean) index "
+                             "scatters with np.add.at, which dask has no lazy version of. Index the dask "
+                             "data with slices, or compute it (x.compute()) before differentiating.")
+    out = np.zeros_like(g, shape=shape)
+    out[index] = g  # dask's lazy assignment
     return out
 
 
@@ -137,6 +151,10 @@ def _normalize_index(index):
     items = index if isinstance(index, tuple) else (index,)
     result = []
     for item in items:
+        if is_duck_array(primal_of(item)):  # np.asarray would compute it
+            raise refuse_compute("StridedSlice", primal_of(item), "An index array decides the result's "
+                                 "shape, so it must be concrete: compute it first (mask.compute()), or keep "
+                                 "the shape with np.where(mask, x, 0).")
         if isinstance(item, Traced):
             item = np.asarray(item)
         if item is None or item is Ellipsis:

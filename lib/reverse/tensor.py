@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from ..core import dtypes
-from ..core.duck import is_duck_array
+from ..core.duck import is_duck_array, refuse_compute
 from ..core.errors import RefusalError
 from ..core.registry import Traced
 
@@ -219,7 +219,11 @@ def escape_error(api, route):
 def plain_value(x):
     """The NumPy value under `x` (a tensor, dual number or array), without the escape check:
     for dualtape's own conversions whose result carries no derivative (argmax, indices)."""
-    return np.asarray(_primal(x))
+    value = _primal(x)
+    if is_duck_array(value):  # a value-dependent result (tf.where's indices, .item()): never computed silently
+        raise refuse_compute("Tensor", value, "This result depends on the array's values; compute "
+                             "them first (x.compute()), or keep the computation elementwise.")
+    return np.asarray(value)
 
 
 def _check_escape(tensor, route):
