@@ -227,6 +227,8 @@ def _lookup(obj):
         obj = dnp.minimum
     elif obj is np.dot and np.dot not in dnp.NUMPY_DISPATCH:
         obj = dnp.matmul
+    if inspect.ismethod(obj) and in_package(type(obj.__self__), "scipy"):  # scipy.stats.norm.logpdf
+        obj = dnp.METHOD_DISPATCH.get((type(obj.__self__).__name__, obj.__name__), obj)
     obj = dnp.NUMPY_DISPATCH.get(obj, obj)
     if isinstance(obj, Primitive):
         inputs, statics = rule_params(obj)

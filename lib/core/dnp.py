@@ -49,6 +49,9 @@ def zeros_like(x, dtype=None):
 # NumPy function -> dnp function, for tensors and duals passed to NumPy itself.
 NUMPY_DISPATCH = {np.ones_like: ones_like, np.zeros_like: zeros_like, np.shape: shape, np.ndim: ndim,
                   np.size: size}
+# (class name, method name) -> dnp function, for methods of other libraries' objects the source
+# transformer maps by name (scipy.stats.norm.logpdf: ("norm_gen", "logpdf")); see opmap.lookup.
+METHOD_DISPATCH = {}
 
 
 def export(namespace, numpy_functions=None):

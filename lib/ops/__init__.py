@@ -7,4 +7,11 @@ it is declared (`dnp.export`), in this order (a later module's name wins).
 from . import elementwise, transcendental, activations, reductions, scans, nn  # noqa: F401
 from . import shape, joining, indexing, linalg, linalg_np, constructors, image  # noqa: F401
 from . import decompositions  # noqa: F401
+
+try:  # SciPy is an optional extra (`dualtape[scipy]`): its ops exist only when it is installed
+    import scipy.special  # noqa: F401
+except ImportError:
+    scipy = None
+else:
+    from . import scipy_special, scipy_bessel, scipy_stats, scipy_stats_more  # noqa: F401
 from . import ufuncs_more, assembly, diagonals, products, statistics, sorting  # noqa: F401  (issue 12: NumPy's further functions)

@@ -1,0 +1,109 @@
+"""Rule helpers of scipy.stats' distributions (dualtape.ops.scipy_stats): the partial
+derivatives of each log-density, written with `dnp` so second derivatives work.
+
+`stats_score(dist, args, i)` is d logpdf / d args[i], broadcast like the density;
+`loc_scale_factor(x, loc, scale, i)` is what a CDF's derivative w.r.t. x, loc or scale is
+the density times. The special functions they call (dnp.digamma, ...) exist when SciPy does.
+"""
+
+import numpy as np
+
+from . import dnp
+from .rulekit_shapes import swap_last
+
+__all__ = ["stats_score", "density_factor", "loc_scale_factor", "mvn_score_x", "mvn_cov_vjp",
+           "mvn_cov_jvp"]
+
+
+def density_factor(ans, method):
+    """d pdf = pdf * d logpdf; d logpdf itself for method 'logpdf' / 'logpmf'."""
+    return 1.0 if method.startswith("log") else ans
+
+
+def loc_scale_factor(x, loc, scale, i):
+    """d cdf((x - loc) / scale) = pdf(x) * (dx - dloc - z dscale)."""
+    return (1.0, -1.0)[i] if i < 2 else -(x - loc) / scale
+
+
+def stats_score(dist, args, i):
+    return _SCORES[dist](*args, i)
+
+
+def _norm(x, loc, scale, i):
+    z = (x - loc) / scale
+    return (-z / scale, z / scale, (z * z - 1.0) / scale)[i]
+
+
+def _t(x, df, loc, scale, i):
+    z = (x - loc) / scale
+    w = df + z * z
+    if i == 1:
+        return 0.5 * (dnp.digamma(0.5 * (df + 1.0)) - dnp.digamma(0.5 * df) - 1.0 / df
+                      - dnp.log1p(z * z / df) + (df + 1.0) * z * z / (df * w))
+    dz = -(df + 1.0) * z / w  # d logpdf / dz
+    return (dz / scale, None, -dz / scale, (-dz * z - 1.0) / scale)[i]
+
+
+def _gamma(x, a, loc, scale, i):
+    y = (x - loc) / scale
+    if i == 1:
+        return dnp.log(y) - dnp.digamma(a)
+    dy = (a - 1.0) / y - 1.0
+    return (dy / scale, None, -dy / scale, (-dy * y - 1.0) / scale)[i]
+
+
+def _beta(x, a, b, loc, scale, i):
+    y = (x - loc) / scale
+    if i in (1, 2):
+        both = dnp.digamma(a + b)
+        return dnp.log(y) - dnp.digamma(a) + both if i == 1 else dnp.log1p(-y) - dnp.digamma(b) + both
+    dy = (a - 1.0) / y - (b - 1.0) / (1.0 - y)
+    return (dy / scale, None, None, -dy / scale, (-dy * y - 1.0) / scale)[i]
+
+
+def _poisson(k, mu, loc, i):
+    return (k - loc) / mu - 1.0
+
+
+_SCORES = {"norm": _norm, "t": _t, "gamma": _gamma, "beta": _beta, "poisson": _poisson}
+
+
+# -- multivariate normal: logpdf(x, mean, cov) of the symmetric part of cov ----------------------
+
+def _cov_matrix(cov, d):
+    eye = np.eye(d, dtype=dnp.result_dtype(cov))
+    if np.ndim(cov) == 0:
+        return cov * eye
+    if np.ndim(cov) == 1:
+        return dnp.expand_dims(cov, -1) * eye
+    return 0.5 * (cov + swap_last(cov))
+
+
+def _precision(x, cov):
+    return dnp.linalg_inv(_cov_matrix(cov, np.shape(x)[-1]))
+
+
+def mvn_score_x(x, mean, cov):
+    """d logpdf / dx = -(x - mean) cov^-1, one row per point."""
+    return -dnp.matmul(x - mean, _precision(x, cov))
+
+
+def mvn_cov_vjp(g, x, mean, cov):
+    """sum_n g_n d logpdf_n / d cov = -0.5 sum(g) P + 0.5 P R^T diag(g) R P, P = cov^-1
+    (a scalar cov gets the trace, a vector one the diagonal)."""
+    d = np.shape(x)[-1]
+    p = _precision(x, cov)
+    u = dnp.reshape(dnp.matmul(x - mean, p), (-1, d))
+    gs = dnp.reshape(g, (-1, 1))
+    full = -0.5 * dnp.sum(gs) * p + 0.5 * dnp.matmul(swap_last(u * gs), u)
+    if np.ndim(cov) >= 2:
+        return full
+    diag = dnp.sum(full * np.eye(d, dtype=dnp.result_dtype(full)), axis=-1)
+    return diag if np.ndim(cov) == 1 else dnp.sum(diag)
+
+
+def mvn_cov_jvp(dcov, x, mean, cov):
+    p = _precision(x, cov)
+    dc = _cov_matrix(dcov, np.shape(x)[-1])
+    u = dnp.matmul(x - mean, p)
+    return 0.5 * dnp.sum(dnp.matmul(u, dc) * u, axis=-1) - 0.5 * dnp.sum(p * dc)
