@@ -121,6 +121,22 @@ def _stdlib(value):
     return None
 
 
+def _third_party_source(value):
+    """`from pkg.mod import name` for a function or ufunc of another installed package (SciPy's
+    special functions, which registry ops wrap), else None: a saved module that uses such an op
+    needs that package, as the user's own code did."""
+    name = getattr(value, "__name__", None)
+    if not isinstance(name, str):
+        return None
+    for module_name in sorted(sys.modules, key=lambda m: (m.count("."), m)):
+        if module_name.startswith("dualtape") or any(part.startswith("_") for part in module_name.split(".")):
+            continue
+        module = sys.modules[module_name]
+        if module is not None and getattr(module, name, None) is value:
+            return f"from {module_name} import {name}"
+    return None
+
+
 def _attributes_of(tree, name):
     """The attributes `tree` reads of the name `name` (`dnp.where` -> 'where')."""
     return {x.attr for x in _gast.walk(tree) if isinstance(x, n.Attribute) and isinstance(x.value, n.Name)
@@ -165,7 +181,7 @@ def module_source(module, header_doc):
     lines = [f'"""{header_doc}"""', "", "import math", "", "import numpy as np", ""] + saved.imports
     classes = [text for name, text in reversed(saved.copies.items()) if name in saved.classes]
     funcs = [text for name, text in saved.copies.items() if name not in saved.classes]
-    shim_classes = [shim[2] + "\n" for shim in saved.shims.values()]
+    shim_classes = [shim[2] + "\n" for shim in saved.shims.values()] + [t + "\n\n" for t in saved.tables]
     out = (lines + [""] + saved.consts + [""] + [f.rstrip() + "\n\n" for f in classes + funcs] + shim_classes
            + [source])
     return "\n".join(out).replace("\n\n\n\n\n", "\n\n\n")
@@ -185,6 +201,7 @@ class _Saved:
         self.classes = set()  # the names in `copies` that are classes
         self.written = {}  # name -> the value written under it
         self.shims = {}  # name -> [dualtape module, attributes read, its class source]
+        self.tables = []  # dicts of helper functions, written after the functions
 
     def _copy(self, name, value, namespace, helper):
         """Copy a function's or class's source under `name`, and queue the globals it reads."""
@@ -259,8 +276,19 @@ class _Saved:
             self.consts.append(f"{name} = {constant}")
         elif inspect.isfunction(value):
             self._copy(name, value, _function_globals(value), True)
+        elif isinstance(value, dict) and all(isinstance(k, (str, int)) and (
+                inspect.isfunction(v) or _constant_source(v) is not None) for k, v in value.items()):
+            # a table of helpers (`_SCORES = {"norm": _norm, ...}`): written after the functions it names
+            items = []
+            for key, item in value.items():
+                if inspect.isfunction(item):
+                    self.todo.append((item.__name__, {item.__name__: item}, name, True))
+                items.append(f"{key!r}: {item.__name__ if inspect.isfunction(item) else _constant_source(item)}")
+            self.tables.append(f"{name} = {{{', '.join(items)}}}")
         elif isinstance(value, type) and value.__module__.startswith("dualtape."):
             self._copy(name, value, dict(vars(sys.modules[value.__module__])), True)
+        elif _third_party_source(value):
+            self.imports.append(_third_party_source(value) + ("" if value.__name__ == name else f" as {name}"))
         else:
             raise TransformError(f"[save] the helper `{reader}` reads `{name}` ({type(value).__name__}), which "
                                  "cannot be written as NumPy code.\n  Keep the runtime helpers to NumPy and math "
