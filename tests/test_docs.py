@@ -26,7 +26,8 @@ _FENCE = re.compile(r"^```[ \t]*([\w+-]*)[^\n]*\n(.*?)^```[ \t]*$", re.MULTILINE
 
 # Pages importing these are skipped where the optional package is missing.
 OPTIONAL_IMPORTS = {"matplotlib": "plots; install the docs extra",
-                    "sklearn": "loads a scikit-learn dataset; install the train extra"}
+                    "sklearn": "loads a scikit-learn dataset; install the train extra",
+                    "dask": "runs on Dask arrays; install the dask extra"}
 
 
 def python_blocks(text):
