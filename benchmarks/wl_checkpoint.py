@@ -52,13 +52,12 @@ def runtime_loop(x, w, n, block):
     return step, n // block
 
 
-def _sizes(quick):
-    return (2000, 500, 200) if quick else (1_000_000, 100_000, 20_000)
+SIZES = {"quick": (2000, 500, 200), "timing": (100_000, 10_000, 20_000), "memory": (1_000_000, 100_000, 20_000)}
 
 
-def variants(quick):
+def variants(sizes):
     """(case name, {variant: zero-argument gradient function}) for each workload."""
-    n_scalar, n_vector, n_runtime = _sizes(quick)
+    n_scalar, n_vector, n_runtime = SIZES[sizes]
     x10, w10 = np.linspace(-1.0, 1.0, 10), np.linspace(0.5, 1.5, 10)
     out = []
     scalar = {"transforms.grad (unchecked)": (dt.grad(scalar_loop), None)}
@@ -92,9 +91,10 @@ def variants(quick):
 
 
 def cases(quick):
-    """Timing cases for run_all.py: the unchecked generated gradient is the floor."""
+    """Timing cases for run_all.py: the unchecked generated gradient is the floor. The loops are
+    10x shorter than in `memory` (run_all times every variant many times)."""
     result = []
-    for name, fns in variants(quick):
+    for name, fns in variants("quick" if quick else "timing"):
         impls = []
         for k, (label, fn) in enumerate(fns.items()):
             impls.append(Impl(label, FLOOR if k == 0 else DUALTAPE, (lambda fn=fn: fn)))
@@ -103,21 +103,26 @@ def cases(quick):
 
 
 def measure(fn):
-    """(peak traced memory in bytes, seconds) of one call, after a warm-up call."""
-    fn()
-    tracemalloc.start()
+    """(peak traced memory in bytes, seconds): the time from a call without tracemalloc (which
+    slows allocation down), the peak from a second call under it."""
     start = time.perf_counter()
+    fn()
+    seconds = time.perf_counter() - start
+    tracemalloc.start()
     try:
         fn()
-        return tracemalloc.get_traced_memory()[1], time.perf_counter() - start
+        return tracemalloc.get_traced_memory()[1], seconds
     finally:
         tracemalloc.stop()
 
 
 def memory(quick):
-    """Markdown table of peak memory and time (one call each; the time is under tracemalloc)."""
+    """Markdown table of peak memory and time of one call of each variant."""
+    for _, fns in variants("quick"):  # compile every specialization first, on the small sizes
+        for fn in fns.values():
+            fn()
     lines = ["| workload | variant | peak memory | time (s) |", "|---|---|---:|---:|"]
-    for name, fns in variants(quick):
+    for name, fns in variants("quick" if quick else "memory"):
         for label, fn in fns.items():
             peak, seconds = measure(fn)
             lines.append(f"| {name} | {label} | {_bytes(peak)} | {seconds:.2f} |")
