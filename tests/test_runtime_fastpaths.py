@@ -136,3 +136,25 @@ def test_batched_matmul_vjp_one_gemm_matches_the_loop(x_shape):
         jacs.append(tape.jacobian(y, [x, wt], experimental_use_pfor=pfor))
     for fast, slow in zip(*jacs):
         np.testing.assert_allclose(fast.numpy(), slow.numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_tape_inside_accumulator_sees_forward_and_backward_but_not_the_jvps():
+    """TF's rule (pywrap_tfe_src: an accumulator's JVP ops are recorded only on tapes
+    created before it): forward-over-reverse works, and a tape entered inside the
+    accumulator does not record the accumulator's tangent computation."""
+    x0 = np.array([0.3, -1.2])
+    x, v = tf.constant(x0), tf.constant(np.array([1.0, 2.0]))
+    with tf.autodiff.ForwardAccumulator(x, v) as acc:
+        with tf.GradientTape(persistent=True) as tape:
+            tape.watch(x)
+            y = dnp.sum(x ** 3)
+            jvp = acc.jvp(y)
+        g = tape.gradient(y, x)
+        assert tape.gradient(jvp, x) is None
+    np.testing.assert_allclose(jvp.numpy(), np.sum(3 * x0 ** 2 * [1.0, 2.0]), rtol=1e-15)
+    np.testing.assert_allclose(acc.jvp(g).numpy(), 6 * x0 * [1.0, 2.0], rtol=1e-15)
+    with tf.GradientTape() as outer:      # a tape entered before it does see them
+        outer.watch(x)
+        with tf.autodiff.ForwardAccumulator(x, v) as acc:
+            jvp = acc.jvp(dnp.sum(x ** 3))
+    np.testing.assert_allclose(outer.gradient(jvp, x).numpy(), 6 * x0 * [1.0, 2.0], rtol=1e-15)

@@ -26,6 +26,14 @@ from ..reverse.tensor import Tensor, wrap
 _PLAIN = (np.ndarray, np.float64, np.float32)
 
 
+def _only_newer_tapes(level):
+    """True when every recording tape was entered after the accumulator of `level`."""
+    for tape in STATE.tapes:
+        if tape._dual_level < level:
+            return False
+    return True
+
+
 class ForwardAccumulator:
     """Compute Jacobian-vector products of tensors computed inside the context.
 
@@ -114,9 +122,10 @@ class ForwardAccumulator:
                                "a ForwardAccumulator watches)")
             return
         stack = STATE.accumulators
-        if not STATE.tapes and stack[0] is self and not isinstance(ans, Traced):
-            # Nothing outside this accumulator records (no tape, no outer accumulator): the
-            # rules run on the plain values, the same NumPy calls without the dispatch.
+        if stack[0] is self and not isinstance(ans, Traced) and _only_newer_tapes(self._dual_level):
+            # Nothing outside this accumulator records (no outer accumulator, no tape entered
+            # before it: as in TF, a tape entered inside an accumulator does not record its
+            # JVP computation): the rules run on the plain values, without the dispatch.
             for v in values:
                 if isinstance(v, Traced):
                     break  # a dual number inside a tensor: the general path
