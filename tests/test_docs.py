@@ -27,7 +27,8 @@ _FENCE = re.compile(r"^```[ \t]*([\w+-]*)[^\n]*\n(.*?)^```[ \t]*$", re.MULTILINE
 # Pages importing these are skipped where the optional package is missing.
 OPTIONAL_IMPORTS = {"matplotlib": "plots; install the docs extra",
                     "sklearn": "loads a scikit-learn dataset; install the train extra",
-                    "dask": "runs on Dask arrays; install the dask extra"}
+                    "dask": "runs on Dask arrays; install the dask extra",
+                    "scipy": "differentiates SciPy's functions; install the scipy extra"}
 
 
 def python_blocks(text):

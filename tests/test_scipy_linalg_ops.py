@@ -1,0 +1,184 @@
+"""np.linalg's decompositions and SciPy's functions as users call them (issue 12).
+
+The registry-generated tests check each op's rules; these check the public spellings: NumPy's
+and SciPy's own functions on tensors and dual numbers, `dualtape.scipy`, the source
+transformer reading SciPy's names, the values against NumPy / SciPy, and the refusals.
+The SciPy tests skip where SciPy (the `scipy` extra) is not installed.
+"""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import dualtape
+import dualtape as tf
+import dualtape.transforms as dt
+from dualtape.core.errors import RefusalError
+
+try:
+    import scipy.special
+    import scipy.stats
+except ImportError:  # the scipy extra is optional
+    scipy = None
+
+needs_scipy = pytest.mark.skipif(scipy is None, reason="SciPy is not installed (the scipy extra)")
+
+
+# -- np.linalg --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("ord_, axis", [(None, None), (1, None), (np.inf, None), (-np.inf, None), (3.5, None),
+                                        (0, None), ("fro", (0, 1)), ("nuc", (0, 1)), (2, (0, 1)),
+                                        (-2, (1, 0)), (1, (0, 1)), (-1, (0, 1)), (np.inf, (0, 1)),
+                                        (-np.inf, (0, 1)), (2, 1), (1, 0)])
+def test_norm_values_and_gradients_for_every_ord(ord_, axis):
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((3, 4)) if axis is not None else rng.standard_normal(5)
+    want = np.linalg.norm(x, ord_, axis)
+
+    def f(x):
+        return np.sum(np.linalg.norm(x, ord_, axis))
+
+    value, grad = dualtape.value_and_grad(f)(x)
+    np.testing.assert_allclose(value, np.sum(want), rtol=1e-12)
+    eps = 1e-6
+    numeric = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        e = np.zeros_like(x)
+        e[i] = eps
+        numeric[i] = (f(x + e) - f(x - e)) / (2 * eps)
+    np.testing.assert_allclose(grad, numeric, rtol=1e-5, atol=1e-7)
+
+
+def test_decompositions_on_tensors_match_numpy_and_reconstruct():
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((5, 3))
+    t = tf.constant(a)
+    u, s, vh = np.linalg.svd(t, full_matrices=False)
+    np.testing.assert_allclose(np.asarray(u) * np.asarray(s) @ np.asarray(vh), a, atol=1e-12)
+    np.testing.assert_allclose(np.asarray(np.linalg.svd(t, compute_uv=False)), np.linalg.svd(a, compute_uv=False))
+    q, r = np.linalg.qr(t)
+    np.testing.assert_allclose(np.asarray(q) @ np.asarray(r), a, atol=1e-12)
+    sym = a.T @ a
+    w, v = np.linalg.eigh(tf.constant(sym))
+    np.testing.assert_allclose(np.asarray(w), np.linalg.eigvalsh(sym), rtol=1e-12)
+    b = rng.standard_normal(5)
+    x, residuals, rank, sv = np.linalg.lstsq(tf.constant(a), tf.constant(b))
+    want = np.linalg.lstsq(a, b)
+    np.testing.assert_allclose(np.asarray(x), want[0], rtol=1e-10)
+    np.testing.assert_allclose(np.asarray(residuals), want[1], rtol=1e-10)
+    assert rank == want[2] == np.linalg.matrix_rank(tf.constant(a))
+    np.testing.assert_allclose(np.asarray(np.linalg.pinv(t)), np.linalg.pinv(a), atol=1e-12)
+
+
+def test_lstsq_gradient_matches_finite_differences():
+    rng = np.random.default_rng(2)
+    a, b = rng.standard_normal((6, 3)), rng.standard_normal(6)
+
+    def f(a):
+        return np.sum(np.linalg.lstsq(a, b)[0] ** 2)
+
+    grad = dualtape.grad(f)(a)
+    eps = 1e-6
+    numeric = np.array([(f(a + eps * e.reshape(a.shape)) - f(a - eps * e.reshape(a.shape))) / (2 * eps)
+                        for e in np.eye(a.size)]).reshape(a.shape)
+    np.testing.assert_allclose(grad, numeric, rtol=1e-5, atol=1e-8)
+
+
+def test_basis_invariant_functions_are_exact_at_repeated_eigenvalues():
+    a = np.diag([1.0, 1.0, 4.0])
+    np.testing.assert_allclose(dualtape.grad(lambda a: np.sum(np.linalg.eigvalsh(a) ** 3))(a), 3 * a @ a)
+    # the projector onto the repeated eigenspace, built from its (arbitrary) eigenvectors
+    v = dualtape.grad(lambda a: np.sum(np.linalg.eigh(a)[1][:, :2] @ np.linalg.eigh(a)[1][:, :2].T))(a)
+    assert np.all(np.isfinite(v))
+    # sum of singular values (nuclear norm) at a tie: U Vh
+    np.testing.assert_allclose(dualtape.grad(lambda a: np.sum(np.linalg.svd(a, compute_uv=False)))(np.eye(3)),
+                               np.eye(3), atol=1e-12)
+
+
+def test_full_matrices_svd_of_a_non_square_matrix_is_refused():
+    with pytest.raises(RefusalError, match=r"\[Svd\] full_matrices=True .* full_matrices=False"):
+        dualtape.grad(lambda a: np.sum(np.linalg.svd(a)[0]))(np.ones((3, 2)))
+
+
+def svd_loss(a):  # the transformer maps single-output functions (svd / eigh / qr return tuples)
+    return np.sum(np.linalg.svdvals(a) ** 2) + np.sum(np.linalg.eigvalsh(a.T @ a)) + np.linalg.norm(a, "nuc") + np.sum(np.linalg.pinv(a))
+
+
+def test_transformer_maps_linalg_ops():
+    a = np.random.default_rng(3).standard_normal((4, 3))
+    np.testing.assert_allclose(dt.grad(svd_loss)(a), dualtape.grad(svd_loss)(a), rtol=1e-10)
+
+
+# -- SciPy ------------------------------------------------------------------------------------
+
+def scipy_model(x, mu, s):
+    return (np.sum(scipy.stats.norm.logpdf(x, mu, s)) + np.sum(scipy.special.gammaln(s + x * x))
+            + scipy.special.logsumexp(x, b=0.5) + np.sum(scipy.stats.t.logcdf(x, 4.0, mu, s)))
+
+
+def dualtape_model(x, mu, s):
+    from dualtape.scipy import special, stats  # noqa: PLC0415 - the module imports only where SciPy is
+    return (np.sum(stats.norm.logpdf(x, mu, s)) + np.sum(special.gammaln(s + x * x))
+            + special.logsumexp(x, b=0.5) + np.sum(stats.t.logcdf(x, 4.0, mu, s)))
+
+
+@needs_scipy
+def test_scipy_spelling_in_the_transformer_equals_dualtape_scipy_on_the_tape():
+    x, mu, s = np.array([0.3, -1.2, 2.0]), 0.4, np.array([1.5, 0.7, 1.1])
+    np.testing.assert_allclose(dualtape_model(x, mu, s), scipy_model(x, mu, s), rtol=1e-12)
+    want = dualtape.grad(dualtape_model, argnums=(0, 2))(x, mu, s)
+    got = dt.grad(scipy_model, wrt=(0, 2))(x, mu, s)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-10)
+    _, tangent = dualtape.jvp(lambda x: dualtape_model(x, mu, s), (x,), (np.ones(3),))
+    np.testing.assert_allclose(tangent, np.sum(want[0]), rtol=1e-10)
+
+
+@needs_scipy
+def test_scipy_ufuncs_work_on_tensors_and_scipy_stats_is_refused_clearly():
+    x = tf.Variable(np.array([0.5, 1.5]))
+    with tf.GradientTape() as tape:
+        y = np.sum(scipy.special.gammaln(x) * scipy.special.expit(x))
+    want = scipy.special.digamma(x.numpy()) * scipy.special.expit(x.numpy()) + scipy.special.gammaln(
+        x.numpy()) * scipy.special.expit(x.numpy()) * (1 - scipy.special.expit(x.numpy()))
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), want, rtol=1e-12)
+    with pytest.raises(RefusalError, match="SciPy"):
+        dualtape.grad(lambda x: np.sum(scipy.stats.norm.logpdf(x)))(np.array([0.5]))
+
+
+@needs_scipy
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_dualtape_scipy_values_equal_scipy(dtype):
+    from dualtape.scipy import special, stats  # noqa: PLC0415
+    x = np.array([0.2, 0.6, 0.9], dtype=dtype)
+    cases = [("norm", (0.1, 1.3)), ("t", (3.5, 0.1, 1.3)), ("gamma", (2.5, 0.05, 1.2)), ("beta", (2.0, 3.0))]
+    for name, params in cases:
+        for method in ("logpdf", "pdf", "cdf", "logcdf"):
+            got = getattr(getattr(stats, name), method)(x, *params)
+            assert np.asarray(got).dtype == dtype, (name, method)
+            np.testing.assert_allclose(got, getattr(getattr(scipy.stats, name), method)(x, *params),
+                                       rtol=1e-5 if dtype == np.float32 else 1e-12)
+    k = np.array([0.0, 2.0, 5.0])
+    for method in ("logpmf", "pmf", "cdf", "logcdf"):
+        np.testing.assert_allclose(getattr(stats.poisson, method)(k, 2.5), getattr(scipy.stats.poisson, method)(k, 2.5))
+    pts, cov = np.array([[0.1, 0.2], [1.0, -0.5]]), np.array([[2.0, 0.3], [0.3, 1.0]])
+    np.testing.assert_allclose(stats.multivariate_normal.logpdf(pts, np.zeros(2), cov),
+                               scipy.stats.multivariate_normal.logpdf(pts, np.zeros(2), cov), rtol=1e-12)
+    a = np.array([[0.5, 1.0], [2.0, -1.0]])
+    np.testing.assert_allclose(special.logsumexp(a, axis=1, b=np.array([1.0, 2.0])),
+                               scipy.special.logsumexp(a, axis=1, b=np.array([1.0, 2.0])))
+    np.testing.assert_allclose(special.softmax(a), scipy.special.softmax(a))
+    np.testing.assert_allclose(special.polygamma(2, x), scipy.special.polygamma(2, x), rtol=1e-5)
+    np.testing.assert_allclose(special.multigammaln(3.5, 3), scipy.special.multigammaln(3.5, 3))
+
+
+def test_import_dualtape_never_needs_scipy():
+    code = ("import sys; sys.modules['scipy'] = None\n"
+            "import dualtape, numpy as np\n"
+            "assert dualtape.grad(lambda a: np.linalg.norm(a, 1))(np.array([1.0, -2.0])).tolist() == [1.0, -1.0]\n"
+            "try:\n    import dualtape.scipy\nexcept ImportError:\n    print('refused')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "refused"
