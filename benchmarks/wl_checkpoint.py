@@ -61,13 +61,15 @@ def variants(sizes):
     x10, w10 = np.linspace(-1.0, 1.0, 10), np.linspace(0.5, 1.5, 10)
     out = []
     scalar = {"transforms.grad (unchecked)": (dt.grad(scalar_loop), None)}
-    for spec in ("sqrt", ("binomial", 20)):
+    for spec in ("sqrt", ("binomial", 20), ("binomial", 20, 100)):
         scalar[f"transforms.grad checkpoint={spec!r}"] = (dt.grad(scalar_loop, checkpoint=spec), spec)
     out.append((f"scalar loop, {n_scalar} steps", {k: (lambda g=g: g(0.5, n_scalar)) for k, (g, _) in scalar.items()}))
     vector = {"transforms.grad (unchecked)": dt.grad(vector_loop, wrt=(0, 1)),
               "transforms.grad checkpoint='sqrt'": dt.grad(vector_loop, wrt=(0, 1), checkpoint="sqrt"),
               "transforms.grad checkpoint=('binomial', 20)": dt.grad(vector_loop, wrt=(0, 1),
-                                                                    checkpoint=("binomial", 20))}
+                                                                    checkpoint=("binomial", 20)),
+              "transforms.grad checkpoint=('binomial', 20, 100)": dt.grad(vector_loop, wrt=(0, 1),
+                                                                         checkpoint=("binomial", 20, 100))}
     out.append((f"length-10 vector loop, {n_vector} steps",
                 {k: (lambda g=g: g(x10, w10, n_vector)) for k, g in vector.items()}))
     block = max(1, math.isqrt(n_runtime))
@@ -116,14 +118,17 @@ def measure(fn):
         tracemalloc.stop()
 
 
-def memory(quick):
-    """Markdown table of peak memory and time of one call of each variant."""
+def memory(quick, only=()):
+    """Markdown table of peak memory and time of one call of each variant (those whose
+    "workload | variant" contains one of `only`, when given)."""
     for _, fns in variants("quick"):  # compile every specialization first, on the small sizes
         for fn in fns.values():
             fn()
     lines = ["| workload | variant | peak memory | time (s) |", "|---|---|---:|---:|"]
     for name, fns in variants("quick" if quick else "memory"):
         for label, fn in fns.items():
+            if only and not any(text in f"{name} | {label}" for text in only):
+                continue
             peak, seconds = measure(fn)
             lines.append(f"| {name} | {label} | {_bytes(peak)} | {seconds:.2f} |")
             print(lines[-1], file=sys.stderr, flush=True)
@@ -134,5 +139,6 @@ def _bytes(b):
     return f"{b / 2**20:.1f} MiB" if b >= 2**20 else f"{b / 2**10:.1f} KiB"
 
 
-if __name__ == "__main__":
-    print(memory("--quick" in sys.argv))
+if __name__ == "__main__":  # python benchmarks/wl_checkpoint.py [--quick] [--only TEXT]...
+    args = sys.argv[1:]
+    print(memory("--quick" in args, [args[k + 1] for k, a in enumerate(args) if a == "--only"]))

@@ -168,7 +168,7 @@ def test_recompute_grad_keeps_the_tape_small():
 
 # -- the transformer: grad(f, checkpoint=...) ----------------------------------------------------------
 
-SPECS = ["sqrt", ("sqrt", 7), "binomial", ("binomial", 1), ("binomial", 3), "revolve"]
+SPECS = ["sqrt", ("sqrt", 7), "binomial", ("binomial", 1), ("binomial", 3), "revolve", ("binomial", 2, 4)]
 
 
 def scalar_loop(a, n):
@@ -213,6 +213,13 @@ def two_loops_and_while(x, n):
     return np.sum(x)
 
 
+def defined_in_loop(x, n):
+    for i in range(n):
+        y = x * 2.0
+        x = x + 0.1 * np.sin(y)
+    return np.sum(x + y * i)  # y and i: their values from the last iteration
+
+
 def breaking_loop(x, n):
     for i in range(n):
         x = x * 1.01
@@ -234,7 +241,7 @@ def test_scalar_and_array_carries_match_the_unchecked_gradient(spec, n):
 
 
 @pytest.mark.parametrize("spec", SPECS)
-@pytest.mark.parametrize("fn", [subscript_loop, nested_loop, two_loops_and_while])
+@pytest.mark.parametrize("fn", [subscript_loop, nested_loop, two_loops_and_while, defined_in_loop])
 def test_subscript_writes_nested_and_several_loops(spec, fn):
     x = np.array([0.3, -0.6])
     for n in (1, 11, 40):
@@ -268,6 +275,8 @@ def test_bad_options_are_refused():
         dt.grad(scalar_loop, checkpoint="often")
     with pytest.raises(ValueError, match="not a checkpointing schedule"):
         dt.grad(scalar_loop, checkpoint=("binomial", 0))
+    with pytest.raises(ValueError, match="not a checkpointing schedule"):
+        dt.grad(scalar_loop, checkpoint=("sqrt", 3, 4))
     with pytest.raises(TransformError, match="cannot be combined with jit"):
         dt.grad(scalar_loop, checkpoint="sqrt", jit=True)
 

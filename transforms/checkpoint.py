@@ -145,5 +145,4 @@ def _load(c):
 
 
 def _spec_src(spec):
-    kind, arg = spec
-    return repr(kind) if arg is None else repr((kind, arg))
+    return repr(spec[0]) if len(spec) == 2 and spec[1] is None else repr(spec)

@@ -15,6 +15,8 @@ Schedules:
 - `("binomial", s)` (also `"revolve"`): Griewank's binomial checkpointing with `s` kept states
   besides the loop's entry: `n` up to `C(s+t, s)` iterations cost `t` extra forward passes at
   most. Memory `s + 1` states and one iteration's values: O(log n) for `s ~ log n`.
+  `("binomial", s, b)` takes `b` iterations as one step (the values of `b` iterations are kept
+  while they are reversed): fewer, longer actions, so less dispatch per iteration.
 
 The schedules are generators: a million-step schedule never exists as a list.
 """
@@ -34,17 +36,20 @@ class _Discard:
 
 
 def parse_spec(spec, api="transforms.grad"):
-    """`checkpoint=` normalized: None, ("sqrt", k or None) or ("binomial", s or None)."""
+    """`checkpoint=` normalized: None, ("sqrt", k or None) or ("binomial", s or None, block or None)."""
     if spec is None or spec is False:
         return None
-    kind, arg = (spec, None) if isinstance(spec, str) else (tuple(spec) + (None,))[:2]
+    parts = (spec,) if isinstance(spec, str) else tuple(spec)
+    kind, arg, block = (parts + (None, None))[:3]
     if kind == "revolve":
         kind = "binomial"
-    if kind not in ("sqrt", "binomial") or (arg is not None and not (isinstance(arg, int) and arg >= 1)):
+    if (kind not in ("sqrt", "binomial") or len(parts) > (3 if kind == "binomial" else 2)
+            or any(v is not None and not (isinstance(v, int) and v >= 1) for v in (arg, block))):
         raise ValueError(f"[{api}] checkpoint={spec!r} is not a checkpointing schedule.\n  Pass "
                          "checkpoint='sqrt', ('sqrt', k) for a state every k iterations, 'binomial' or "
-                         "('binomial', s) for Griewank's schedule with s kept states (s >= 1), or None.")
-    return kind, arg
+                         "('binomial', s) for Griewank's schedule with s kept states (s >= 1), "
+                         "('binomial', s, b) to treat b iterations as one step, or None.")
+    return (kind, arg) if kind == "sqrt" or block in (None, 1) else (kind, arg, block)
 
 
 def binomial(s, t):
@@ -59,11 +64,13 @@ class Checkpoints:
 
     def __init__(self, n, spec):
         self.n = int(n)
-        self.kind, arg = parse_spec(spec)
+        self.kind, arg, *block = parse_spec(spec)
+        self.block = block[0] if block else 1  # iterations per step of the binomial schedule
         if self.kind == "sqrt":
             self.every = arg or max(1, math.isqrt(max(self.n, 1)))
         else:
-            self.snapshots = arg or max(1, math.ceil(math.log2(max(self.n, 2))))
+            steps = -(-self.n // self.block)
+            self.snapshots = arg or max(1, math.ceil(math.log2(max(steps, 2))))
         self.states = {}
         self.max_states = 0  # the most states kept at once (tests and benchmarks read it)
 
@@ -102,18 +109,22 @@ class Checkpoints:
                 yield "reverse", lo, min(lo + self.every, self.n)
                 self.drop(lo)
         elif self.n:
-            yield from self._binomial(0, self.n, self.snapshots)
+            yield from self._binomial(0, -(-self.n // self.block), self.snapshots)
 
     def _binomial(self, lo, hi, free):
-        """Reverse iterations lo..hi-1, the state before `lo` being kept, with `free` more states.
+        """Reverse steps lo..hi-1 (of `block` iterations each), the state before `lo` being kept,
+        with `free` more states.
 
         The recursion (right part with one state fewer, then the left part) runs on an explicit
         stack of tasks, so that each action costs O(1) however deep the schedule is."""
+        def at(step):  # a step's first iteration: steps are `block` iterations (the last may be short)
+            return min(step * self.block, self.n)
+
         tasks = [(lo, hi, free)]
         while tasks:
             lo, hi, free = tasks.pop()
             if free is None:  # the right part is done: its first state is not needed any more
-                self.drop(lo)
+                self.drop(at(lo))
                 continue
             if hi - lo > 1 and free > 0:
                 steps, t = hi - lo, 1
@@ -121,16 +132,16 @@ class Checkpoints:
                     t += 1
                 # the right part takes at most beta(free-1, t) steps, the left at most beta(free, t-1)
                 mid = max(lo + 1, hi - binomial(free - 1, t))
-                yield "load", lo, lo
-                yield "advance", lo, mid
-                yield "save", mid, mid
+                yield "load", at(lo), at(lo)
+                yield "advance", at(lo), at(mid)
+                yield "save", at(mid), at(mid)
                 tasks += [(lo, mid, free), (mid, None, None), (mid, hi, free - 1)]
                 continue
             for last in range(hi - 1, lo - 1, -1):  # no state to spare: redo from lo each time
-                yield "load", lo, lo
+                yield "load", at(lo), at(lo)
                 if last > lo:
-                    yield "advance", lo, last
-                yield "reverse", last, last + 1
+                    yield "advance", at(lo), at(last)
+                yield "reverse", at(last), at(last + 1)
 
 
 def checkpoint_schedule(n, spec):
