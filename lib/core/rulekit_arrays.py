@@ -17,7 +17,7 @@ def einsum_sizes(inputs, operands):
     sizes = {}
     for term, operand in zip(inputs, operands):
         for label, n in zip(term, np.shape(operand)):
-            sizes[label] = max(sizes.get(label, 1), n)
+            sizes[label] = n if sizes.get(label, 1) == 1 else sizes[label]  # 1 broadcasts (to 0 too)
     return sizes
 
 

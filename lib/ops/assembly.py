@@ -170,16 +170,16 @@ ATLEAST_2D = defop("AtLeast2d", np.atleast_2d, vjp=reshape_back_vjp, jvp=LINEAR,
 ATLEAST_3D = defop("AtLeast3d", np.atleast_3d, vjp=reshape_back_vjp, jvp=LINEAR, samples=_AT_LEAST)
 
 
-def atleast_1d(*arys):
-    return ATLEAST_1D(arys[0]) if len(arys) == 1 else tuple(ATLEAST_1D(a) for a in arys)
+def atleast_1d(ary, *arys):  # `ary` named: the transformer binds it as the op's input
+    return ATLEAST_1D(ary) if not arys else tuple(ATLEAST_1D(a) for a in (ary,) + arys)
 
 
-def atleast_2d(*arys):
-    return ATLEAST_2D(arys[0]) if len(arys) == 1 else tuple(ATLEAST_2D(a) for a in arys)
+def atleast_2d(ary, *arys):  # `ary` named: the transformer binds it as the op's input
+    return ATLEAST_2D(ary) if not arys else tuple(ATLEAST_2D(a) for a in (ary,) + arys)
 
 
-def atleast_3d(*arys):
-    return ATLEAST_3D(arys[0]) if len(arys) == 1 else tuple(ATLEAST_3D(a) for a in arys)
+def atleast_3d(ary, *arys):  # `ary` named: the transformer binds it as the op's input
+    return ATLEAST_3D(ary) if not arys else tuple(ATLEAST_3D(a) for a in (ary,) + arys)
 
 
 def hsplit(ary, indices_or_sections):

@@ -218,7 +218,7 @@ def correlate(a, v, mode="valid"):
 # -- interp, select ------------------------------------------------------------------------------
 
 def _interp(x, xp, fp):
-    return np.interp(x, xp, fp).astype(np.result_type(x, fp, np.float16))  # float32 stays float32
+    return np.interp(x, xp, fp).astype(np.result_type(np.asarray(x), np.asarray(fp), np.float16))  # float32 stays
 
 
 def interp_vjp_x(g, ans, x, xp, fp):
