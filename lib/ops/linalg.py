@@ -143,15 +143,26 @@ def _explicit_subscripts(subscripts, shapes):
     return ",".join(terms) + "->" + output
 
 
+def _sublist_subscripts(args):
+    """einsum(a, [0, 1], b, [1, 2], [0, 2]) as ('ab,bc->ac', (a, b)); Ellipsis is '...'."""
+    def term(sub):
+        return "".join("..." if s is Ellipsis else string.ascii_letters[int(s)] for s in sub)
+    operands, subs = args[0:len(args) - len(args) % 2:2], args[1:len(args) - len(args) % 2:2]
+    spec = ",".join(term(s) for s in subs)
+    return (spec + "->" + term(args[-1]) if len(args) % 2 else spec), tuple(operands)
+
+
 def einsum(subscripts, *operands, out=None, optimize=False, **kwargs):
     """NumPy's einsum: any subscripts, including '...' and an implicit output.
 
     >>> dnp.einsum('ij,j->i', np.eye(2), np.array([1.0, 2.0]))
     array([1., 2.])
     """
+    if not isinstance(subscripts, str) and out is None:  # the sublist form: a, [0, 1], b, [1, 2], [0, 2]
+        subscripts, operands = _sublist_subscripts((subscripts,) + operands)
     if out is not None or not isinstance(subscripts, str):
-        raise TypeError("[Einsum] only the string form einsum('ij,jk->ik', a, b) without out= "
-                        "is supported on differentiable values.")
+        raise TypeError("[Einsum] only einsum('ij,jk->ik', a, b) and the sublist form without out= "
+                        "are supported on differentiable values.")
     shapes = [np.shape(o) for o in operands]
     return EINSUM(*operands, subscripts=_explicit_subscripts(subscripts, shapes))
 
