@@ -182,3 +182,31 @@ def test_import_dualtape_never_needs_scipy():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "refused"
+
+
+def scipy_linalg_model(a, b):
+    return (np.sum(scipy.linalg.expm(a)) + np.sum(scipy.linalg.solve_triangular(a, b, lower=True))
+            + np.sum(scipy.linalg.sqrtm(a @ a.T + 3.0 * np.eye(3))))
+
+
+def dualtape_linalg_model(a, b):
+    from dualtape.scipy import linalg  # noqa: PLC0415
+    return (np.sum(linalg.expm(a)) + np.sum(linalg.solve_triangular(a, b, lower=True))
+            + np.sum(linalg.sqrtm(a @ a.T + 3.0 * np.eye(3))))
+
+
+@needs_scipy
+def test_scipy_linalg_in_every_mode():
+    import scipy.linalg  # noqa: PLC0415, F401 - the transformer reads the module's `scipy.linalg`
+    rng = np.random.default_rng(4)
+    a, b = 0.3 * rng.standard_normal((3, 3)) + 2.0 * np.eye(3), rng.standard_normal(3)
+    np.testing.assert_allclose(dualtape_linalg_model(a, b), scipy_linalg_model(a, b), rtol=1e-10)
+    want = dualtape.grad(dualtape_linalg_model)(a, b)
+    np.testing.assert_allclose(dt.grad(scipy_linalg_model)(a, b), want, rtol=1e-9)
+    eps = 1e-6
+    numeric = np.array([(scipy_linalg_model(a + eps * e.reshape(3, 3), b)
+                         - scipy_linalg_model(a - eps * e.reshape(3, 3), b)) / (2 * eps) for e in np.eye(9)])
+    np.testing.assert_allclose(want, numeric.reshape(3, 3), rtol=1e-5, atol=1e-7)
+    from dualtape.scipy import linalg  # noqa: PLC0415
+    spd = a @ a.T
+    np.testing.assert_allclose(linalg.cholesky(spd), scipy.linalg.cholesky(spd), atol=1e-12)

@@ -13,7 +13,8 @@ from .rulekit_shapes import div_no_nan, swap_last, tie_share
 
 __all__ = ["svd_vjp_s", "svd_vjp_u", "svd_vjp_vh", "svd_jvp_s", "svd_jvp_u", "svd_jvp_vh",
            "eigh_vjp_w", "eigh_vjp_v", "eigh_jvp_w", "eigh_jvp_v", "qr_vjp_q", "qr_vjp_r",
-           "qr_jvp_q", "qr_jvp_r", "pinv_vjp", "pinv_jvp", "norm_direction"]
+           "qr_jvp_q", "qr_jvp_r", "pinv_vjp", "pinv_jvp", "norm_direction", "expm_frechet",
+           "triangle", "as_columns"]
 
 
 def _eye(x, n):
@@ -223,3 +224,27 @@ def _matrix_direction(x, ord, axis):  # noqa: A002
         best = dnp.max(sums, axis=-1) if ord in (1, np.inf) else dnp.min(sums, axis=-1)
         d = dnp.sign(m) * dnp.expand_dims(tie_share(sums, best, axis=-1), along)
     return dnp.moveaxis(d, (-2, -1), axis)
+
+
+# -- scipy.linalg: expm's Frechet derivative, solve_triangular's triangle ---------------------
+
+def expm_frechet(a, e, transpose=False):
+    """L(a, e), the derivative of expm at `a` in direction `e` (of a.T when `transpose`): the
+    upper right block of expm([[a, e], [0, a]])."""
+    n = np.shape(a)[-1]
+    at = swap_last(a) if transpose else a
+    zeros = dnp.zeros_like(at)
+    block = dnp.concatenate([dnp.concatenate([at, e], axis=-1), dnp.concatenate([zeros, at], axis=-1)], axis=-2)
+    return dnp.getitem(dnp.scipy_expm(block), (Ellipsis, slice(0, n), slice(n, 2 * n)))
+
+
+def triangle(x, lower, unit_diagonal):
+    """The triangle solve_triangular reads (without the diagonal when it is taken as ones)."""
+    n = np.shape(x)[-1]
+    k = -1 if unit_diagonal else 0
+    mask = np.tril(np.ones((n, n)), k) if lower else np.triu(np.ones((n, n)), -k)
+    return x * mask.astype(dnp.result_dtype(x))
+
+
+def as_columns(x, n):
+    return dnp.reshape(x, (n, -1))
