@@ -66,9 +66,9 @@ class OpSpec:
         params = [p for p in sig.parameters.values()
                   if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
         inputs = []
-        for i, _ in enumerate(self.inputs):
-            if i < len(params):
-                p = params[i]
+        for i, name in enumerate(self.inputs):
+            if i < len(params):  # by name where the wrapper has it (np.average's weights), else in order
+                p = sig.parameters[name] if name in sig.parameters and sig.parameters[name] in params else params[i]
                 value = bound.arguments.get(p.name, p.default)
                 inputs.append(value if isinstance(value, n.AST) else _literal(value))
             else:
