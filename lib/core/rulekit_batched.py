@@ -117,6 +117,9 @@ def einsum_vjp_rows(g, operands, argnum, subscripts):
 def matmul_cotangent_x(g, x, y):
     """`matmul_vjp_left`, with one matrix product instead of a stack of matrix-vector
     products when x is a vector and y a matrix (g may carry leading batch axes)."""
+    if (g.__class__ is np.ndarray and x.__class__ is np.ndarray and y.__class__ is np.ndarray
+            and g.ndim == 2 and x.ndim == 2 and y.ndim == 2):
+        return np.matmul(g, y.T)  # plain matrices: what the general path computes, directly
     if _ndim(x) == 1 and _ndim(y) == 2:
         return dnp.matmul(g, swap_last(y))
     if _ndim(x) == 2 and _ndim(y) == 2 and _ndim(g) > 2:
@@ -130,6 +133,9 @@ def matmul_cotangent_x(g, x, y):
 def matmul_cotangent_y(g, x, y):
     """`matmul_vjp_right`, with one matrix product when y is a vector: its cotangent sums
     g times x over every row of x (g may carry leading batch axes)."""
+    if (g.__class__ is np.ndarray and x.__class__ is np.ndarray and y.__class__ is np.ndarray
+            and g.ndim == 2 and x.ndim == 2 and y.ndim == 2):
+        return np.matmul(x.T, g)  # plain matrices: what the general path computes, directly
     if _ndim(y) == 1 and _ndim(x) >= 2:
         rows = dnp.reshape(g, batch_shape(g) + (-1,)) if _ndim(x) > 2 else g
         return dnp.matmul(rows, dnp.reshape(x, (-1, shape_of(x)[-1])) if _ndim(x) > 2 else x)

@@ -23,6 +23,7 @@ from .jacobians import tape_batch_jacobian, tape_jacobian
 from ..core.dtypes import is_differentiable_dtype, refuse_complex
 from ..core.duck import as_array, ones_for
 from ..core.registry import GRADIENT_OVERRIDES, Traced
+from .tensor import EagerTensor as _EagerTensor
 from .tensor import Tensor, alias, wrap
 
 _ndarray = np.ndarray
@@ -85,8 +86,14 @@ class GradientTape:
             if not isinstance(t, Tensor):
                 raise ValueError(f"[GradientTape.watch] can only watch tensors and variables, "
                                  f"got {type(t).__name__}: {t!r}. Convert it with dualtape.constant.")
-            refuse_complex(t.dtype._np, "GradientTape.watch", "the watched tensor")
-            if not is_differentiable_dtype(t.dtype._np):
+            value = t._value
+            if value.__class__ is _ndarray and value.dtype.kind == "f":
+                if t.__class__ is _EagerTensor:  # the common case: a float array tensor
+                    self._watched.add(t._id)
+                    continue
+            dtype = t.dtype._np
+            refuse_complex(dtype, "GradientTape.watch", "the watched tensor")
+            if not is_differentiable_dtype(dtype):
                 warnings.warn(f"The dtype of the watched tensor must be floating (e.g. tf.float32), "
                               f"got {t.dtype!r}", stacklevel=2)
                 continue
@@ -326,6 +333,9 @@ def _as_result(g, source, unconnected):
         if unconnected is UnconnectedGradients.ZERO:
             return wrap(np.zeros(source.shape, dtype=source.dtype._np))
         return None
+    value = source._value
+    if g.__class__ is _ndarray and value.__class__ is _ndarray and g.dtype == value.dtype:
+        return wrap(g)  # the common case: a float array of the source's dtype
     dtype = source.dtype._np
     if dnp.result_dtype(g) != dtype and dtype.kind in "fc":
         g = dnp.cast(g, dtype)  # NumPy's promotion inside the graph never leaks out: a

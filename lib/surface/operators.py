@@ -26,6 +26,9 @@ def _coerce(tensor, other, op_name):
                             f"{dtypes.as_dtype(_np_dtype(tensor)).name}")
         return other
     if isinstance(other, Tensor):
+        a, b = tensor._value, other._value
+        if a.__class__ is _ndarray and b.__class__ is _ndarray and a.dtype is b.dtype:
+            return other  # the hot path: two tensors of one dtype
         a, b = _np_dtype(tensor), _np_dtype(other)
         if a is not b and a != b and a.kind in "fciu" and b.kind in "fciu" and (a.kind in "fc" or b.kind in "fc"):
             raise InvalidArgumentError(
@@ -52,6 +55,7 @@ def _coerce(tensor, other, op_name):
     return NotImplemented
 
 
+_ndarray = np.ndarray
 _TF_TYPE_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
 
 
