@@ -106,3 +106,31 @@ def test_float32_stays_float32():
         y = np.quantile(x, 0.3) + np.sum(np.log10(x * x + 1)) + np.sum(np.interp(x, [-2.0, 3.0], np.array([0.0, 1.0], dtype=np.float32)))
     assert np.asarray(y).dtype == np.float32
     assert tape.gradient(y, x).numpy().dtype == np.float32
+
+
+def f_methods(x):
+    return (np.sum(x.cumprod(axis=1)) + x.diagonal().sum() + x.trace(offset=1) + np.sum(x.conj() ** 2)
+            + np.sum(x.repeat(2, axis=0) ** 2) + np.sum(np.take_along_axis(x, x.argsort(axis=1), axis=1) * X)
+            + x[0, x.argmax()])
+
+
+def test_more_array_methods_in_every_mode():
+    check_modes(f_methods, [X])
+
+
+def test_array_method_spellings_on_tensors_and_duals():
+    x = dt.Variable(X)
+    with dt.GradientTape() as tape:
+        y = x.real.sum() + x.imag.sum() + x.round().sum() + x.ravel()[x.argmin()] * 0 + x.conjugate().sum()
+    assert np.allclose(tape.gradient(y, x).numpy(), 2.0)  # real and conjugate; imag, round: none
+    _, tangent = dt.jvp(lambda v: v.cumprod().sum() + v.trace(), (X,), (np.ones_like(X),))
+    _, expected = dt.jvp(lambda v: np.sum(np.cumprod(v)) + np.trace(v), (X,), (np.ones_like(X),))
+    assert np.allclose(tangent, expected)
+
+
+def f_einsum_sublist(x):
+    return np.sum(np.einsum(x, [0, 1], X, [0, 1], [1])) + np.sum(np.einsum(x, [Ellipsis, 0], x, [Ellipsis, 0]))
+
+
+def test_einsum_sublist_form_in_the_runtime_modes():
+    check_modes(f_einsum_sublist, [X], modes=RUNTIME)

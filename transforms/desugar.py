@@ -12,7 +12,8 @@ from ._gast import nodes as n
 
 _METHODS = {"sum", "mean", "max", "min", "prod", "dot", "reshape", "transpose", "copy",
             "flatten", "ravel", "item", "astype", "var", "std", "cumsum", "squeeze", "clip",
-            "swapaxes", "any", "all"}
+            "swapaxes", "any", "all", "cumprod", "diagonal", "trace", "round", "conj", "conjugate",
+            "argsort", "argmax", "argmin", "repeat"}
 _DTYPE_METHODS = {"sum", "mean", "prod", "var", "std", "cumsum"}  # dtype=: cast, then reduce
 
 

@@ -149,11 +149,50 @@ def _dual_item(self, *args):
     return plain_value(self).item(*args)
 
 
+def _cumprod(self, axis=None, dtype=None, out=None):
+    return dnp.cumprod(_cast(self, dtype), axis)
+
+
+def _diagonal(self, offset=0, axis1=0, axis2=1):
+    return dnp.diagonal(self, offset, axis1, axis2)
+
+
+def _trace(self, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    return dnp.trace(_cast(self, dtype), offset, axis1, axis2, None, out)
+
+
+def _round(self, decimals=0, out=None):
+    return dnp.round(self, decimals)
+
+
+def _conj(self):
+    return dnp.conj(self)
+
+
+def _argsort(self, axis=-1, kind=None, order=None, *, stable=None):
+    return dnp.argsort(self, axis, kind, order, stable=stable)
+
+
+def _argmax(self, axis=None, out=None, *, keepdims=False):
+    return dnp.argmax(self, axis, out, keepdims=keepdims)
+
+
+def _argmin(self, axis=None, out=None, *, keepdims=False):
+    return dnp.argmin(self, axis, out, keepdims=keepdims)
+
+
+def _repeat(self, repeats, axis=None):
+    return dnp.repeat(self, repeats, axis)
+
+
 METHODS = {
     "sum": _sum, "mean": _mean, "prod": _prod, "max": _max, "min": _min, "var": _var, "std": _std,
     "cumsum": _cumsum, "any": _any, "all": _all, "reshape": _reshape, "ravel": _ravel,
     "flatten": _flatten, "squeeze": _squeeze, "transpose": _transpose, "swapaxes": _swapaxes,
     "astype": _astype, "copy": _copy, "dot": _dot, "clip": _clip, "T": property(_T),
+    "cumprod": _cumprod, "diagonal": _diagonal, "trace": _trace, "round": _round, "conj": _conj,
+    "conjugate": _conj, "real": property(dnp.real), "imag": property(dnp.imag), "argsort": _argsort,
+    "argmax": _argmax, "argmin": _argmin, "repeat": _repeat,
 }
 
 for _cls, _item in ((Tensor, _tensor_item), (Dual, _dual_item)):
