@@ -61,7 +61,8 @@ def test_numpy_functions_in_every_mode(f):
 def f_composed(x):
     a, b = np.hsplit(x, [1])
     return (np.sum(np.cov(x)) + np.sum(np.corrcoef(x)) + np.sum(a * 2) + np.sum(b ** 2)
-            + np.sum(np.linalg.multi_dot([x, x.T, x])) + np.sum(np.select([x > 0], [x * 3], default=x)))
+            + np.sum(np.linalg.multi_dot([x, x.T, x])) + np.sum(np.select([x > 0], [x * 3], default=x))
+            + np.sum(np.float_power(x * x + 1, 1.5)))
 
 
 def test_composed_functions_in_the_runtime_modes():

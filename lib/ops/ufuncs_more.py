@@ -16,7 +16,7 @@ from .elementwise import round as _round
 
 __all__ = [
     "log2", "log10", "exp2", "logaddexp", "logaddexp2", "arcsinh", "arccosh", "arctanh", "hypot",
-    "fabs", "cbrt", "sinc", "fmax", "fmin", "nan_to_num", "deg2rad", "radians",
+    "fabs", "cbrt", "sinc", "fmax", "fmin", "float_power", "nan_to_num", "deg2rad", "radians",
     "rad2deg", "degrees", "heaviside", "fmod", "copysign", "trunc", "rint", "fix", "isinf",
     "isposinf", "isneginf", "signbit", "iscomplex", "isreal", "nextafter", "spacing", "real",
     "imag", "conj", "conjugate", "around",
@@ -380,6 +380,14 @@ conjugate = CONJ
 
 def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     return NAN_TO_NUM(x, nan=nan, posinf=posinf, neginf=neginf)
+
+
+def float_power(x1, x2, out=None, **kwargs):
+    """np.float_power: the power computed in float64 (NumPy's result dtype), Cast then Pow.
+    Composed, not one op: the registry's ops keep their inputs' float dtype."""
+    if out is not None or kwargs:
+        raise TypeError("[float_power] out= and ufunc keywords are not supported on differentiable values.")
+    return dnp.power(dnp.cast(x1, np.float64), dnp.cast(x2, np.float64))
 
 
 around = _round  # np.around is np.round's other name: no derivative (as Round)
