@@ -62,7 +62,8 @@ def f_composed(x):
     a, b = np.hsplit(x, [1])
     return (np.sum(np.cov(x)) + np.sum(np.corrcoef(x)) + np.sum(a * 2) + np.sum(b ** 2)
             + np.sum(np.linalg.multi_dot([x, x.T, x])) + np.sum(np.select([x > 0], [x * 3], default=x))
-            + np.sum(np.float_power(x * x + 1, 1.5)))
+            + np.sum(np.float_power(x * x + 1, 1.5))
+            + np.sum(np.piecewise(x, [x < 0, x > 1], [lambda v: -v, np.log, lambda v: v ** 2])))
 
 
 def test_composed_functions_in_the_runtime_modes():

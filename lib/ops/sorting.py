@@ -11,10 +11,10 @@ import numpy as np
 
 from ..core import dnp
 from ..core.registry import NOT_DIFFERENTIABLE, defop, elementwise_op
-from ..core.rulekit import convolve_vjp, interp_slope, interp_weights, sort_index, unindex_like
+from ..core.rulekit import convolve_vjp, interp_slope, interp_weights, primal_of, sort_index, unindex_like
 
 __all__ = ["sort", "partition", "argsort", "argpartition", "searchsorted", "isclose", "allclose",
-           "convolve", "correlate", "interp", "select"]
+           "convolve", "correlate", "interp", "select", "piecewise"]
 
 
 def _normal(rng, *shapes):
@@ -259,6 +259,28 @@ def select(condlist, choicelist, default=0):
     for cond, choice in reversed(list(zip(condlist, choicelist))):
         result = dnp.where(cond, choice, result)
     return result
+
+
+def piecewise(x, condlist, funclist, *args, **kw):
+    """np.piecewise: each function (or constant) on the elements its condition selects, as
+    NumPy (a later condition wins where several hold; zeros where none and no default).
+    Each piece is computed on its elements only (getitem) and put back (unindex), so a
+    function invalid elsewhere (np.log of negatives) gives no NaN gradient: runtime modes."""
+    shape = tuple(np.shape(x))
+    conds = [np.broadcast_to(primal_of(c).astype(bool), shape) for c in
+             (condlist if isinstance(condlist, (list, tuple)) else [condlist])]
+    if len(funclist) == len(conds) + 1:  # the last function: where no condition holds
+        conds.append(~np.any(conds, axis=0) if conds else np.ones(shape, bool))
+    taken = np.zeros(shape, bool)
+    result = None
+    for cond, fn in reversed(list(zip(conds, funclist))):
+        cond = cond & ~taken
+        taken |= cond
+        index = np.nonzero(cond)
+        piece = fn(dnp.getitem(x, index), *args, **kw) if callable(fn) else np.full(len(index[0]), fn, dtype=float)
+        piece = dnp.unindex(piece * np.ones(len(index[0]), dtype=dnp.result_dtype(x)), shape, index)
+        result = piece if result is None else result + piece
+    return result if result is not None else dnp.zeros_like(x)
 
 
 dnp.export(globals())
