@@ -210,3 +210,33 @@ def test_scipy_linalg_in_every_mode():
     from dualtape.scipy import linalg  # noqa: PLC0415
     spd = a @ a.T
     np.testing.assert_allclose(linalg.cholesky(spd), scipy.linalg.cholesky(spd), atol=1e-12)
+
+
+def _oscillator(y, t, a, b):
+    return np.stack([y[1], -a * y[0] - b * y[1] * t])
+
+
+@needs_scipy
+def test_odeint_gradient_by_the_adjoint_ode_matches_finite_differences():
+    from dualtape.scipy.integrate import odeint  # noqa: PLC0415
+
+    def loss(y0, t, a, b):
+        return np.sum(odeint(_oscillator, y0, t, (a, b), rtol=1e-10, atol=1e-10) ** 2)
+
+    y0, t, a, b = np.array([1.0, 0.5]), np.linspace(0.0, 2.0, 5), np.array(1.3), np.array(0.2)
+    args = [y0, t, a, b]
+    grads = dualtape.grad(loss, argnums=(0, 1, 2, 3))(*args)
+    eps = 1e-5
+    for i, g in enumerate(grads):
+        numeric = np.zeros(np.shape(args[i]))
+        for j in np.ndindex(numeric.shape):
+            step = np.zeros(numeric.shape)
+            step[j] = eps
+            plus, minus = list(args), list(args)
+            plus[i], minus[i] = args[i] + step, args[i] - step
+            numeric[j] = (loss(*plus) - loss(*minus)) / (2 * eps)
+        np.testing.assert_allclose(g, numeric, rtol=1e-5, atol=1e-7)
+    y = tf.Variable(y0)
+    with tf.GradientTape() as tape:
+        out = loss(y, t, a, b)
+    np.testing.assert_allclose(tape.gradient(out, y).numpy(), grads[0], rtol=1e-12)
