@@ -240,3 +240,20 @@ def test_odeint_gradient_by_the_adjoint_ode_matches_finite_differences():
     with tf.GradientTape() as tape:
         out = loss(y, t, a, b)
     np.testing.assert_allclose(tape.gradient(out, y).numpy(), grads[0], rtol=1e-12)
+
+
+def scipy_signal_model(x, k):
+    return np.sum(scipy.signal.convolve(x, k, mode="same") ** 2)
+
+
+@needs_scipy
+def test_scipy_signal_convolve_in_every_mode():
+    import scipy.signal  # noqa: PLC0415, F401 - the transformer reads the module's `scipy.signal`
+    from dualtape.scipy import signal  # noqa: PLC0415
+    rng = np.random.default_rng(5)
+    x, k = rng.standard_normal((5, 6)), rng.standard_normal((3, 2))
+    np.testing.assert_allclose(signal.convolve(x, k, "valid"), scipy.signal.convolve(x, k, "valid"), atol=1e-12)
+    want = dualtape.grad(lambda x, k: np.sum(signal.convolve(x, k, mode="same") ** 2), argnums=(0, 1))(x, k)
+    got = dt.grad(scipy_signal_model, wrt=(0, 1))(x, k)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-10)

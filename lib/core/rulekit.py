@@ -15,5 +15,6 @@ from .rulekit_arrays import *  # noqa: F401,F403
 from .rulekit_batched import *  # noqa: F401,F403
 from .rulekit_decomp import *  # noqa: F401,F403
 from .rulekit_shapes import *  # noqa: F401,F403
+from .rulekit_signal import *  # noqa: F401,F403
 from .rulekit_stats import *  # noqa: F401,F403
 from .rulekit_numpy import *  # noqa: F401,F403

@@ -13,5 +13,5 @@ try:  # SciPy is an optional extra (`dualtape[scipy]`): its ops exist only when 
 except ImportError:
     scipy = None
 else:
-    from . import scipy_special, scipy_bessel, scipy_stats, scipy_stats_more, scipy_linalg  # noqa: F401
+    from . import scipy_special, scipy_bessel, scipy_stats, scipy_stats_more, scipy_linalg, scipy_signal  # noqa: F401
 from . import ufuncs_more, assembly, diagonals, products, statistics, sorting  # noqa: F401  (issue 12: NumPy's further functions)

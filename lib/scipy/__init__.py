@@ -8,4 +8,4 @@ running registry ops. The source transformer also accepts SciPy's own spelling. 
 (the `scipy` extra); `import dualtape` never does.
 """
 
-from . import integrate, linalg, special, stats  # noqa: F401
+from . import integrate, linalg, signal, special, stats  # noqa: F401
