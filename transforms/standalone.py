@@ -58,9 +58,6 @@ def _constant_source(value):
         if any(v is None for v in items):
             return None
         return f"({items[0]},)" if len(items) == 1 else f"({', '.join(items)})"
-    if isinstance(value, dict) and all(isinstance(k, (str, int)) for k in value):
-        items = [(repr(k), _constant_source(v)) for k, v in value.items()]
-        return None if any(v is None for _, v in items) else "{" + ", ".join(f"{k}: {v}" for k, v in items) + "}"
     if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
         return f"np.array({value.tolist()!r}, dtype=np.{value.dtype.name})"
     return None
@@ -278,7 +275,8 @@ class _Saved:
             self._copy(name, value, _function_globals(value), True)
         elif isinstance(value, dict) and all(isinstance(k, (str, int)) and (
                 inspect.isfunction(v) or _constant_source(v) is not None) for k, v in value.items()):
-            # a table of helpers (`_SCORES = {"norm": _norm, ...}`): written after the functions it names
+            # a helper's table of constants or functions (`_SCORES = {"norm": _norm, ...}`), written
+            # after the functions it names (a user's dict global stays refused: issue 9's test)
             items = []
             for key, item in value.items():
                 if inspect.isfunction(item):
