@@ -14,7 +14,7 @@ from .rulekit_shapes import div_no_nan, swap_last, tie_share
 __all__ = ["svd_vjp_s", "svd_vjp_u", "svd_vjp_vh", "svd_jvp_s", "svd_jvp_u", "svd_jvp_vh",
            "eigh_vjp_w", "eigh_vjp_v", "eigh_jvp_w", "eigh_jvp_v", "qr_vjp_q", "qr_vjp_r",
            "qr_jvp_q", "qr_jvp_r", "pinv_vjp", "pinv_jvp", "norm_direction", "expm_frechet",
-           "triangle", "as_columns"]
+           "triangle", "as_columns", "band_to_dense", "dense_to_band", "band_transpose"]
 
 
 def _eye(x, n):
@@ -248,3 +248,24 @@ def triangle(x, lower, unit_diagonal):
 
 def as_columns(x, n):
     return dnp.reshape(x, (n, -1))
+
+
+def _band_selector(l_and_u, n, dtype):
+    """E[k, i, j] = 1 where the banded storage row k holds a[i, j] (k = u + i - j)."""
+    lower, upper = l_and_u
+    k, i, j = np.ogrid[:lower + upper + 1, :n, :n]
+    return (k == upper + i - j).astype(dtype)
+
+
+def band_to_dense(ab, l_and_u):
+    """The (n, n) matrix of scipy.linalg.solve_banded's storage `ab`."""
+    return dnp.einsum("kj,kij->ij", ab, _band_selector(l_and_u, np.shape(ab)[-1], dnp.result_dtype(ab)))
+
+
+def dense_to_band(a, l_and_u):
+    """The band of `a` in solve_banded's storage (entries outside the band dropped)."""
+    return dnp.einsum("ij,kij->kj", a, _band_selector(l_and_u, np.shape(a)[-1], dnp.result_dtype(a)))
+
+
+def band_transpose(ab, l_and_u):
+    return dense_to_band(swap_last(band_to_dense(ab, l_and_u)), (l_and_u[1], l_and_u[0]))

@@ -12,10 +12,12 @@ import numpy as np
 
 from ..core import dnp
 from ..core.registry import defop
-from ..core.rulekit import as_columns, expm_frechet, swap_last, triangle
+from ..core.rulekit import (as_columns, band_to_dense, band_transpose, dense_to_band, expm_frechet, swap_last,
+                            triangle)
 from .linalg_np import linalg_cholesky
 
-__all__ = ["scipy_solve_triangular", "scipy_solve_sylvester", "scipy_expm", "scipy_sqrtm", "scipy_cholesky"]
+__all__ = ["scipy_solve_triangular", "scipy_solve_sylvester", "scipy_expm", "scipy_sqrtm", "scipy_cholesky",
+           "scipy_solve_banded"]
 
 
 def _sla():
@@ -149,6 +151,47 @@ def _sample_sqrtm(rng):
 SQRTM = defop("MatrixSquareRoot", _sqrtm, sqrtm_vjp, sqrtm_jvp, samples=(_sample_sqrtm,))
 
 
+def _solve_banded(ab, b, *, l_and_u):
+    return _in_dtype(_sla().solve_banded(l_and_u, ab, b), ab, b)
+
+
+def banded_vjp_ab(g, ans, ab, b, *, l_and_u):
+    return dense_to_band(-dnp.matmul(as_columns(dnp.scipy_solve_banded((l_and_u[1], l_and_u[0]), band_transpose(
+        ab, l_and_u), g), np.shape(ab)[-1]), swap_last(as_columns(ans, np.shape(ab)[-1]))), l_and_u)
+
+
+def banded_vjp_b(g, ans, ab, b, *, l_and_u):
+    return dnp.scipy_solve_banded((l_and_u[1], l_and_u[0]), band_transpose(ab, l_and_u), g)
+
+
+def banded_jvp_ab(dab, ans, ab, b, *, l_and_u):
+    return -dnp.scipy_solve_banded(l_and_u, ab, dnp.matmul(band_to_dense(dab, l_and_u), ans))
+
+
+def banded_jvp_b(db, ans, ab, b, *, l_and_u):
+    return dnp.scipy_solve_banded(l_and_u, ab, db)
+
+
+def _sample_banded(l_and_u, b_shape):
+    def sample(rng):
+        n = b_shape[0]
+        ab = 0.3 * rng.standard_normal((sum(l_and_u) + 1, n))
+        ab[l_and_u[1]] += 3.0  # a dominant diagonal
+        return (ab, rng.standard_normal(b_shape)), {"l_and_u": l_and_u}
+    sample.__name__ = f"_sample_banded_{l_and_u[0]}_{l_and_u[1]}_{len(b_shape)}d"
+    return sample
+
+
+SOLVE_BANDED = defop("SolveBanded", _solve_banded, (banded_vjp_ab, banded_vjp_b), (banded_jvp_ab, banded_jvp_b),
+                     samples=(_sample_banded((1, 1), (5,)), _sample_banded((2, 1), (4, 2)),
+                              _sample_banded((0, 2), (5,))))
+
+
+def scipy_solve_banded(l_and_u, ab, b):
+    """scipy.linalg.solve_banded((l, u), ab, b): differentiable in the band `ab` and in b."""
+    return SOLVE_BANDED(ab, b, l_and_u=(int(l_and_u[0]), int(l_and_u[1])))
+
+
 def scipy_solve_triangular(a, b, trans=0, lower=False, unit_diagonal=False):
     """scipy.linalg.solve_triangular: x with op(T) x = b, T the lower or upper triangle of a;
     trans 0 / 'N' or 1 / 'T'."""
@@ -177,7 +220,7 @@ def scipy_cholesky(a, lower=False):
 
 
 for _name, _fn in (("solve_triangular", scipy_solve_triangular), ("solve_sylvester", scipy_solve_sylvester),
-                   ("expm", scipy_expm), ("sqrtm", scipy_sqrtm)):
+                   ("expm", scipy_expm), ("sqrtm", scipy_sqrtm), ("solve_banded", scipy_solve_banded)):
     dnp.METHOD_DISPATCH[("scipy.linalg", _name)] = _fn  # for the transformer, by name
 
 dnp.export(globals())
