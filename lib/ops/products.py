@@ -7,7 +7,6 @@ import numpy as np
 from ..core import dnp
 from ..core.registry import defop
 from ..core.rulekit import kron_vjp, matrix_power_vjp, matrix_power_jvp, unbroadcast
-from .linalg import matmul
 
 __all__ = ["kron", "cross", "vdot", "matrix_power", "linalg_multi_dot"]
 
@@ -161,7 +160,7 @@ def linalg_multi_dot(arrays, *, out=None):
         raise ValueError("[multi_dot] expecting at least two arrays.")
     result = arrays[0]
     for a in arrays[1:]:
-        result = matmul(result, a)
+        result = dnp.matmul(result, a)  # (dnp.: a composition, not one MatMul to the transformer)
     return result
 
 
