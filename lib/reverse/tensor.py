@@ -52,7 +52,8 @@ class Tensor(Traced):
     @property
     def shape(self):
         """The shape, a `TensorShape` (a tuple of ints)."""
-        return TensorShape(np.shape(self._value))
+        value = self._value
+        return TensorShape(value.shape if value.__class__ is np.ndarray else np.shape(value))
 
     @property
     def ndim(self):
