@@ -79,6 +79,14 @@ class OpSpec:
                 statics[name] = bound.arguments[name]
             elif name in sig.parameters and sig.parameters[name].default is not inspect.Parameter.empty:
                 statics[name] = _literal(sig.parameters[name].default)
+        if self.prim.name == "EuclideanNorm" and "ord" in bound.arguments and not (  # np.linalg.norm
+                _gast.is_constant(ord_ := bound.arguments["ord"]) and (ord_.value in (None, "fro") or ord_.value == 2
+                and _gast.is_constant(axis_ := bound.arguments.get("axis")) and isinstance(axis_.value, int))):
+            raise VariadicError("`np.linalg.norm` with an `ord` other than None or 'fro' (or 2 along one int "
+                                "axis) cannot be differentiated by the transformer yet: it would not be the "
+                                "Euclidean norm",
+                                "Differentiate it with GradientTape or dualtape.grad, or write the norm out "
+                                "(np.sum(np.abs(x)) for ord=1, np.max(np.abs(x)) for ord=inf).")
         if self.prim.name == "ClipByValue":  # dnp.clip maps a None bound to -inf / inf
             for i, inf in ((1, "-np.inf"), (2, "np.inf")):
                 if i < len(inputs) and _gast.is_constant(inputs[i]) and inputs[i].value is None:

@@ -16,8 +16,9 @@ from ..core.errors import RefusalError
 from ..core.registry import NOT_DIFFERENTIABLE, defop
 from ..core.rulekit import (eigh_jvp_v, eigh_jvp_w, eigh_vjp_v, eigh_vjp_w, norm_direction,
                             pinv_jvp, pinv_vjp, qr_jvp_q, qr_jvp_r, qr_vjp_q, qr_vjp_r, svd_jvp_s,
-                            svd_jvp_u, svd_jvp_vh, svd_vjp_s, svd_vjp_u, svd_vjp_vh, unreduce)
-from . import reductions
+                            svd_jvp_u, svd_jvp_vh, svd_vjp_s, svd_vjp_u, svd_vjp_vh, unreduce,
+                            div_no_nan, primal_keepdims)
+from .reductions import NORM
 
 __all__ = ["linalg_svd_u", "linalg_svd_s", "linalg_svd_vh", "linalg_eigh_w", "linalg_eigh_v",
            "linalg_qr_q", "linalg_qr_r", "linalg_svd", "linalg_eigh", "linalg_eigvalsh",
@@ -176,11 +177,16 @@ PINV = defop("MatrixPinv", np.linalg.pinv, vjp=pinv_vjp_rule, jvp=pinv_jvp_rule,
 
 
 def norm_vjp(g, ans, x, *, ord=None, axis=None, keepdims=False):  # noqa: A002
-    return unreduce(g, np.shape(x), axis, keepdims) * norm_direction(x, ans, ord, axis, keepdims)
+    # the Euclidean / Frobenius norms as EuclideanNorm's rule (whose helpers the transformer's
+    # forward mode differentiates: hvp); every other ord through norm_direction
+    return unreduce(g, np.shape(x), axis, keepdims) * (
+        div_no_nan(x, primal_keepdims(ans, np.shape(x), axis, keepdims)) if ord is None or ord == "fro"
+        else norm_direction(x, ans, ord, axis, keepdims))
 
 
 def norm_jvp(dx, ans, x, *, ord=None, axis=None, keepdims=False):  # noqa: A002
-    return dnp.sum(dx * norm_direction(x, ans, ord, axis, keepdims), axis=axis, keepdims=keepdims)
+    return (div_no_nan(dnp.sum(dx * x, axis=axis, keepdims=keepdims), ans) if ord is None or ord == "fro"
+            else dnp.sum(dx * norm_direction(x, ans, ord, axis, keepdims), axis=axis, keepdims=keepdims))
 
 
 def _norm_sample(shape, **static):
@@ -202,6 +208,9 @@ NORM_SAMPLES = (_norm_sample((4,), ord=1), _norm_sample((4,), ord=np.inf),
 
 LINALG_NORM = defop("LinalgNorm", np.linalg.norm, vjp=norm_vjp, jvp=norm_jvp, batch_vjp=False,
                     samples=NORM_SAMPLES)
+# linalg_norm reaches LinalgNorm through this list, so the source transformer reads it as the
+# EuclideanNorm wrapper it was (its forward mode, hvp, differentiates that op's rule helpers).
+_OTHER_ORDS = [LINALG_NORM]
 MATRIX_RANK = defop("MatrixRank", np.linalg.matrix_rank, vjp=NOT_DIFFERENTIABLE,
                     jvp=NOT_DIFFERENTIABLE)
 
@@ -314,19 +323,24 @@ def linalg_lstsq(a, b, rcond=None):
 
 def linalg_norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002
     """np.linalg.norm for every ord and axis NumPy accepts; the Euclidean and Frobenius norms
-    run the EuclideanNorm primitive (gradient 0 at 0). Conventions: docs/numerics.md."""
+    run the EuclideanNorm primitive (gradient 0 at 0), the others LinalgNorm (on the tape and
+    in the functional API; the transformer maps only the Euclidean ones). Conventions:
+    docs/numerics.md."""
     nd = np.ndim(x)
     if ord is None or ord == "fro" or ord == 2 and (axis is None and nd == 1 or isinstance(axis, (int, np.integer))):
-        return _euclidean(x, ord=ord, axis=axis, keepdims=keepdims)
+        return NORM(x, axis=_as_axis(axis), keepdims=bool(keepdims))
     if axis is None and nd not in (1, 2):
         raise ValueError(f"[LinalgNorm] ord={ord!r} needs a vector or a matrix, or `axis`; got "
                          f"shape {tuple(np.shape(x))}. Fix: pass axis=... (an int or a pair).")
     if isinstance(axis, list):
         axis = tuple(axis)
-    return LINALG_NORM(x, ord=ord, axis=axis, keepdims=bool(keepdims))
+    return _OTHER_ORDS[0](x, ord=ord, axis=axis, keepdims=bool(keepdims))
 
 
-_euclidean = reductions.norm  # a function, not a primitive: the transformer maps LinalgNorm
+def _as_axis(axis):
+    if axis is None or isinstance(axis, (int, np.integer)):
+        return None if axis is None else int(axis)
+    return tuple(int(a) for a in axis)
 
 
 def linalg_matrix_rank(A, tol=None, hermitian=False, *, rtol=None):  # noqa: N803
