@@ -118,10 +118,14 @@ class _Transform:
             sorted((options or {}).items()))
         entry = self._compiled.get(key)
         if entry is None:
-            kinds = _arg_kinds(self._bind(args, kwargs) if bound is None else bound)
-            module, params = self._build(kinds, *extra, **(options or {}))
+            bound = self._bind(args, kwargs) if bound is None else bound
+            module, params = self._build(_arg_kinds(bound), *extra, **(options or {}), **self._specialize(bound))
             entry = self._compiled[key] = (module.compile(self.name), params)
         return entry
+
+    def _specialize(self, bound):
+        """More `_build` options that the argument types (the cache key) decide."""
+        return {}
 
     def __repr__(self):
         return f"<dualtape.transforms.{self.mode} of {self.f.__qualname__} wrt {self.wrt}>"
@@ -137,11 +141,16 @@ class Transformed(_Transform):
         super().__init__(f, wrt, mode, optimize, verbose, "vjp")
         self.__doc__ = f"Gradient of {f.__name__} w.r.t. {', '.join(self.wrt)} (dualtape.transforms)."
 
-    def _build(self, kinds, defer=False, value=False):
+    def _specialize(self, bound):
+        """The parameters passed NumPy ndarrays (transforms/shapes.py proves shapes from them)."""
+        return {"ndarrays": frozenset(k for k, v in bound.arguments.items() if type(v) is np.ndarray)}
+
+    def _build(self, kinds, defer=False, value=False, ndarrays=frozenset()):
         """`value`: the version grad calls where the output may not be a scalar: it returns f's value
         too, at once when it is not a scalar (see `_grad`)."""
         kinds, traced = emit.traced_kinds(kinds)
         module = emit.Module(self.api)
+        module.ndarray_params = {self.name: ndarrays}
         module.defer = defer
         module.checkpoint = self.checkpoint  # checkpointed loops (transforms/checkpoint.py)
         module.names.add(self.name)
@@ -193,7 +202,8 @@ class Transformed(_Transform):
         """The source specialized for these argument types (what a call with them runs)."""
         if self.mode == "vjp":
             args = args[:-1]
-        return self._build(_arg_kinds(self._bind(args, kwargs)))[0].source()
+        bound = self._bind(args, kwargs)
+        return self._build(_arg_kinds(bound), **self._specialize(bound))[0].source()
 
 
 def general_or_refusal(module):

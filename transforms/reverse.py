@@ -25,6 +25,7 @@ from .reverse_util import (  # noqa: F401 (re-exported: the helpers used to live
     _drop_blank_comments, _merge_split_copies, eliminate_dead_code, index_expr, live_body, propagate_copies,
     rename, subscript_src, uses_ans)
 from .runtime_names import RUNTIME_NAMES
+from .shapes import drop_unbroadcasts
 
 IND = "    "
 
@@ -303,6 +304,8 @@ class Reverse(ControlFlow, _Adjoints):
         body += [f"{v} = None" for v in self.preinit]
         body += entry_lines + ["# forward"] + fwd + result_lines + ["# backward"] + bwd + [f"return {ret}"]
         if self.optimize:
+            roots = getattr(self.module, "ndarray_params", {}).get(name, ())  # (a specialization's)
+            body = drop_unbroadcasts(body, sig, roots, set(self.namer._adjoints.values()))
             body = free_dead_values(body, fir.params, self._freeable, self.namer.taken)
         lines += [IND + x for x in body]
         return "\n".join(_drop_blank_comments(lines)), seed

@@ -1,0 +1,322 @@
+"""Drop `unbroadcast` where shapes are provably equal, and the recomputation it alone kept alive.
+
+The backward sweep writes `b_t1 = unbroadcast(bx, np.shape(_t1))` for every elementwise
+operand: a function call and `np.shape` per operand, and, inside a loop, recomputing the
+forward values (`_t1 = _sin_x * 1.0001`) only to read their shape (issue 13: the 1000-step
+chain on a length-10 vector ran 2.35x the hand-written sweep).
+
+`drop_unbroadcasts` proves shape equalities symbolically, for any argument values, over the
+generated body (a shape *class* is "every value ever held by a name of the class has the same
+shape S", adjoints `batch + S`, where `batch` is the jacobian's leading axes). The classes
+are guessed optimistically (names linked by elementwise operations, `_stack` pushes and
+pops, `unbroadcast(g, np.shape(v))`) and then checked assignment by assignment: a name
+whose every assignment is an elementwise operation (`+ - * / **`, unary NumPy functions)
+of class members and number literals, a pop of a stack holding only class members, or an
+`unbroadcast`/`unreduce` to a member's shape keeps its class; any other name is dropped and
+the check repeats. Each class has one root: a parameter that is a NumPy ndarray in this
+specialization (its type is in the cache key), so no list or tuple ever joins a class. By
+induction over the run, all values of a class then have the root's shape. An
+`unbroadcast(g, np.shape(v))` with `g` an adjoint of `v`'s class returns `g` itself and is
+replaced by `g`; assignments no longer read (in program order, or anywhere in an enclosing
+loop) whose value is an elementwise expression are then removed.
+"""
+
+import ast
+
+_ELEMENTWISE_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)
+_UNARY_NP = {"sin", "cos", "tan", "tanh", "sinh", "cosh", "exp", "expm1", "log", "log1p", "sqrt",
+             "square", "negative", "abs", "absolute", "arctan", "arcsin", "arccos", "arctanh",
+             "arcsinh", "reciprocal", "sign"}
+BOTTOM = None
+
+
+def _num(node):
+    return isinstance(node, ast.Constant) and type(node.value) in (int, float)
+
+
+def _np_call(node, names):
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and isinstance(node.func.value, ast.Name) and node.func.value.id == "np"
+            and node.func.attr in names and not node.keywords)
+
+
+def _shape_arg(node):
+    """`v` of `np.shape(v)`, or None."""
+    if _np_call(node, {"shape"}) and len(node.args) == 1 and isinstance(node.args[0], ast.Name):
+        return node.args[0].id
+    return None
+
+
+def _helper_call(node):
+    """('unbroadcast' | 'unreduce', g, v) for `unbroadcast(g, np.shape(v))` / `unreduce(g, np.shape(v), ...)`."""
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+            and node.func.id in ("unbroadcast", "unreduce") and len(node.args) >= 2 and not node.keywords):
+        if node.func.id == "unbroadcast" and len(node.args) != 2:
+            return None
+        v = _shape_arg(node.args[1])
+        if v is not None:
+            return node.func.id, node.args[0], v
+    return None
+
+
+def _elementwise_names(node):
+    """The names an elementwise expression reads (a list), or None when it is not one."""
+    if isinstance(node, ast.Name):
+        return [node.id]
+    if _num(node):
+        return []
+    if isinstance(node, ast.BinOp) and isinstance(node.op, _ELEMENTWISE_OPS):
+        left, right = _elementwise_names(node.left), _elementwise_names(node.right)
+        return None if left is None or right is None else left + right
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        return _elementwise_names(node.operand)
+    if _np_call(node, _UNARY_NP) and len(node.args) == 1:
+        return _elementwise_names(node.args[0])
+    return None
+
+
+class _Classes:
+    def __init__(self, names):
+        self.parent = {k: k for k in names}
+
+    def find(self, k):
+        while self.parent[k] != k:
+            self.parent[k] = self.parent[self.parent[k]]
+            k = self.parent[k]
+        return k
+
+    def union(self, a, b):
+        self.parent[self.find(a)] = self.find(b)
+
+
+def _scan(tree):
+    """(assignments: name -> [value nodes], pushes: names appended to `_stack`), or None when
+    the body binds names in ways this pass does not read."""
+    assigns = {}
+    simple_targets = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef,
+                             ast.Global, ast.Nonlocal, ast.comprehension, ast.NamedExpr)):
+            if node is not tree:
+                return None
+        if isinstance(node, ast.Attribute) and (isinstance(node.ctx, ast.Store) or node.attr == "resize"):
+            return None  # `a.shape = ...`, `a.resize(...)`: an array changing shape in place
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            assigns.setdefault(node.targets[0].id, []).append(node.value)
+            simple_targets.add(id(node.targets[0]))
+    stores = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)
+              and isinstance(node.ctx, ast.Store) and id(node) not in simple_targets}
+    return assigns, stores
+
+
+def _stack_pushes(tree):
+    """The names pushed on `_stack` (each `_stack.append(name)`), or None when `_stack` is used
+    otherwise (tuples pushed, passed to a helper, ...)."""
+    pushed, ok_uses = [], set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
+            call = node.value
+            if (isinstance(call.func, ast.Attribute) and call.func.attr == "append"
+                    and isinstance(call.func.value, ast.Name) and call.func.value.id == "_stack"):
+                if len(call.args) != 1 or not isinstance(call.args[0], ast.Name) or call.keywords:
+                    return None
+                pushed.append(call.args[0].id)
+                ok_uses.add(id(call.func.value))
+        if isinstance(node, ast.Assign) and _is_pop(node.value):
+            ok_uses.add(id(node.value.func.value))
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.List) and not node.value.elts:
+            ok_uses.update(id(t) for t in node.targets)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id == "_stack" and id(node) not in ok_uses:
+            return None
+    return pushed
+
+
+def _is_pop(node):
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "pop"
+            and isinstance(node.func.value, ast.Name) and node.func.value.id == "_stack"
+            and not node.args and not node.keywords)
+
+
+def shape_classes(tree, params, roots, adjoints):
+    """name -> (class, level) for the names proved to hold values of one shape (level 1: an
+    adjoint, `batch + shape`); `roots` are the parameters known to be ndarrays."""
+    scan = _scan(tree)
+    if scan is None:
+        return {}
+    assigns, bad = scan
+    if "np" in assigns or "np" in bad or "np" in params:  # `np` is NumPy (the runtime's) unless rebound
+        return {}
+    pushed = _stack_pushes(tree)
+    bad = set(bad) | {"np"} | (set(params) - set(roots))
+    if pushed is None:  # a `_stack` this pass cannot read: its pops are unknown
+        pushed, bad = [], bad | {"_stack"}
+    while True:
+        names = (set(assigns) | set(roots) | {"_stack"}) - bad
+        level = {k: 1 if k in adjoints else 0 for k in names}
+        classes = _Classes(names | {"_stack"})
+        for name, values in assigns.items():
+            for value in values:
+                for other in _links(value):
+                    if name in names and other in names:
+                        classes.union(name, other)
+        for p in pushed:
+            if p in names:
+                classes.union("_stack", p)
+        failed = set()
+        roots_of = {}
+        for r in roots:
+            if r in names:
+                roots_of.setdefault(classes.find(r), []).append(r)
+        for c, rs in roots_of.items():
+            if len(rs) > 1:
+                failed.update(k for k in names if classes.find(k) == c)
+        if "_stack" in names and any(p not in names for p in pushed) or _push_level(pushed, level, names) < 0:
+            failed.add("_stack")
+        for name, values in assigns.items():
+            if name in names and name not in failed and name != "_stack":  # (`_stack = []`: see _stack_pushes)
+                for value in values:
+                    got = _level_of(value, classes, level, names, pushed)
+                    if got is None or got != (classes.find(name), level[name]):
+                        failed.add(name)
+                        break
+        for name in names - {"_stack"}:  # a class with no root: no value proved
+            if classes.find(name) not in roots_of:
+                failed.add(name)
+        failed -= bad
+        if not failed:
+            return {k: (classes.find(k), level[k]) for k in names if k != "_stack"}
+        bad |= failed
+
+
+def _push_level(pushed, level, names):
+    levels = {level[p] for p in pushed if p in names}
+    return levels.pop() if len(levels) == 1 else -1
+
+
+def _links(node):
+    """The names an assigned value's shape is linked to (a helper's `g` is not)."""
+    if _is_pop(node):
+        return ["_stack"]
+    helper = _helper_call(node)
+    if helper is not None:
+        return [helper[2]]
+    if isinstance(node, ast.Name):
+        return [node.id]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, _ELEMENTWISE_OPS):
+        return _links(node.left) + _links(node.right)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        return _links(node.operand)
+    if _np_call(node, _UNARY_NP) and len(node.args) == 1:
+        return _links(node.args[0])
+    return []
+
+
+LITERAL = "literal"
+
+
+def _level_of(node, classes, level, names, pushed):
+    """(class, level) of an expression, LITERAL for a number, or None when not provable."""
+    if _is_pop(node):
+        lv = _push_level(pushed, level, names)
+        return None if lv < 0 or "_stack" not in names else (classes.find("_stack"), lv)
+    helper = _helper_call(node)
+    if helper is not None:
+        v = helper[2]
+        return (classes.find(v), 1) if v in names and level[v] == 0 else None
+    if isinstance(node, ast.Name):
+        return (classes.find(node.id), level[node.id]) if node.id in names else None
+    if _num(node):
+        return LITERAL
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        return _level_of(node.operand, classes, level, names, pushed)
+    if _np_call(node, _UNARY_NP) and len(node.args) == 1:
+        return _level_of(node.args[0], classes, level, names, pushed)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, _ELEMENTWISE_OPS):
+        left = _level_of(node.left, classes, level, names, pushed)
+        right = _level_of(node.right, classes, level, names, pushed)
+        if left is None or right is None:
+            return None
+        if left == LITERAL or right == LITERAL:
+            return right if left == LITERAL else left
+        return (left[0], max(left[1], right[1])) if left[0] == right[0] else None
+    return None
+
+
+def drop_unbroadcasts(lines, signature, roots, adjoints):
+    """The body `lines` (one indentation level per loop) of `def f(signature)` with
+    provably-identity `unbroadcast` calls replaced by their argument and the values only
+    they read no longer computed. `roots`: the parameters passed NumPy ndarrays."""
+    if not roots:
+        return lines
+    text = f"def _f({signature}):\n" + "\n".join("    " + x for x in lines)
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return lines
+    fn = tree.body[0]
+    a = fn.args
+    params = [x.arg for x in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if x is not None]
+    classes = shape_classes(fn, params, roots, adjoints)
+    if not classes:
+        return lines
+    names = set(classes) | {"_stack"}
+    level = {k: lv for k, (_, lv) in classes.items()}
+    find = _Classes(names)
+    for k, (c, _) in classes.items():
+        find.parent[k] = c
+    edits = []
+    for node in ast.walk(fn):
+        helper = _helper_call(node)
+        if helper is None or helper[0] != "unbroadcast" or node.lineno != node.end_lineno:
+            continue
+        v, got = helper[2], _level_of(helper[1], find, level, names, [])
+        if v in classes and classes[v][1] == 0 and got == (classes[v][0], 1):
+            edits.append((node.lineno - 2, node.col_offset - 4, node.end_col_offset - 4, helper[1]))
+    out = list(lines)
+    for i, start, end, g in sorted(edits, key=lambda e: (e[0], -e[1])):
+        text = out[i].encode()
+        outer = (text[:start] + text[end:]).decode().rstrip().endswith("=") and not text[end:].strip()
+        new = ast.unparse(g) if outer or isinstance(g, ast.Name) else f"({ast.unparse(g)})"
+        out[i] = (text[:start] + new.encode() + text[end:]).decode()
+    dropped = bool(edits)
+    return _drop_dead(out, classes) if dropped else lines
+
+
+def _drop_dead(lines, classes):
+    """Remove `name = <elementwise expression of class members>` lines (NumPy operations on
+    ndarrays: nothing raised) whose value is never read afterwards."""
+    while True:
+        tree = ast.parse("def _f():\n" + "\n".join("    " + x for x in lines)).body[0]
+        dead = _dead_lines(tree, classes)
+        if not dead:
+            return lines
+        lines = [x for i, x in enumerate(lines) if i + 2 not in dead]
+
+
+def _dead_lines(fn, classes):
+    loads = [(node.lineno, node.id) for node in ast.walk(fn) if isinstance(node, ast.Name)
+             and isinstance(node.ctx, (ast.Load, ast.Del))]
+    dead = set()
+
+    def visit(body, loops):
+        kept = len(body)
+        for st in body:
+            operands = _elementwise_names(st.value) if isinstance(st, ast.Assign) else None
+            if kept > 1 and operands and all(o in classes for o in operands) and len(st.targets) == 1 \
+                    and isinstance(st.targets[0], ast.Name) and st.lineno == st.end_lineno:
+                name = st.targets[0].id
+                spans = [(lp.lineno, lp.end_lineno) for lp in loops]
+                live = any(k == name and (line > st.lineno or any(a <= line <= b for a, b in spans))
+                           for line, k in loads)
+                if not live:
+                    dead.add(st.lineno)
+                    kept -= 1
+            for field in ("body", "orelse", "finalbody"):
+                inner = getattr(st, field, None)
+                if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+                    visit(inner, loops + [st] if isinstance(st, (ast.For, ast.While)) else loops)
+            for handler in getattr(st, "handlers", ()):
+                visit(handler.body, loops)
+    visit(fn.body, [])
+    return dead
