@@ -93,11 +93,19 @@ def concat_piece(g, arrays, argnum, axis):
     return dnp.getitem(g, axis_index(np.ndim(g), axis, slice(start, stop)))
 
 
-def untile(g, reps):
-    """Sum the `reps` tiled copies in `g` back onto one (Tile's VJP; len(reps) == ndim)."""
-    shape = np.shape(g)
-    split = tuple(v for r, n in zip(reps, shape) for v in (r, n // r))
-    return dnp.sum(dnp.reshape(g, split), axis=tuple(range(0, 2 * len(reps), 2)))
+def untile(g, reps, x_shape):
+    """Sum the tiled copies in `g` back onto one of shape `x_shape` (Tile's VJP). `reps` as NumPy
+    reads it (an int, or shorter or longer than x's shape: padded with leading 1s, x promoted);
+    axes of g before the tiled result's are batch axes."""
+    reps = (int(reps),) if np.ndim(reps) == 0 else tuple(int(r) for r in reps)
+    ndim = max(len(reps), len(x_shape))
+    reps = (1,) * (ndim - len(reps)) + reps
+    shape = tuple(np.shape(g))
+    batch = len(shape) - ndim
+    split = shape[:batch] + tuple(v for r, n in zip(reps, shape[batch:]) for v in (r, n // r))
+    summed = dnp.sum(dnp.reshape(g, split), axis=tuple(range(batch, batch + 2 * ndim, 2)))
+    out = shape[:batch] + tuple(x_shape)
+    return summed if len(x_shape) == ndim else dnp.reshape(summed, out)
 
 
 def unpad(g, pad_width):

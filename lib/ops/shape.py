@@ -163,7 +163,7 @@ def _tile(x, *, reps):
 
 
 def tile_vjp(g, ans, x, *, reps):
-    return untile(g, (1,) * (np.ndim(g) - np.ndim(x)) + reps)  # batch axes: one copy
+    return untile(g, reps, np.shape(x))
 
 
 def _sample_tile(rng):
@@ -174,8 +174,16 @@ def _sample_tile_3d(rng):
     return (rng.standard_normal((1, 2, 2)),), {"reps": (3, 1, 2)}
 
 
+def _sample_tile_int(rng):
+    return (rng.standard_normal((3,)),), {"reps": 2}
+
+
+def _sample_tile_promotes(rng):
+    return (rng.standard_normal((3,)),), {"reps": (2, 1)}
+
+
 TILE = defop("Tile", _tile, vjp=tile_vjp, jvp=LINEAR, batch_vjp=True,
-             samples=(_sample_tile, _sample_tile_3d))
+             samples=(_sample_tile, _sample_tile_3d, _sample_tile_int, _sample_tile_promotes))
 
 
 # -- public functions, with NumPy's signatures ---------------------------------------------
