@@ -53,8 +53,8 @@ import numpy as np  # noqa: E402
 
 import harness  # noqa: E402
 
-WORKLOADS = ["wl_mlp", "wl_jacobians", "wl_chain", "wl_rk4"]
-PEER_PACKAGES = ["torch", "autograd", "jax", "jaxlib"]
+WORKLOADS = ["wl_mlp", "wl_jacobians", "wl_chain", "wl_rk4", "wl_jit", "wl_checkpoint"]
+PEER_PACKAGES = ["torch", "autograd", "jax", "jaxlib", "numba"]
 
 
 def version(name):
