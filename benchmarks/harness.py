@@ -241,3 +241,13 @@ def key_row(case, results):
 
 KEY_HEADER = ("| workload | best dualtape, CPU µs [min–max] | floor (dualtape ÷ it) | torch eager | autograd | "
               "JAX eager | JAX jit |\n|---|---|---|---|---|---|---|")
+
+
+def peer_impls(torch, autograd, jax, names, jit_note=""):
+    """The four peers most cases compare, in the tables' order: torch, autograd, JAX eager and
+    JAX jit. `torch` and `autograd` are makes; `jax(jit)` returns the make of either JAX
+    implementation; `names` are the four names as shown in the table."""
+    return [Impl(names[0], "torch", torch),
+            Impl(names[1], "autograd", autograd),
+            Impl(names[2], "jax", jax(False)),
+            Impl(names[3], "jax.jit", jax(True), note=jit_note)]

@@ -16,32 +16,14 @@ from dualtape import dnp
 
 try:
     from . import peers
-    from .harness import DUALTAPE, FLOOR, Case, Impl
+    from .harness import DUALTAPE, FLOOR, Case, Impl, peer_impls
+    from .workloads_src import chain_np, floor_chain
 except ImportError:
     import peers
-    from harness import DUALTAPE, FLOOR, Case, Impl
+    from harness import DUALTAPE, FLOOR, Case, Impl, peer_impls
+    from workloads_src import chain_np, floor_chain
 
 STEPS = {"scalar": 200, "vector": 1000}
-
-
-def chain_np(x, steps):
-    """The chain in plain NumPy, as dualtape.transforms reads it."""
-    for _ in range(steps):
-        x = np.sin(x) * 1.0001 + 0.01 * x * x
-    return np.sum(x)
-
-
-def floor_chain(x0, steps):
-    """Hand-written forward and reverse sweep."""
-    xs = []
-    x = np.array(x0, dtype=np.float64)
-    for _ in range(steps):
-        xs.append(x)
-        x = np.sin(x) * 1.0001 + 0.01 * x * x
-    g = np.ones_like(x)
-    for x in reversed(xs):
-        g = g * (np.cos(x) * 1.0001 + 0.02 * x)
-    return g
 
 
 def chain_impls(x0, steps, fori_jit):
@@ -118,10 +100,9 @@ def chain_impls(x0, steps, fori_jit):
             "tape": Impl("GradientTape", DUALTAPE, tape),
             "functional": Impl("dualtape.grad (functional)", DUALTAPE, functional),
             "source": Impl("dualtape.transforms.grad (generated)", DUALTAPE, source),
-            "peers": [Impl("torch eager backward", "torch", torch_grad),
-                      Impl("autograd grad", "autograd", ag_grad),
-                      Impl("JAX eager grad", "jax", jax_grad(False)),
-                      Impl("JAX jit(grad)", "jax.jit", jax_grad(True), note=jit_note)]}
+            "peers": peer_impls(torch_grad, ag_grad, jax_grad,
+                                ("torch eager backward", "autograd grad", "JAX eager grad", "JAX jit(grad)"),
+                                jit_note=jit_note)}
 
 
 def scalar_case(steps):

@@ -16,10 +16,10 @@ from dualtape import dnp
 
 try:
     from . import peers
-    from .harness import DUALTAPE, FLOOR, Case, Impl
+    from .harness import DUALTAPE, FLOOR, Case, Impl, peer_impls
 except ImportError:
     import peers
-    from harness import DUALTAPE, FLOOR, Case, Impl
+    from harness import DUALTAPE, FLOOR, Case, Impl, peer_impls
 
 
 def dense_case(n):
@@ -174,11 +174,9 @@ def batch_jacobian_case(sizes, batch):
         f"batch_jacobian of an elu MLP {label}, batch {batch}, float32", rtol=1e-4, atol=1e-6,
         impls=[Impl("hand-written per-example chain rule", FLOOR, lambda: floor),
                Impl("tape.batch_jacobian", DUALTAPE, ours_batch),
-               Impl("tape.jacobian + einsum('bxby->bxy')", DUALTAPE, ours_full),
-               Impl("torch.func vmap(jacrev)", "torch", torch_vmap),
-               Impl("autograd.jacobian of the batch sum", "autograd", ag_batch),
-               Impl("JAX eager vmap(jacrev)", "jax", jax_vmap(False)),
-               Impl("JAX jit(vmap(jacrev))", "jax.jit", jax_vmap(True))])
+               Impl("tape.jacobian + einsum('bxby->bxy')", DUALTAPE, ours_full)]
+        + peer_impls(torch_vmap, ag_batch, jax_vmap, ("torch.func vmap(jacrev)", "autograd.jacobian of the batch sum",
+                                                      "JAX eager vmap(jacrev)", "JAX jit(vmap(jacrev))")))
 
 
 def hessian_case(n):
@@ -226,11 +224,9 @@ def hessian_case(n):
         description="Hessian of sum(sin(x)·x²) + sum(x[:-1]·x[1:]²).",
         impls=[Impl("closed form (tridiagonal)", FLOOR, lambda: floor),
                Impl("dualtape.hessian (one chunk)", DUALTAPE, ours(None)),
-               Impl("dualtape.hessian (chunk_size=50)", DUALTAPE, ours(max(1, n // 4))),
-               Impl("torch hessian(vectorize=True)", "torch", torch_hessian),
-               Impl("autograd.hessian", "autograd", ag_hessian),
-               Impl("JAX eager hessian", "jax", jax_hessian(False)),
-               Impl("JAX jit(hessian)", "jax.jit", jax_hessian(True))])
+               Impl("dualtape.hessian (chunk_size=50)", DUALTAPE, ours(max(1, n // 4)))]
+        + peer_impls(torch_hessian, ag_hessian, jax_hessian,
+                     ("torch hessian(vectorize=True)", "autograd.hessian", "JAX eager hessian", "JAX jit(hessian)")))
 
 
 def cases(quick):

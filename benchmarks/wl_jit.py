@@ -32,22 +32,17 @@ import numpy as np
 import dualtape.transforms as dt
 
 try:
-    from . import peers, wl_rk4
+    from . import peers
     from .harness import DUALTAPE, FLOOR, Case, Impl
+    from .workloads_src import chain, pendulum, pendulum_adjoint_by_hand, rk4_step
 except ImportError:
     import peers
-    import wl_rk4
     from harness import DUALTAPE, FLOOR, Case, Impl
+    from workloads_src import chain, pendulum, pendulum_adjoint_by_hand, rk4_step
 
 STEPS = 1000
 X0 = 0.3
 RK4_ARGS = (0.3, 1.2)
-
-
-def chain(x, steps):
-    for _ in range(steps):
-        x = math.sin(x) * 1.0001 + 0.01 * x * x
-    return x
 
 
 def chain_adjoint_by_hand(x, steps):
@@ -56,100 +51,15 @@ def chain_adjoint_by_hand(x, steps):
         xs.append(x)
         x = math.sin(x) * 1.0001 + 0.01 * x * x
     g = 1.0
-    for x in reversed(xs):
-        g = g * (math.cos(x) * 1.0001 + 0.02 * x)
+    for i in range(steps - 1, -1, -1):  # (not reversed(xs): numba compiles this function too)
+        g = g * (math.cos(xs[i]) * 1.0001 + 0.02 * xs[i])
     return g
 
 
 def _numba_floors():
+    """The hand-written adjoints compiled by numba, unchanged."""
     import numba
-
-    @numba.njit
-    def chain_floor(x, steps):
-        xs = np.empty(steps)
-        for i in range(steps):
-            xs[i] = x
-            x = math.sin(x) * 1.0001 + 0.01 * x * x
-        g = 1.0
-        for i in range(steps - 1, -1, -1):
-            x = xs[i]
-            g = g * (math.cos(x) * 1.0001 + 0.02 * x)
-        return g
-
-    return chain_floor, numba.njit(_pendulum_floor_arrays)
-
-
-def _pendulum_floor_arrays(damping, length, steps):
-    """wl_rk4.pendulum_adjoint_by_hand with the states in an array (numba compiles it)."""
-    G, DT = wl_rk4.G, wl_rk4.DT
-    c = -G / length
-    h = 0.5 * DT
-    states = np.empty((steps, 2))
-    theta, omega = 1.0, 0.0
-    for i in range(steps):
-        states[i, 0], states[i, 1] = theta, omega
-        k1t = omega
-        k1w = c * math.sin(theta) - damping * omega
-        k2t = omega + h * k1w
-        k2w = c * math.sin(theta + h * k1t) - damping * k2t
-        k3t = omega + h * k2w
-        k3w = c * math.sin(theta + h * k2t) - damping * k3t
-        k4t = omega + DT * k3w
-        k4w = c * math.sin(theta + DT * k3t) - damping * k4t
-        theta = theta + DT / 6.0 * (k1t + 2.0 * k2t + 2.0 * k3t + k4t)
-        omega = omega + DT / 6.0 * (k1w + 2.0 * k2w + 2.0 * k3w + k4w)
-    btheta, bomega, bdamping, bc = 1.0, 0.0, 0.0, 0.0
-    w6 = DT / 6.0
-    for i in range(steps - 1, -1, -1):
-        theta, omega = states[i, 0], states[i, 1]
-        k1t = omega
-        s1 = math.sin(theta)
-        k1w = c * s1 - damping * omega
-        k2t = omega + h * k1w
-        a2 = theta + h * k1t
-        s2 = math.sin(a2)
-        k2w = c * s2 - damping * k2t
-        k3t = omega + h * k2w
-        a3 = theta + h * k2t
-        s3 = math.sin(a3)
-        k3w = c * s3 - damping * k3t
-        k4t = omega + DT * k3w
-        a4 = theta + DT * k3t
-        s4 = math.sin(a4)
-        bk1t, bk2t, bk3t, bk4t = w6 * btheta, 2 * w6 * btheta, 2 * w6 * btheta, w6 * btheta
-        bk1w, bk2w, bk3w, bk4w = w6 * bomega, 2 * w6 * bomega, 2 * w6 * bomega, w6 * bomega
-        bth, bom = btheta, bomega
-        bc += bk4w * s4
-        ba4 = bk4w * c * math.cos(a4)
-        bdamping -= bk4w * k4t
-        bk4t -= bk4w * damping
-        bth += ba4
-        bk3t += ba4 * DT
-        bom += bk4t
-        bk3w += bk4t * DT
-        bc += bk3w * s3
-        ba3 = bk3w * c * math.cos(a3)
-        bdamping -= bk3w * k3t
-        bk3t -= bk3w * damping
-        bth += ba3
-        bk2t += ba3 * h
-        bom += bk3t
-        bk2w += bk3t * h
-        bc += bk2w * s2
-        ba2 = bk2w * c * math.cos(a2)
-        bdamping -= bk2w * k2t
-        bk2t -= bk2w * damping
-        bth += ba2
-        bk1t += ba2 * h
-        bom += bk2t
-        bk1w += bk2t * h
-        bc += bk1w * s1
-        bth += bk1w * c * math.cos(theta)
-        bdamping -= bk1w * omega
-        bom -= bk1w * damping
-        bom += bk1t
-        btheta, bomega = bth, bom
-    return bdamping, bc * G / (length * length)
+    return numba.njit(chain_adjoint_by_hand), numba.njit(pendulum_adjoint_by_hand)
 
 
 def _fresh(f):
@@ -217,7 +127,7 @@ def _jax_rk4(steps, fresh=False):
             def f(damping, length):
                 state = (jnp.float64(1.0), jnp.float64(0.0))
                 state = jax.lax.fori_loop(
-                    0, steps, lambda _, s: wl_rk4.rk4_step(jnp.sin, damping, length, *s), state)
+                    0, steps, lambda _, s: rk4_step(jnp.sin, damping, length, *s), state)
                 return state[0]
             return jax.jit(jax.grad(f, argnums=(0, 1)))
 
@@ -258,21 +168,21 @@ def cases(quick):
         Case(f"RK4 pendulum, {steps} steps, gradient w.r.t. (damping, length): compiled", rtol=1e-9,
              atol=1e-12, description="wl_rk4.py's program; the generated adjoint runs on math.sin.",
              impls=[Impl("hand-written adjoint (Python floats)", FLOOR,
-                         lambda: lambda: wl_rk4.pendulum_adjoint_by_hand(*rk4_args)),
+                         lambda: lambda: pendulum_adjoint_by_hand(*rk4_args)),
                     Impl("hand-written adjoint, numba.njit", FLOOR, _numba_floor("rk4", rk4_args),
                          note="not checked: a second floor"),
-                    _jit_impl("dualtape.transforms.grad(jit=True)", wl_rk4.pendulum, (0, 1), rk4_args,
+                    _jit_impl("dualtape.transforms.grad(jit=True)", pendulum, (0, 1), rk4_args,
                               note=jit_note),
                     Impl("dualtape.transforms.grad (uncompiled)", DUALTAPE,
-                         _uncompiled(wl_rk4.pendulum, (0, 1), rk4_args)),
+                         _uncompiled(pendulum, (0, 1), rk4_args)),
                     Impl("JAX jit(grad)", "jax.jit", _jax_rk4(steps), note="lax.fori_loop")]),
         Case(f"Compile time: a fresh transform and its first call ({steps} steps)", rtol=1e-9, atol=1e-12,
              description="Each call makes the gradient of a fresh copy of f and calls it once: dualtape "
                          "transforms the source, runs it once uncompiled (the probe) and compiles with numba; "
                          "JAX traces, lowers and compiles with XLA. The time is the compile time.",
              impls=[Impl("hand-written adjoint (Python floats), RK4", FLOOR,
-                         lambda: lambda: wl_rk4.pendulum_adjoint_by_hand(*rk4_args)),
-                    _jit_impl("dualtape jit=True, RK4", wl_rk4.pendulum, (0, 1), rk4_args, fresh=True),
+                         lambda: lambda: pendulum_adjoint_by_hand(*rk4_args)),
+                    _jit_impl("dualtape jit=True, RK4", pendulum, (0, 1), rk4_args, fresh=True),
                     Impl("JAX jit(grad), RK4", "jax.jit", _jax_rk4(steps, fresh=True))]),
         Case(f"Compile time: scalar chain ({steps} steps)", rtol=1e-10, atol=1e-12,
              description="As above, for the scalar chain (JAX: the Python loop unrolled, and fori_loop).",

@@ -15,10 +15,10 @@ from dualtape import dnp
 
 try:
     from . import peers
-    from .harness import DUALTAPE, FLOOR, Case, Impl
+    from .harness import DUALTAPE, FLOOR, Case, Impl, peer_impls
 except ImportError:
     import peers
-    from harness import DUALTAPE, FLOOR, Case, Impl
+    from harness import DUALTAPE, FLOOR, Case, Impl, peer_impls
 
 
 def np_loss(w1, b1, w2, b2, w3, b3, x, y):
@@ -209,20 +209,16 @@ def cases(quick):
         impls=[Impl("hand-written NumPy backward", FLOOR, lambda: lambda: floor_grad(params, x, y)),
                Impl("dualtape.grad (functional)", DUALTAPE, functional_grad),
                Impl("GradientTape", DUALTAPE, tape_grad),
-               Impl("dualtape.transforms.grad (generated)", DUALTAPE, source_grad),
-               Impl("torch eager autograd.grad", "torch", torch_grad),
-               Impl("autograd grad", "autograd", ag_grad),
-               Impl("JAX eager grad", "jax", jax_grad(False)),
-               Impl("JAX jit(grad)", "jax.jit", jax_grad(True))])
+               Impl("dualtape.transforms.grad (generated)", DUALTAPE, source_grad)]
+        + peer_impls(torch_grad, ag_grad, jax_grad,
+                     ("torch eager autograd.grad", "autograd grad", "JAX eager grad", "JAX jit(grad)")))
     hvp_case = Case(
         f"MLP {label} Hessian-vector product, batch {batch}", rtol=1e-9, atol=1e-12,
         description="H·v w.r.t. all six parameter arrays (float64).",
         impls=[Impl("hand-written NumPy R-op", FLOOR, lambda: lambda: floor_hvp(params, vecs, x, y)),
                Impl("dualtape.hvp (fwd-over-rev)", DUALTAPE, functional_hvp),
                Impl("ForwardAccumulator over GradientTape", DUALTAPE, accumulator_hvp),
-               Impl("dualtape.transforms.hvp (generated)", DUALTAPE, source_hvp),
-               Impl("torch double backward", "torch", torch_hvp),
-               Impl("autograd rev-over-rev", "autograd", ag_hvp),
-               Impl("JAX eager jvp(grad)", "jax", jax_hvp(False)),
-               Impl("JAX jit(jvp(grad))", "jax.jit", jax_hvp(True))])
+               Impl("dualtape.transforms.hvp (generated)", DUALTAPE, source_hvp)]
+        + peer_impls(torch_hvp, ag_hvp, jax_hvp,
+                     ("torch double backward", "autograd rev-over-rev", "JAX eager jvp(grad)", "JAX jit(jvp(grad))")))
     return [grad_case, hvp_case]

@@ -10,6 +10,7 @@ import io
 import math
 import pathlib
 import re
+import sys
 
 import numpy as np
 import pytest
@@ -17,31 +18,10 @@ import pytest
 import dualtape.transforms as dt
 from dualtape.transforms.parse import TransformError
 
-G = 9.81
-DT = 0.01
+BENCHMARKS = pathlib.Path(__file__).resolve().parent.parent / "benchmarks"
+sys.path.insert(0, str(BENCHMARKS))  # as test_benchmarks.py: the workload programs are defined once there
 
-
-def chain(x, steps):
-    for _ in range(steps):
-        x = math.sin(x) * 1.0001 + 0.01 * x * x
-    return x
-
-
-def pendulum(damping, length, steps, theta0=1.0, omega0=0.0):
-    theta = theta0
-    omega = omega0
-    for _ in range(steps):
-        k1t = omega
-        k1w = -G / length * math.sin(theta) - damping * omega
-        k2t = omega + 0.5 * DT * k1w
-        k2w = -G / length * math.sin(theta + 0.5 * DT * k1t) - damping * k2t
-        k3t = omega + 0.5 * DT * k2w
-        k3w = -G / length * math.sin(theta + 0.5 * DT * k2t) - damping * k3t
-        k4t = omega + DT * k3w
-        k4w = -G / length * math.sin(theta + DT * k3t) - damping * k4t
-        theta = theta + DT / 6.0 * (k1t + 2.0 * k2t + 2.0 * k3t + k4t)
-        omega = omega + DT / 6.0 * (k1w + 2.0 * k2w + 2.0 * k3w + k4w)
-    return theta
+from workloads_src import chain, pendulum  # noqa: E402
 
 
 def mlp(W1, b1, W2, x):

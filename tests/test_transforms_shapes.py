@@ -1,6 +1,9 @@
 """Shape-specialised adjoints (transforms/shapes.py): `unbroadcast` dropped only where shapes are
 provably equal for ndarray arguments, with the gradients unchanged (issue 13)."""
 
+import pathlib
+import sys
+
 import numpy as np
 import pytest
 
@@ -8,21 +11,11 @@ import dualtape.transforms as dt
 from dualtape.transforms.shapes import drop_unbroadcasts
 
 
-def chain(x, steps):
-    for _ in range(steps):
-        x = np.sin(x) * 1.0001 + 0.01 * x * x
-    return np.sum(x)
+BENCHMARKS = pathlib.Path(__file__).resolve().parent.parent / "benchmarks"
+sys.path.insert(0, str(BENCHMARKS))  # as test_benchmarks.py: the workload programs are defined once there
 
-
-def chain_floor(x, steps):
-    xs = []
-    for _ in range(steps):
-        xs.append(x)
-        x = np.sin(x) * 1.0001 + 0.01 * x * x
-    g = np.ones_like(x)
-    for x in reversed(xs):
-        g = g * (np.cos(x) * 1.0001 + 0.02 * x)
-    return g
+from workloads_src import chain_np as chain  # noqa: E402
+from workloads_src import floor_chain as chain_floor  # noqa: E402
 
 
 def backward(source):
