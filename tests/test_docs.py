@@ -6,6 +6,7 @@ output, the block itself asserts it. Files are found by glob when the tests are 
 so new pages are picked up without touching this module.
 """
 
+import importlib.util
 import re
 import sys
 import warnings
@@ -86,7 +87,10 @@ def test_doc_blocks_run(path, isolated_globals):
         if any(re.search(rf"^\s*(import|from)\s+{module}\b", src, re.MULTILINE) for _, src in blocks):
             pytest.importorskip(module, reason=f"{_doc_id(path)} {why}")
     namespace = {"__name__": "__main__"}
+    has_numba = importlib.util.find_spec("numba") is not None
     for number, (line, source) in enumerate(blocks, start=1):
+        if "jit=True" in source and not has_numba:
+            continue  # compiled gradients need the jit extra (numba); tests/test_jit.py checks the page's source
         try:
             # Padded to the block's line, so tracebacks show the page's own lines.
             code = compile("\n" * (line - 1) + source, str(path), "exec")

@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 import dualtape.transforms as dt
+from dualtape.transforms import TransformError
 
 SOURCE = textwrap.dedent('''
     import numpy as np
@@ -202,7 +203,14 @@ def test_every_runtime_helper_is_written_as_numpy_code(numpy_python, tmp_path):
         class One(EveryHelper):
             def source(self, name=name):
                 return f"def _reads_one_helper():\n    return {name}\n"
-        extra = _imports(standalone.module_source(One(), name)) - STDLIB_OK - {"collections", "string"}
+        try:
+            extra = _imports(standalone.module_source(One(), name)) - STDLIB_OK - {"collections", "string"}
+        except TransformError as exc:  # a helper of a SciPy op's rule, where SciPy is not installed
+            # (the SciPy ops, dnp.digamma, dnp.scipy_expm, ..., are declared only with SciPy installed;
+            # with SciPy, every helper must save)
+            if "dualtape.core.dnp does not define" not in str(exc) or importlib.util.find_spec("scipy"):
+                raise
+            extra = {"scipy"}
         if extra:
             other[name] = extra
         else:
