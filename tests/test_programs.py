@@ -150,6 +150,37 @@ def test_differences_near_a_kink_are_discarded_not_trusted(module):
     assert not check_modes(kink.k, [0.5]).fd_unstable
 
 
+HESSIAN_KINK = '''
+import numpy as np
+
+
+def f(x):
+    if (w := (x @ x)) > 0.0:
+        w -= w
+    return w + np.sum(x) + w
+'''
+
+
+def test_a_branch_on_its_threshold_is_a_kink_for_h_u(monkeypatch):
+    """Found by the long run (seed 42): at x = 0 the test `x @ x > 0.0` sits on its threshold.
+    Both branches have value and slope 0 there but not the same curvature: every mode gives H u
+    of the branch taken (4u), central differences of the gradient see the other one (0). The AD
+    H u jumps exactly at x, so the differences are discarded for H u, as at a kink of f; the
+    modes are still compared with each other, and away from the threshold with the differences."""
+    f = load_module(HESSIAN_KINK).f
+    report = check_modes(f, [np.zeros(3)], raise_on_failure=False)
+    assert not report.failures and report.fd_unstable and "transforms.hvp" in report.checked
+    assert not check_modes(f, [np.array([0.3, 0.1, 0.2])]).fd_unstable
+    dh = dt.hvp(f, wrt=(0,))
+    real = type(dh).__call__
+
+    def wrong(self, *args, **kwargs):
+        out = real(self, *args, **kwargs)
+        return tuple(h * 1.5 for h in out) if self is dh else out
+    monkeypatch.setattr(type(dh), "__call__", wrong)
+    report = check_modes(f, [np.zeros(3)], modes=("functional.hvp", "transforms.hvp"), raise_on_failure=False)
+    assert [(m, kind) for m, kind, _ in report.failures] == [("transforms.hvp", "wrong")]
+
 # -- the refusal classifier: the runtime's documented refusals, precisely ----------------------
 
 REFUSALS = '''
