@@ -9,6 +9,7 @@ with `hypothesis.find(programs(), ...)` or by hand, see docs/testing.md).
 """
 
 import argparse
+import signal
 import sys
 import time
 from collections import defaultdict
@@ -44,10 +45,14 @@ def main(argv=None):
         if tally.programs % 500 == 0:
             print(f"... {tally.programs} programs, {time.time() - start:.0f} s", file=sys.stderr)
 
+    def stop(signum, frame):  # (a background job ignores SIGINT: SIGTERM stops it too)
+        raise KeyboardInterrupt
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
     try:
         run()
-    except KeyboardInterrupt:  # `kill -INT`: stop a long run early and still get its counts
-        print("stopped early (SIGINT): the counts below are of the programs checked so far")
+    except KeyboardInterrupt:  # `kill -INT` / `kill -TERM`: stop a long run early, still get its counts
+        print("stopped early: the counts below are of the programs checked so far")
     print(f"{tally.summary()}\ntime: {time.time() - start:.0f} s")
     for (mode, kind), found in sorted(failures.items()):
         for _, message in sorted(found)[:args.show]:
