@@ -93,13 +93,18 @@ def concat_piece(g, arrays, argnum, axis):
     return dnp.getitem(g, axis_index(np.ndim(g), axis, slice(start, stop)))
 
 
+def tile_reps(reps, ndim):
+    """np.tile's `reps` for an array of `ndim` axes, as NumPy reads it: an int is (reps,), and
+    reps is padded with leading 1s to max(len(reps), ndim) axes (beyond ndim, x is promoted)."""
+    reps = (int(reps),) if np.ndim(reps) == 0 else tuple(int(r) for r in reps)
+    return (1,) * (ndim - len(reps)) + reps
+
+
 def untile(g, reps, x_shape):
     """Sum the tiled copies in `g` back onto one of shape `x_shape` (Tile's VJP). `reps` as NumPy
-    reads it (an int, or shorter or longer than x's shape: padded with leading 1s, x promoted);
-    axes of g before the tiled result's are batch axes."""
-    reps = (int(reps),) if np.ndim(reps) == 0 else tuple(int(r) for r in reps)
-    ndim = max(len(reps), len(x_shape))
-    reps = (1,) * (ndim - len(reps)) + reps
+    reads it (`tile_reps`); axes of g before the tiled result's are batch axes."""
+    reps = tile_reps(reps, len(x_shape))
+    ndim = len(reps)
     shape = tuple(np.shape(g))
     batch = len(shape) - ndim
     split = shape[:batch] + tuple(v for r, n in zip(reps, shape[batch:]) for v in (r, n // r))

@@ -15,7 +15,7 @@ import numpy as np
 from ..core import dnp
 from ..core.registry import LINEAR, Traced, defop
 from ..core.rulekit import (axis_index, negative_axis, reshape_like, shape_of, unbroadcast,
-                            unpad, untile, untranspose)
+                            tile_reps, unpad, untile, untranspose)
 
 __all__ = ["reshape", "broadcast_to", "swapaxes", "transpose", "expand_dims", "squeeze", "pad", "tile",
            "repeat", "ravel", "flip", "moveaxis"]
@@ -273,12 +273,11 @@ def pad(array, pad_width, mode="constant", **kwargs):
 
 
 def tile(A, reps):  # noqa: N803  (NumPy's name)
-    reps = (int(reps),) if np.ndim(reps) == 0 else tuple(int(r) for r in reps)
     shape = tuple(np.shape(A))
-    ndim = max(len(shape), len(reps))
-    if len(shape) < ndim:
-        A = reshape(A, (1,) * (ndim - len(shape)) + shape)
-    return TILE(A, reps=(1,) * (ndim - len(reps)) + reps)
+    reps = tile_reps(reps, len(shape))
+    if len(shape) < len(reps):
+        A = reshape(A, (1,) * (len(reps) - len(shape)) + shape)
+    return TILE(A, reps=reps)
 
 
 def repeat(a, repeats, axis=None):
