@@ -266,10 +266,10 @@ class Reverse(ControlFlow, _Adjoints):
                     self.accumulate(seed_lines, self.namer.adjoint(a.id), f"{seed}[{k}]", a.id, a.id)
         result_lines = []
         if preserve_result:
-            written = {s.target for s in walk_items(self.items) if isinstance(s, SetItem)}
+            writes_slices = any(isinstance(s, SetItem) for s in walk_items(self.items))
 
             def result(a):  # the backward sweep restores written slices, in the value returned too
-                return f"saved({a.id})" if is_name(a) and written else self.src(a)  # (or a view of it)
+                return f"saved({a.id})" if is_name(a) and writes_slices else self.src(a)  # (or a view of it)
             value = ", ".join(result(a) for a in fir.ret) if len(fir.ret) > 1 else result(fir.ret[0])
             result_name = self.namer.unique("_result")
             result_lines = [f"{result_name} = {value}"]
