@@ -12,7 +12,7 @@ an all-zero group), we give the subgradient 0 instead (`div_no_nan`).
 import numpy as np
 
 from ..core import dnp
-from ..core.registry import LINEAR, NOT_DIFFERENTIABLE, defop
+from ..core.registry import LINEAR, NOT_DIFFERENTIABLE, Traced, defop
 from ..core.rulekit import (div_no_nan, normalize_axis, primal_keepdims, prod_others, reduced_size,
                             tie_share, unreduce)
 
@@ -261,8 +261,26 @@ def _axis(axis):
 
 
 def _reduce(op, name, x, axis, keepdims, dtype=None, out=None, **unsupported):
-    _no_out(name, out, dtype, **unsupported)
-    return op(x, axis=_axis(axis), keepdims=bool(keepdims))
+    if dtype is not None and not isinstance(x, Traced):  # plain values: NumPy's own dtype= semantics
+        _no_out(name, out, **unsupported)
+        return getattr(np, name)(x, axis=axis, dtype=dtype, keepdims=keepdims)
+    _no_out(name, out, **unsupported)
+    return op(with_dtype(name, x, dtype), axis=_axis(axis), keepdims=bool(keepdims))
+
+
+def with_dtype(name, x, dtype):
+    """`x` cast for a reduction's `dtype=` (np.sum(x, dtype=np.float64) is the sum of
+    x cast to float64, so it is differentiable): a float dtype only, since an integer or
+    boolean result drops the derivative."""
+    if dtype is None:
+        return x
+    target = np.dtype(getattr(dtype, "as_numpy_dtype", dtype))
+    if target.kind != "f":
+        raise TypeError(f"[{name}] dtype={target} on a differentiable value of dtype {dnp.result_dtype(x)} and "
+                        f"shape {tuple(dnp.shape(x))}: a {target.kind == 'c' and 'complex' or 'non-float'} result "
+                        "has no derivative here. Pass a float dtype (np.float64, np.float32), or reduce "
+                        "dnp.stop_gradient(x) if no derivative is meant.")
+    return x if dnp.result_dtype(x) == target else dnp.cast(x, target)
 
 
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
@@ -296,17 +314,21 @@ amax, amin = max, min
 
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
         correction=None):
-    _no_out("var", out, dtype, where=where, mean=mean)
+    _no_out("var", out, where=where, mean=mean)
     ddof = ddof if correction is None else correction
-    return VAR(a, axis=_axis(axis), keepdims=bool(keepdims), ddof=int(ddof))
+    if dtype is not None and not isinstance(a, Traced):  # plain values: NumPy's own dtype= semantics
+        return np.var(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
+    return VAR(with_dtype("var", a, dtype), axis=_axis(axis), keepdims=bool(keepdims), ddof=int(ddof))
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
         correction=None):
     """np.std; a constant group (std 0) gets gradient 0 where TF gives NaN."""
-    _no_out("std", out, dtype, where=where, mean=mean)
+    _no_out("std", out, where=where, mean=mean)
     ddof = ddof if correction is None else correction
-    return STD(a, axis=_axis(axis), keepdims=bool(keepdims), ddof=int(ddof))
+    if dtype is not None and not isinstance(a, Traced):  # plain values: NumPy's own dtype= semantics
+        return np.std(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
+    return STD(with_dtype("std", a, dtype), axis=_axis(axis), keepdims=bool(keepdims), ddof=int(ddof))
 
 
 def logsumexp(a, axis=None, keepdims=False):
@@ -356,13 +378,10 @@ def count_nonzero(a, axis=None, *, keepdims=False):
     return COUNT_NONZERO(a, axis=_axis(axis), keepdims=bool(keepdims))
 
 
-def _no_out(name, out, dtype=None, **unsupported):
+def _no_out(name, out, **unsupported):
     if out is not None:
         raise TypeError(f"[{name}] out= is not supported on differentiable values: results are "
                         "immutable. Assign the returned value instead.")
-    if dtype is not None:
-        raise TypeError(f"[{name}] dtype= is not supported on differentiable values. "
-                        "Cast the input with dnp.cast / dualtape.cast first.")
     for key, value in unsupported.items():
         if value is not None:
             raise TypeError(f"[{name}] {key}= is not supported on differentiable values. "

@@ -4,9 +4,9 @@ cumsum the other way."""
 import numpy as np
 
 from ..core import dnp
-from ..core.registry import LINEAR, defop
+from ..core.registry import LINEAR, Traced, defop
 from ..core.rulekit import negative_axis, reshape_like
-from .reductions import _no_out, _sample
+from .reductions import _no_out, _sample, with_dtype
 
 __all__ = ["cumsum"]
 
@@ -41,8 +41,10 @@ CUMSUM = defop("Cumsum", _cumsum, vjp=cumsum_vjp, jvp=LINEAR, batch_vjp=True, sa
 
 def cumsum(a, axis=None, dtype=None, out=None, *, exclusive=False, reverse=False):
     """np.cumsum (axis=None flattens), plus TF's `exclusive` and `reverse` options."""
-    _no_out("cumsum", out, dtype)
-    return CUMSUM(a, axis=None if axis is None else int(axis), exclusive=bool(exclusive),
+    _no_out("cumsum", out)
+    if dtype is not None and not isinstance(a, Traced):  # plain values: NumPy's own dtype= semantics
+        return np.cumsum(a, axis=axis, dtype=dtype)
+    return CUMSUM(with_dtype("cumsum", a, dtype), axis=None if axis is None else int(axis), exclusive=bool(exclusive),
                   reverse=bool(reverse))
 
 
