@@ -134,6 +134,27 @@ def _third_party_source(value):
     return None
 
 
+def _importable_object(value, name):
+    """`from pkg.mod import attr [as name]` for an object (not a class or function: a
+    scipy.stats distribution, `norm`) that a public module of its class's package holds, else
+    None; the module the user imported it from (the shallowest one) is preferred."""
+    package = (getattr(type(value), "__module__", None) or "").split(".")[0]
+    if not package or package in ("builtins", "__main__", "dualtape") or package in sys.stdlib_module_names:
+        return None
+    modules = sorted((m for m in list(sys.modules) if m.split(".")[0] == package
+                      and not any(part.startswith("_") for part in m.split("."))), key=lambda m: (m.count("."), m))
+    for attr_first in (True, False):  # the user's own name first, then any name the module gives it
+        for module_name in modules:
+            module = sys.modules.get(module_name)
+            if attr_first and getattr(module, name, None) is value:
+                return f"from {module_name} import {name}"
+            if not attr_first:
+                found = next((k for k, v in vars(module).items() if v is value and not k.startswith("_")), None)
+                if found:
+                    return f"from {module_name} import {found}" + ("" if found == name else f" as {name}")
+    return None
+
+
 def _attributes_of(tree, name):
     """The attributes `tree` reads of the name `name` (`dnp.where` -> 'where')."""
     return {x.attr for x in _gast.walk(tree) if isinstance(x, n.Attribute) and isinstance(x.value, n.Name)
@@ -203,11 +224,12 @@ class _Saved:
     def _copy(self, name, value, namespace, helper):
         """Copy a function's or class's source under `name`, and queue the globals it reads."""
         text = textwrap.dedent(inspect.getsource(value))
-        if value.__name__ != name:
+        defined = getattr(getattr(value, "__code__", None), "co_name", value.__name__)  # as `def` names it
+        if defined != name:
             if helper:  # a helper renamed to keep two helpers of one name apart: its own calls too
-                text = _rename(text, value.__name__, name)
+                text = _rename(text, defined, name)
             else:  # a user function read under an alias (see alias_shadowed_globals)
-                text = re.sub(rf"^def {value.__name__}\(", f"def {name}(", text, count=1, flags=re.M)
+                text = re.sub(rf"^def {defined}\(", f"def {name}(", text, count=1, flags=re.M)
         self.copies[name] = text
         if isinstance(value, type):
             self.classes.add(name)
@@ -266,6 +288,9 @@ class _Saved:
             self.consts.append(f"{name} = ()  # no tensors or dual numbers here: isinstance(x, {name}) is False")
         elif isinstance(value, types.ModuleType) and value.__name__.startswith("dualtape."):
             self.shims[name] = [value, set(), None]
+        elif isinstance(value, types.ModuleType) and not value.__name__.startswith("dualtape"):
+            # another package's module (scipy.special as `sc`, which the SciPy ops' code reads)
+            self.imports.append(f"import {value.__name__}" + ("" if value.__name__ == name else f" as {name}"))
         elif _stdlib(value):  # collections.Counter, dataclasses, ...: they need no install
             short = getattr(value, "__name__", name).split(".")[-1]
             self.imports.append(_stdlib(value) + ("" if short == name else f" as {name}"))
@@ -304,6 +329,8 @@ class _Saved:
             self._copy(name, value, _function_globals(value), False)
         elif hasattr(value, "__module__") and hasattr(value, "__name__") and value.__module__:
             self.imports.append(f"from {value.__module__} import {value.__name__} as {name}")
+        elif _importable_object(value, name):  # `from scipy.stats import norm`: an object a package defines
+            self.imports.append(_importable_object(value, name))
         elif reader is not None:
             raise TransformError(f"[save] the function `{reader}` reads the global `{name}` "
                                  f"({type(value).__name__}), which cannot be written into a module.\n  Make "
@@ -311,4 +338,6 @@ class _Saved:
                                  f"{reader} as an argument.")
         else:
             raise TransformError(f"[save] cannot write the value of `{name}` ({type(value).__name__}) into a "
-                                 "module.\n  Pass it as an argument, or make it a number, string or array.")
+                                 "module: it is neither a constant nor an object a package's public module "
+                                 "holds (as `from scipy.stats import norm`).\n  Pass it as an argument, or make "
+                                 "it a number, string or array.")
