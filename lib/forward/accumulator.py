@@ -17,11 +17,13 @@ import numpy as np
 
 from ..core import nest
 from ..core.apply_rules import jvp_output
-from ..core.registry import Traced
+from ..core.registry import GRADIENT_OVERRIDES, Traced
+from ..reverse import tape as _tape
 from ..reverse.dispatch import STATE, new_tag
 from ..core.dtypes import is_differentiable_dtype, refuse_complex
-from ..reverse.tape import UnconnectedGradients, _unconnected_mode
+from ..reverse.tape import UnconnectedGradients, _unconnected_mode, replay
 from ..reverse.tensor import Tensor, wrap
+from .dual import Dual
 
 _PLAIN = (np.ndarray, np.float64, np.float32)
 
@@ -176,3 +178,77 @@ class ForwardAccumulator:
 
     def __repr__(self):
         return f"<ForwardAccumulator tracking {len(self._tangents)} tensors>"
+
+
+# -- a backward pass only accumulators watch ---------------------------------------------------
+
+def _replay_on_duals(entries, watched, grads, keep):
+    """GradientTape's backward pass when the one active accumulator is all that watches it
+    (no tape records, as in `acc.jvp(tape.gradient(y, x))`): the records are replayed with
+    each value the accumulator tracks as a dual number (value, tangent), as `dualtape.hvp`
+    replays its tape, instead of running the rules on tensors that it would see op by op.
+    The same JVP rules give the same tangents, minus a tensor, an id and a tangent kept
+    per op of the backward pass. Each dual gradient comes back as a new tensor whose
+    tangent the accumulator holds. None when it does not apply (the general path runs):
+    nested accumulators, traced or duck values, custom gradients and RegisterGradient
+    overrides (their functions see the tensors).
+    """
+    stack = STATE.accumulators
+    if len(stack) != 1 or stack[0]._paused:
+        return None
+    acc = stack[0]
+    tangents = acc._tangents
+    for g in grads.values():
+        if g.__class__ not in _PLAIN_VALUES:
+            return None
+    tag = new_tag()
+    duals = []
+    for op, in_ids, values, out_id, ans, static in entries:
+        if op.custom_vjp is not None or (GRADIENT_OVERRIDES and op.name in GRADIENT_OVERRIDES):
+            return None
+        if ans.__class__ not in _PLAIN_VALUES:
+            return None
+        dans = tangents.get(out_id)
+        if dans is not None:
+            dans = _plain_tangent(dans)
+            if dans is None:
+                return None
+            ans = Dual(ans, dans, tag)
+        wrapped = None
+        for i, tid in enumerate(in_ids):
+            v = values[i]
+            if v.__class__ not in _PLAIN_VALUES:
+                return None
+            if tid is None:
+                continue
+            d = tangents.get(tid)
+            if d is None:
+                continue
+            d = _plain_tangent(d)
+            if d is None:
+                return None
+            if wrapped is None:
+                wrapped = list(values)
+            wrapped[i] = Dual(v, d, tag)
+        duals.append((op, in_ids, values if wrapped is None else wrapped, out_id, ans, static))
+    grads = replay(duals, watched, grads, keep, True, False)
+    for tid, g in grads.items():
+        if g.__class__ is Dual:
+            t = wrap(g.primal)
+            tangents[t._id] = g.tangent
+            grads[tid] = t
+    return grads
+
+
+def _plain_tangent(tangent):
+    """A tracked tangent as a plain array, or None when it is traced (a dual inside)."""
+    if tangent.__class__ is np.ndarray:
+        return tangent
+    if isinstance(tangent, Tensor):
+        tangent = tangent._value
+    return tangent if tangent.__class__ in _PLAIN_VALUES else None
+
+
+_PLAIN_VALUES = frozenset((np.ndarray, np.float64, np.float32, np.float16, np.complex128,
+                           np.complex64, np.int64, np.int32, np.bool_, float, int, bool, complex))
+_tape._accumulator_replay[0] = _replay_on_duals

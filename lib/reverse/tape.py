@@ -28,6 +28,7 @@ from .tensor import Tensor, alias, wrap
 
 _ndarray = np.ndarray
 _np_add = np.add
+_accumulator_replay = [None]  # set by accumulator.py: (entries, watched, grads, keep) -> grads or None
 
 
 class UnconnectedGradients(enum.Enum):
@@ -193,6 +194,11 @@ class GradientTape:
         if not grads:
             return grads
         traced = bool(STATE.tapes or STATE.accumulators)  # someone records the backward pass
+        if traced and not STATE.tapes and not batch and _accumulator_replay[0] is not None:
+            # only forward accumulators watch: they may replay on dual numbers (accumulator.py)
+            done = _accumulator_replay[0](entries, self._watched, grads, keep)
+            if done is not None:
+                return done
         return replay(entries, self._watched, grads, keep, consume and not self._persistent,
                       traced, batch)
 
