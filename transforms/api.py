@@ -15,6 +15,7 @@ from dualtape.core.duck import lazy_scalar, lazy_seed
 
 from . import emit
 from .analysis import value_kind
+from .cache import cache_on
 from .naming import fresh_function_name
 from .parse import TransformError
 from .revolve import parse_spec
@@ -224,7 +225,7 @@ def _memo(cache, cls, mode, f, wrt, verbose, *options):
     the decorator that makes it."""
     if f is None:
         return lambda g: _memo(cache, cls, mode, g, wrt, verbose, *options)
-    key = (f, wrt, mode) + options
+    cache, key = cache_on(f), (cls, wrt, mode) + options  # kept on f, freed with it (cache.py)
     hit = cache.get(key)
     if hit is None:
         hit = cache[key] = cls(f, wrt, mode, *options, verbose)

@@ -26,6 +26,7 @@ import numpy as np
 from dualtape.core.dtypes import complex_error
 
 from .analysis import value_kind
+from .cache import cache_on
 from .emit import RUNTIME_NAMES
 from .jit_stack import _Probe, jit_source, positional_source, probe_source
 from .parse import TransformError
@@ -342,10 +343,10 @@ def jitted(make, f, jit, verbose=False):
     if f is None:
         return lambda g: jitted(make, g, jit, verbose)
     inner = make(f)
-    key = (inner, jit)
-    hit = _CACHE.get(key)
+    cache, key = cache_on(inner), ("jit", jit)  # kept on the transform, freed with f (cache.py)
+    hit = cache.get(key)
     if hit is None:
-        hit = _CACHE[key] = Jitted(inner, jit)
+        hit = cache[key] = Jitted(inner, jit)
     if verbose:
         print(hit.source)
     return hit

@@ -1,0 +1,90 @@
+"""The transforms' cache lives on the transformed function (transforms/cache.py, issue 13): a
+process that transforms many functions frees each one, and its generated code, with the
+function, while `dt.grad(f)` called again on the same `f` returns the cached transform."""
+
+import functools
+import gc
+import importlib.util
+import pickle
+import weakref
+
+import numpy as np
+import pytest
+
+import dualtape.transforms as dt
+from dualtape.transforms.cache import cache_on
+
+N = 200
+
+
+def _module(tmp_path, name, count):
+    lines = ["import numpy as np", ""]
+    for i in range(count):
+        lines += [f"def f{i}(x):", f"    return np.sum(np.sin(x) * {i + 1}.0)", ""]
+    path = tmp_path / f"{name}.py"
+    path.write_text("\n".join(lines))
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _transform_all(module, transforms):
+    """Weak references to each function and its transforms, after computing with every one."""
+    refs, x = [], np.array([0.1, 0.2])
+    for i in range(N):
+        f = getattr(module, f"f{i}")
+        made = [make(f) for make in transforms]
+        np.testing.assert_allclose(made[0](x), (i + 1.0) * np.cos(x))
+        refs += [weakref.ref(f)] + [weakref.ref(m) for m in made]
+    return refs
+
+
+@pytest.mark.parametrize("transforms", [(dt.grad,), (dt.grad, dt.jvp, dt.hvp)], ids=["grad", "grad-jvp-hvp"])
+def test_transformed_functions_are_freed_with_their_function(tmp_path, transforms):
+    module = _module(tmp_path, f"cache_user_{len(transforms)}", N)
+    refs = _transform_all(module, transforms)
+    del module
+    gc.collect()
+    alive = [r() for r in refs if r() is not None]
+    assert not alive, f"{len(alive)} of {len(refs)} functions or transforms are still alive: {alive[:3]}"
+
+
+def test_jitted_transforms_are_freed_with_their_function(tmp_path):
+    pytest.importorskip("numba")
+    module = _module(tmp_path, "cache_user_jit", 2)
+    refs = [weakref.ref(module.f0), weakref.ref(dt.grad(module.f0, jit=True))]
+    assert dt.grad(module.f0, jit=True) is refs[1]()
+    del module
+    gc.collect()
+    assert all(r() is None for r in refs)
+
+
+def test_the_same_function_hits_the_cache(tmp_path):
+    module = _module(tmp_path, "cache_user_hits", 2)
+    df = dt.grad(module.f0)
+    assert dt.grad(module.f0) is df
+    assert dt.grad(module.f0, argnums=0) is df  # the same options, spelled out
+    assert dt.grad(module.f1) is not df
+    assert dt.vjp(module.f0) is not df and dt.vjp(module.f0) is dt.vjp(module.f0)
+    assert dt.jvp(module.f0) is dt.jvp(module.f0) and dt.hvp(module.f0) is dt.hvp(module.f0)
+    assert dt.grad(module.f0, optimize=False) is not df
+
+
+def test_a_wrapper_made_by_functools_wraps_has_its_own_cache(tmp_path):
+    module = _module(tmp_path, "cache_user_wraps", 1)
+    dt.grad(module.f0)
+
+    @functools.wraps(module.f0)  # copies f0's __dict__, and so its cache, into the wrapper
+    def wrapper(x):
+        return module.f0(x)
+
+    assert cache_on(wrapper) is not cache_on(module.f0)
+    assert not cache_on(wrapper)
+
+
+def test_pickling_the_cache_carries_nothing(tmp_path):
+    module = _module(tmp_path, "cache_user_pickle", 1)
+    dt.grad(module.f0)
+    assert cache_on(module.f0)
+    assert pickle.loads(pickle.dumps(cache_on(module.f0))) == {}
