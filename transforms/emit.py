@@ -111,6 +111,12 @@ class Module:
                     ns[var] = cell.cell_contents
                 except ValueError:
                     pass
+        if opmap.in_package(fn, "dualtape"):  # a rule helper read by hvp: its globals must be its own
+            clash = sorted(k for k in fn.__code__.co_names if k in ns and self.namespace.get(k, ns[k]) is not ns[k])
+            if clash:
+                raise TransformError(f"[{self.api}] the global `{clash[0]}` of your module shadows the one that "
+                                     f"dualtape's rule helper `{fn.__module__}.{fn.__name__}` reads, and the "
+                                     f"generated code runs in one namespace.\n  Rename your `{clash[0]}`.")
         for k, v in ns.items():
             self.namespace.setdefault(k, v)
         if fn not in self.user_functions:
@@ -204,7 +210,8 @@ def generate(module, fn, wrt, kinds, optimize, name, seed_default, tuple_out=Fal
     module.user_names |= fir.used
     rev = Reverse(fir, wrt, kinds, module, optimize)
     source, seed = rev.generate(name, seed_default, list(wrt), preserve_result, tuple_out)
-    module.scalar_output = len(fir.ret) == 1 and rev.kinds.is_scalar(fir.ret[0])  # (the last generated: the main one)
+    module.scalar_output = len(fir.ret) == 1 and (  # (the last generated: the main one)
+        rev.kinds.is_scalar(fir.ret[0]) or getattr(rev, "scalar_result", False))  # (proved by concrete.py)
     _check_shadowing(module, fir, source)
     return source, seed
 

@@ -15,6 +15,7 @@ from dualtape.core import rulekit
 from dualtape.core.registry import LINEAR, NOT_DIFFERENTIABLE, Primitive
 
 from . import _gast, opmap, runtime
+from .fwd_rules_more import HELPERS_MORE, NONDIFF_MORE
 from ._gast import nodes as n
 from .normalize import Normalizer, Stmt, For
 
@@ -129,7 +130,7 @@ HELPERS = {
     rulekit.symmetrize: _helper("symmetrize", rulekit.symmetrize, LINEAR),
     rulekit.untranspose: _helper("untranspose", rulekit.untranspose, LINEAR, (1,)),
     rulekit.concat_piece: _helper("concat_piece", rulekit.concat_piece, LINEAR, (1, 2, 3)),
-    rulekit.untile: _helper("untile", rulekit.untile, LINEAR, (1,)),
+    rulekit.untile: _helper("untile", rulekit.untile, LINEAR, (1, 2)),
     rulekit.unpad: _helper("unpad", rulekit.unpad, LINEAR, (1,)),
     rulekit.unindex_like: _helper("unindex_like", rulekit.unindex_like, LINEAR, (1, 2)),
     rulekit.index_rows: _helper("index_rows", rulekit.index_rows, LINEAR, (1,)),
@@ -150,6 +151,16 @@ NONDIFF_HELPERS = {runtime.zeros_like, runtime.take_axis, runtime.pad_pairs, run
                    rulekit.axis_index, rulekit.einsum_sizes, runtime.solve_rhs_shape, runtime.solve_x_shape,
                    runtime.einsum_subscripts, runtime.tensordot_subscripts, runtime.diagonal_block,
                    runtime.diagonal_subscripts}
+HELPERS.update(HELPERS_MORE)
+NONDIFF_HELPERS |= NONDIFF_MORE
+
+
+def is_rule_helper(obj):
+    return inspect.isfunction(obj) and opmap.in_package(obj, *_RULE_HELPER_MODULES)
+
+
+_RULE_HELPER_MODULES = ("dualtape.core.rulekit_decomp", "dualtape.core.rulekit_stats", "dualtape.core.rulekit_numpy",
+                        "dualtape.core.rulekit_signal")
 
 
 def helper_spec(obj):
@@ -203,6 +214,12 @@ class ForwardNormalizer(Normalizer):
 
     def is_nondiff(self, obj):
         return (opmap._hashable(obj) and obj in NONDIFF_HELPERS) or opmap.is_nondiff(obj)
+
+    def reads_source(self, obj):
+        """User functions, and the rulekit helpers VJP rules call that have no entry in HELPERS
+        (svd_vjp_u, eigh_vjp_v, norm_direction, ...): written with dnp on their inputs, they are
+        differentiated by reading their source, as the tape differentiates them by running it."""
+        return opmap.is_user_function(obj) or is_rule_helper(obj)
 
     def stmt(self, s, out):
         if isinstance(s, n.Delete):  # `del` in adjoint code frees memory: the tangent code keeps both

@@ -44,6 +44,10 @@ class Normalizer(Expressions):
     def is_nondiff(self, obj):
         return opmap.is_nondiff(obj)
 
+    def reads_source(self, obj):
+        """Whether a call of `obj` is differentiated by reading its source (a user function)."""
+        return opmap.is_user_function(obj)
+
     # -- varied analysis on the source (flow-insensitive) --------------------------------------
     def expr_varied(self, e):
         if e is None:

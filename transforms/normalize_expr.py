@@ -326,7 +326,7 @@ class Expressions:
             self._emit(Op(name, "prim", call, [a for a in atoms], line, text, spec=spec,
                           static=static), out)
             return _gast.name(name)
-        if obj is not None and opmap.is_user_function(obj):
+        if obj is not None and self.reads_source(obj):
             self.check_no_mutation(e, obj, s)
             args = [self.expr(a, out, s) for a in e.args]
             kws = {k.arg: self.expr(k.value, out, s) for k in e.keywords}
