@@ -131,10 +131,13 @@ def sort_index(x, axis=-1, kth=None):
     return along_axis_index(order, axis, np.shape(p))
 
 
-def _quantile_weights(n, q):
-    """(len(q), n) weights: row j mixes the two sorted entries around quantile q[j] (linear)."""
+def _quantile_weights(n, q, method="linear"):
+    """(len(q), n) weights: row j mixes the two sorted entries around quantile q[j]. Every NumPy
+    method is such a mix, at a position that depends on n and q only: NumPy's own quantile of
+    0, 1, ..., n-1 ('lower' gives whole positions, 'midpoint' halves, 'linear' q (n - 1))."""
     q = np.atleast_1d(np.asarray(q, dtype=np.float64))
-    position = q * (n - 1)
+    position = q * (n - 1) if method == "linear" else np.atleast_1d(
+        np.quantile(np.arange(n, dtype=np.float64), q, method=method))
     low = np.clip(np.floor(position).astype(np.int64), 0, n - 1)
     high = np.minimum(low + 1, n - 1)
     frac = position - low
@@ -150,20 +153,20 @@ def _sorted_last(v, x, axis):
     return s if axis is None else dnp.moveaxis(s, axis, -1)
 
 
-def quantile_jvp(dx, x, q, axis, keepdims):
+def quantile_jvp(dx, x, q, axis, keepdims, method="linear"):
     """np.quantile's tangent: the same mix of the sorted tangents as of the sorted values."""
     s = _sorted_last(dx, x, axis)
-    w = _quantile_weights(np.shape(s)[-1], q).astype(dnp.result_dtype(dx))
+    w = _quantile_weights(np.shape(s)[-1], q, method).astype(dnp.result_dtype(dx))
     out = dnp.einsum("...n,qn->q...", s, w)
     shape = np.shape(np.quantile(np.zeros(np.shape(x)), q, axis=axis, keepdims=keepdims))
     return dnp.reshape(out, shape)
 
 
-def quantile_vjp(g, x, q, axis, keepdims):
+def quantile_vjp(g, x, q, axis, keepdims, method="linear"):
     """np.quantile's VJP: g spread on the sorted entries each quantile mixes, then unsorted."""
     shape = tuple(np.shape(x))
     n = int(np.prod(shape)) if axis is None else shape[axis]
-    w = _quantile_weights(n, q).astype(dnp.result_dtype(g))
+    w = _quantile_weights(n, q, method).astype(dnp.result_dtype(g))
     rest = () if axis is None else tuple(s for i, s in enumerate(shape) if i != axis % len(shape))
     spread = dnp.einsum("q...,qn->...n", dnp.reshape(g, (w.shape[0],) + rest), w)
     if axis is not None:

@@ -1,5 +1,5 @@
 """Statistics of NumPy (issue 12): cumprod, nansum / nanmean / nanmax / nanmin, ptp, median,
-quantile / percentile (linear interpolation: differentiable through the selected elements),
+quantile / percentile (every NumPy method: differentiable through the selected elements),
 average with weights; cov and corrcoef composed from registry ops.
 
 Conventions (docs/numerics.md, "More NumPy functions"): NaN entries get a zero gradient in
@@ -187,45 +187,56 @@ def _q(q, x):
     return np.asarray(q, dtype=np.result_type(x, np.float16))
 
 
-def _quantile(x, *, q, axis=None, keepdims=False):
-    return np.quantile(x, _q(q, x), axis=axis, keepdims=keepdims)
+def _quantile(x, *, q, axis=None, keepdims=False, method="linear"):
+    return np.quantile(x, _q(q, x), axis=axis, keepdims=keepdims, method=method)
 
 
-def quantile_vjp_rule(g, ans, x, *, q, axis=None, keepdims=False):
-    return quantile_vjp(g, x, q, axis, keepdims)
+def quantile_vjp_rule(g, ans, x, *, q, axis=None, keepdims=False, method="linear"):
+    return quantile_vjp(g, x, q, axis, keepdims, method)
 
 
-def quantile_jvp_rule(dx, ans, x, *, q, axis=None, keepdims=False):
-    return quantile_jvp(dx, x, q, axis, keepdims)
+def quantile_jvp_rule(dx, ans, x, *, q, axis=None, keepdims=False, method="linear"):
+    return quantile_jvp(dx, x, q, axis, keepdims, method)
 
 
 QUANTILE = defop("Quantile", _quantile, vjp=quantile_vjp_rule, jvp=quantile_jvp_rule, samples=(
     _sample((3, 4), q=0.3), _sample((3, 4), q=(0.1, 0.5, 1.0), axis=1),
-    _sample((2, 3, 4), q=0.75, axis=-1, keepdims=True), _sample((5,), q=0.0)))
+    _sample((2, 3, 4), q=0.75, axis=-1, keepdims=True), _sample((5,), q=0.0),
+    _sample((3, 5), q=(0.1, 0.5, 0.9), axis=1, method="lower"), _sample((3, 5), q=(0.3, 0.75), axis=0, method="higher"),
+    _sample((6,), q=(0.0, 0.3, 0.5, 0.7, 1.0), method="nearest"), _sample((2, 4), q=0.4, axis=1, method="midpoint"),
+    _sample((7,), q=(0.2, 0.6), method="inverted_cdf"), _sample((7,), q=(0.2, 0.6), method="hazen")))
 
 
-def _percentile(x, *, q, axis=None, keepdims=False):
-    return np.percentile(x, _q(q, x), axis=axis, keepdims=keepdims)
+def _percentile(x, *, q, axis=None, keepdims=False, method="linear"):
+    return np.percentile(x, _q(q, x), axis=axis, keepdims=keepdims, method=method)
 
 
-def percentile_vjp(g, ans, x, *, q, axis=None, keepdims=False):
-    return quantile_vjp(g, x, np.asarray(q) / 100, axis, keepdims)
+def percentile_vjp(g, ans, x, *, q, axis=None, keepdims=False, method="linear"):
+    return quantile_vjp(g, x, np.asarray(q) / 100, axis, keepdims, method)
 
 
-def percentile_jvp(dx, ans, x, *, q, axis=None, keepdims=False):
-    return quantile_jvp(dx, x, np.asarray(q) / 100, axis, keepdims)
+def percentile_jvp(dx, ans, x, *, q, axis=None, keepdims=False, method="linear"):
+    return quantile_jvp(dx, x, np.asarray(q) / 100, axis, keepdims, method)
 
 
 PERCENTILE = defop("Percentile", _percentile, vjp=percentile_vjp, jvp=percentile_jvp, samples=(
-    _sample((3, 4), q=30), _sample((3, 4), q=(10, 90), axis=0)))
+    _sample((3, 4), q=30), _sample((3, 4), q=(10, 90), axis=0), _sample((5,), q=(25, 50), method="midpoint"),
+    _sample((3, 4), q=60, axis=1, method="nearest")))
 
 
-def _check_quantile(api, axis, out, overwrite_input, method):
+# NumPy's methods: each mixes the two sorted entries around a position set by n and q alone
+METHODS = ("linear", "lower", "higher", "nearest", "midpoint", "inverted_cdf", "averaged_inverted_cdf",
+           "closest_observation", "interpolated_inverted_cdf", "hazen", "weibull", "median_unbiased",
+           "normal_unbiased")
+
+
+def _check_quantile(api, axis, out, overwrite_input, method, weights=None):
     _no_out(api, out)
-    if method != "linear" or isinstance(axis, (tuple, list)):
-        raise TypeError(f"[{api}] is differentiable with method='linear' and one axis (or None), "
-                        f"got method={method!r}, axis={axis!r}. Move the axes together with "
-                        "np.reshape first.")
+    if method not in METHODS or isinstance(axis, (tuple, list)) or weights is not None:
+        raise TypeError(f"[{api}] is differentiable with one axis (or None), no weights and a method of "
+                        f"{METHODS}, got method={method!r}, axis={axis!r}, weights="
+                        f"{'None' if weights is None else 'given'}. Move the axes together with np.reshape "
+                        "first; weighted quantiles are not differentiable here.")
 
 
 def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
@@ -235,14 +246,14 @@ def median(a, axis=None, out=None, overwrite_input=False, keepdims=False):
 
 def quantile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *,
              weights=None):
-    _check_quantile("Quantile", axis, out, overwrite_input, method)
-    return QUANTILE(a, q=q, axis=axis, keepdims=keepdims)
+    _check_quantile("Quantile", axis, out, overwrite_input, method, weights)
+    return QUANTILE(a, q=q, axis=axis, keepdims=keepdims, method=method)
 
 
 def percentile(a, q, axis=None, out=None, overwrite_input=False, method="linear", keepdims=False, *,
                weights=None):
-    _check_quantile("Percentile", axis, out, overwrite_input, method)
-    return PERCENTILE(a, q=q, axis=axis, keepdims=keepdims)
+    _check_quantile("Percentile", axis, out, overwrite_input, method, weights)
+    return PERCENTILE(a, q=q, axis=axis, keepdims=keepdims, method=method)
 
 
 # -- average with weights ------------------------------------------------------------------------
