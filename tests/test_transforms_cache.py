@@ -5,6 +5,7 @@ function, while `dt.grad(f)` called again on the same `f` returns the cached tra
 import functools
 import gc
 import importlib.util
+import linecache
 import pickle
 import weakref
 
@@ -42,12 +43,17 @@ def _transform_all(module, transforms):
 
 @pytest.mark.parametrize("transforms", [(dt.grad,), (dt.grad, dt.jvp, dt.hvp)], ids=["grad", "grad-jvp-hvp"])
 def test_transformed_functions_are_freed_with_their_function(tmp_path, transforms):
+    gc.collect()
+    before = {k for k in linecache.cache if k.startswith("<dualtape ")}
     module = _module(tmp_path, f"cache_user_{len(transforms)}", N)
     refs = _transform_all(module, transforms)
     del module
     gc.collect()
     alive = [r() for r in refs if r() is not None]
     assert not alive, f"{len(alive)} of {len(refs)} functions or transforms are still alive: {alive[:3]}"
+    # the generated source registered for tracebacks goes with the generated code
+    added = {k for k in linecache.cache if k.startswith("<dualtape ")} - before
+    assert not added, sorted(added)[:3]
 
 
 def test_jitted_transforms_are_freed_with_their_function(tmp_path):

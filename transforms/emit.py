@@ -10,6 +10,7 @@ import itertools
 import linecache
 import re
 import sys
+import weakref
 
 import numpy as np
 
@@ -173,6 +174,7 @@ class Module:
         namespace["__builtins__"] = builtins
         exec(compile(source, filename, "exec"), namespace)
         fn = namespace[name]
+        weakref.finalize(fn, linecache.cache.pop, filename, None)  # the source goes with the code
         fn.__dualtape_source__ = source
         fn.__dualtape_scalar_output__ = self.scalar_output
         return fn
