@@ -107,11 +107,20 @@ def _unbroadcast_to(part, x):
     A float32 input combined with float64 data (through NumPy's own promotion) still gets
     a float32 gradient, as every source's gradient has the source's dtype.
     """
-    try:
-        if part.shape == x.shape and part.dtype is x.dtype and not rulekit.BATCH_NDIM[0]:
-            return part  # the common case: nothing to sum, nothing to cast
-    except AttributeError:
-        pass
+    if part.__class__ is _ndarray and x.__class__ is _ndarray and part.dtype is x.dtype:
+        if not rulekit.BATCH_NDIM[0]:
+            shape = x.shape
+            lead = part.ndim - len(shape)
+            if not lead and part.shape == shape:
+                return part  # the common case: nothing to sum, nothing to cast
+            if lead > 0 and part.shape[lead:] == shape:  # a bias's: sum the leading axes only
+                return _add_reduce(part, axis=tuple(range(lead)))
+    else:
+        try:
+            if part.shape == x.shape and part.dtype is x.dtype and not rulekit.BATCH_NDIM[0]:
+                return part  # nothing to sum, nothing to cast
+        except AttributeError:
+            pass
     x_dtype = getattr(x, "dtype", None)
     if x_dtype is not None:
         part_dtype = getattr(part, "dtype", None)
@@ -278,6 +287,7 @@ def _owned_temporary(total, part, tangents, values, ans):
 
 
 _ndarray = np.ndarray
+_add_reduce = np.add.reduce
 _PLAIN = (np.ndarray, np.float64, np.float32)  # have .shape, .dtype and .astype
 _np_add = np.add
 _np_negative = np.negative

@@ -62,8 +62,30 @@ def unreduce(g, shape, axis=None, keepdims=False):
     Sum-like VJPs need this: the cotangent lost the reduced axes, and each input element
     contributed once.
     """
+    if g.__class__ is _ndarray and not BATCH_NDIM[0] and g.dtype.kind in "fc":
+        fast = _broadcast_view(g if keepdims else g.reshape(reduced_shape(shape, axis)), tuple(shape))
+        if fast is not None:
+            return fast
     return dnp.broadcast_to(keepdims_shape(g, shape, axis, keepdims),
                             shape_of(g)[:BATCH_NDIM[0]] + tuple(shape))
+
+
+def _broadcast_view(r, shape):
+    """np.broadcast_to(r, shape) for a contiguous `r` of the same rank, as one read-only view
+    made by the ndarray constructor (NumPy's own costs an nditer): None when it does not apply."""
+    if r.ndim != len(shape) or not r.flags.c_contiguous or not r.size:
+        return None
+    strides = []
+    for n, m, stride in zip(r.shape, shape, r.strides):
+        if n == m:
+            strides.append(stride)
+        elif n == 1:
+            strides.append(0)
+        else:
+            return None
+    view = _ndarray(shape, r.dtype, r, 0, tuple(strides))
+    view.flags.writeable = False
+    return view
 
 
 def keepdims_shape(g, shape, axis=None, keepdims=False):

@@ -21,7 +21,8 @@ from ..core.registry import GRADIENT_OVERRIDES, Traced
 from ..reverse import tape as _tape
 from ..reverse.dispatch import STATE, new_tag
 from ..core.dtypes import is_differentiable_dtype, refuse_complex
-from ..reverse.tape import UnconnectedGradients, _unconnected_mode, replay
+from ..reverse.tape import UnconnectedGradients, _flat_leaves, _unconnected_mode, replay
+from ..reverse.tensor import EagerTensor as _EagerTensor
 from ..reverse.tensor import Tensor, wrap
 from .dual import Dual
 
@@ -47,8 +48,8 @@ class ForwardAccumulator:
     """
 
     def __init__(self, primals, tangents):
-        flat_primals = nest.flatten(primals)
-        flat_tangents = nest.flatten(tangents)
+        flat_primals = _flat_leaves(primals)
+        flat_tangents = _flat_leaves(tangents)
         if len(flat_primals) != len(flat_tangents):
             raise ValueError(f"[ForwardAccumulator] got {len(flat_primals)} primals but "
                              f"{len(flat_tangents)} tangents; give one tangent per primal, in "
@@ -61,6 +62,12 @@ class ForwardAccumulator:
             self._watch(p, t)
 
     def _watch(self, primal, tangent):
+        if primal.__class__ is _EagerTensor and tangent.__class__ is _EagerTensor:
+            value, t = primal._value, tangent._value
+            if (value.__class__ is np.ndarray and t.__class__ is np.ndarray and value.dtype.kind == "f"
+                    and t.dtype.kind == "f" and value.shape == t.shape and primal._id not in self._tangents):
+                self._tangents[primal._id] = tangent  # the common case, as the checks below take it
+                return
         if not isinstance(primal, Tensor):
             raise TypeError(f"[ForwardAccumulator] primals must be tensors or variables, got "
                             f"{type(primal).__name__}: {primal!r}. Convert it with "
@@ -160,6 +167,26 @@ class ForwardAccumulator:
     def jvp(self, primals, unconnected_gradients=UnconnectedGradients.NONE):
         """The tangent of each tensor in `primals` (a nested structure), or None / zeros."""
         unconnected = _unconnected_mode(unconnected_gradients)
+        cls = primals.__class__
+        if cls is list or cls is tuple:  # a flat list of tensors: no walk over the structure
+            tangents = self._tangents
+            out = []
+            for primal in primals:
+                if primal.__class__ is not _EagerTensor:
+                    break
+                tangent = tangents.get(primal._id)
+                if tangent.__class__ is _EagerTensor:
+                    out.append(tangent)
+                elif (tangent.__class__ is np.ndarray and tangent.base is None
+                      and primal._value.__class__ is np.ndarray and tangent.dtype == primal._value.dtype):
+                    # an array this accumulator made (no view of anyone's): the tensor can
+                    # hold it, read-only, instead of a copy; later calls return that tensor
+                    tangents[primal._id] = tangent = wrap(tangent)
+                    out.append(tangent)
+                else:
+                    break
+            else:
+                return cls(out)
 
         def one(primal):
             if not isinstance(primal, Tensor):

@@ -83,7 +83,7 @@ class GradientTape:
 
     def watch(self, tensor):
         """Ensure `tensor` (or every tensor in a nested structure) is traced by this tape."""
-        for t in nest.flatten(tensor):
+        for t in _flat_leaves(tensor):
             if not isinstance(t, Tensor):
                 raise ValueError(f"[GradientTape.watch] can only watch tensors and variables, "
                                  f"got {type(t).__name__}: {t!r}. Convert it with dualtape.constant.")
@@ -139,12 +139,12 @@ class GradientTape:
         """
         unconnected = _unconnected_mode(unconnected_gradients)
         self._check_usable("gradient")
-        flat_sources = nest.flatten(sources)
+        flat_sources = _flat_leaves(sources)
         for s in flat_sources:
             if not isinstance(s, Tensor):
                 raise ValueError(f"[GradientTape.gradient] sources must be tensors or variables, "
                                  f"got {type(s).__name__}: {s!r}.")
-        flat_targets = nest.flatten(target)
+        flat_targets = [target] if isinstance(target, Tensor) else nest.flatten(target)
         seeds = (nest.flatten(output_gradients) if output_gradients is not None
                  else [None] * len(flat_targets))
         if len(seeds) != len(flat_targets):
@@ -155,6 +155,8 @@ class GradientTape:
                 refuse_complex(dnp.result_dtype(seed), "GradientTape.gradient", "output_gradients")
         grads = self._backward(flat_targets, seeds, {s._id for s in flat_sources})
         results = [_as_result(grads.get(s._id), s, unconnected) for s in flat_sources]
+        if _is_flat(sources):  # a plain list or tuple of tensors: no walk over the structure
+            return sources.__class__(results)
         return nest.pack_sequence_as(sources, results)
 
     def _check_usable(self, api):
@@ -178,6 +180,12 @@ class GradientTape:
         grads = {}
         for t, seed in zip(targets, seeds):
             if not isinstance(t, Tensor):
+                continue
+            value = t._value
+            if value.__class__ is _ndarray and value.dtype.kind == "f" and seed is None and not batch:
+                if t._id in self._watched or t._id in keep:  # the common case: a float array, ones
+                    g = np.ones(value.shape, value.dtype)
+                    grads[t._id] = g if t._id not in grads else grads[t._id] + g
                 continue
             if not is_differentiable_dtype(t.dtype._np):
                 warnings.warn(f"The dtype of the target tensor must be floating (e.g. tf.float32) "
@@ -287,6 +295,21 @@ def _slice_into(grads, owned, tid, x, g, static, op):
         return False
     grads[tid] = owned[tid] = buffer
     return True
+
+
+def _is_flat(structure):
+    """True for a plain list or tuple of tensors (not a namedtuple, nothing nested)."""
+    if structure.__class__ is not list and structure.__class__ is not tuple:
+        return False
+    for leaf in structure:
+        if not isinstance(leaf, Tensor):
+            return False
+    return True
+
+
+def _flat_leaves(structure):
+    """nest.flatten, without its walk for a plain list or tuple of tensors (the common call)."""
+    return list(structure) if _is_flat(structure) else nest.flatten(structure)
 
 
 def _creation_order(variable):
