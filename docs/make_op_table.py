@@ -63,7 +63,9 @@ def rows():
             continue
         prim = _primitive(fn)
         module = getattr(fn, "__module__", "") or ""
-        if prim is None and module.startswith(_CONSTANT_MODULES):
+        if getattr(fn, "refusal", None):  # NumPy's in-place writes: refused, with a functional spelling
+            row = (NO, NO, NO, fn.refusal)
+        elif prim is None and module.startswith(_CONSTANT_MODULES):
             row = (NONE, NONE, NONE, "a constant (no derivative)")
         elif prim is None:
             row = (YES, YES, NO, "composed of registry ops")

@@ -117,4 +117,4 @@ HELPERS_MORE = {
 }
 
 NONDIFF_MORE = {dnp.result_dtype, _R.primal_of, _R.sort_index, _R.along_axis_index, _R.diagonal_index,
-                _R.stacked_shape, _R.stack_axis, _R.rollaxis_inverse}
+                _R.stacked_shape, _R.stack_axis, _R.rollaxis_inverse, _R.put_winners}

@@ -19,6 +19,23 @@ _VALUE_PARAMETERS = {np.full: ((1, "fill_value"),), np.full_like: ((1, "fill_val
                      np.linspace: ((0, "start"), (1, "stop")), np.arange: ((0, "start"), (1, "stop"), (2, "step"))}
 
 
+# NumPy functions that write into their first argument and return None (issue 12)
+_NUMPY_WRITERS = {np.put_along_axis: "dnp.put_along_axis(a, indices, values, axis)", np.put: None, np.place: None,
+                  np.putmask: None, np.copyto: None, np.fill_diagonal: None}
+
+
+def in_place_numpy(obj):
+    """(what, fix) refusing a NumPy function that writes into its argument, or None."""
+    if not opmap._hashable(obj) or obj not in _NUMPY_WRITERS:
+        return None
+    functional = _NUMPY_WRITERS[obj]
+    return (f"`np.{obj.__name__}` writes into its first argument in place, which the transformer cannot "
+            "differentiate (the write would be dropped from the derivative)",
+            f"Rebind to dualtape's functional spelling, which returns a new array: `a = {functional}` "
+            "(from dualtape import dnp)." if functional else
+            "Build a new array instead (np.where, `a[index] = v` on a local array, np.concatenate).")
+
+
 def _value_arguments(obj, call):
     """The arguments of `call` whose values end up in the result of a constructor `obj`."""
     params = _VALUE_PARAMETERS.get(obj, ()) if opmap._hashable(obj) else ()

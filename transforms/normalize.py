@@ -17,7 +17,7 @@ from ._gast import nodes as n
 from .ir import For, If, Op, Primal, SetItem, Stmt, While, is_name  # noqa: F401 (re-exported)
 from .normalize_expr import Expressions, _as_load, _hint, _simple  # noqa: F401
 from .desugar import _stmt as _desugar_stmt
-from .mutations import _MUTATORS, _mutations, _value_arguments
+from .mutations import _MUTATORS, _mutations, _value_arguments, in_place_numpy
 from .parse import error
 
 
@@ -207,6 +207,8 @@ class Normalizer(Expressions):
                 obj = self.resolve(call.func)
                 if obj is not None and opmap.is_user_function(obj):
                     self.check_no_mutation(call, obj, s)
+                elif in_place_numpy(obj) and any(map(self.expr_varied, call.args + [k.value for k in call.keywords])):
+                    raise self.fail(s, *in_place_numpy(obj))
             return self._primal(s, out)
         if isinstance(s, n.Pass):
             return None

@@ -11,7 +11,7 @@ from .traced import Traced
 __all__ = ["primal_of", "stacked_shape", "stack_axis", "stack_piece", "append_piece", "diagonal_index",
            "undiag", "undiagflat", "rollaxis_inverse", "kron_vjp", "undiff", "along_axis_index",
            "sort_index", "quantile_jvp", "quantile_vjp", "convolve_vjp", "interp_slope", "interp_weights",
-           "matrix_power_vjp", "matrix_power_jvp", "average_weights", "unaverage_weights"]
+           "matrix_power_vjp", "matrix_power_jvp", "average_weights", "unaverage_weights", "put_winners"]
 
 
 def primal_of(x):
@@ -113,11 +113,23 @@ def undiff(g, n, axis):
 def along_axis_index(indices, axis, shape):
     """The fancy index that np.take_along_axis(., indices, axis) applies to an array of `shape`."""
     indices = primal_of(indices)
-    if axis is None:
-        return np.unravel_index(indices, shape)
+    if axis is None:  # (negative indices count from the end, as NumPy's)
+        return np.unravel_index(np.mod(indices, max(int(np.prod(shape)), 1)), shape)
     grid = list(np.ix_(*[np.arange(n) for n in np.shape(indices)]))
     grid[axis % len(shape)] = indices
     return tuple(grid)
+
+
+def put_winners(indices, axis, out):
+    """1.0 where an entry written by np.put_along_axis(a, indices, values, axis) (giving `out`)
+    is the one that stays: the last write to its position, as NumPy's assignment keeps it."""
+    shape = tuple(np.shape(out))
+    full = np.broadcast_arrays(*along_axis_index(indices, axis, shape))
+    target = np.ravel_multi_index(tuple(full), shape, mode="wrap") if shape else np.zeros(full[0].shape, int)
+    order = np.arange(target.size).reshape(target.shape)
+    last = np.full(max(int(np.prod(shape)), 1), -1)
+    np.maximum.at(last, target.ravel(), order.ravel())
+    return (last[target] == order).astype(dnp.result_dtype(out))
 
 
 def sort_index(x, axis=-1, kth=None):
