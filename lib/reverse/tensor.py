@@ -14,6 +14,7 @@ from ..core import dtypes
 from ..core.duck import is_duck_array, refuse_compute
 from ..core.errors import RefusalError
 from ..core.registry import Traced
+from ..core.scipy_hints import escape_hint
 
 _next_id = itertools.count(1).__next__
 
@@ -214,7 +215,7 @@ def escape_error(api, route):
         "np.array, np.r_ or writes into np.zeros; use np.* (or dnp.*) functions instead of "
         "math.*; call dnp / dualtape ops where NumPy or SciPy has none; or, if the value "
         "is meant to be a constant, apply dnp.stop_gradient(x) first. Branching on a value "
-        "(`if x > 0:`), int() and math.floor are fine.")
+        "(`if x > 0:`), int() and math.floor are fine." + escape_hint())  # the SciPy call that did it, if any
 
 
 def plain_value(x):
@@ -265,7 +266,7 @@ def wrap(value):
     """A new tensor holding `value` (an ndarray, NumPy scalar or dual number)."""
     t = object.__new__(EagerTensor)
     if type(value) is np.ndarray:
-        value.flags.writeable = False
+        value.setflags(write=False)  # (half the cost of assigning flags.writeable)
     t._value = value
     t._id = _next_id()
     return t
