@@ -286,6 +286,10 @@ class _Saved:
             self.consts.append(f"{name} = {_numpy_source(value)}")
         elif value is Traced:
             self.consts.append(f"{name} = ()  # no tensors or dual numbers here: isinstance(x, {name}) is False")
+        elif isinstance(value, frozenset) and value and all(_numpy_source(v) or _constant_source(v) for v in value):
+            # a set of NumPy classes or constants (rulekit's _PLAIN_FLOATS), sorted: the text is deterministic
+            items = sorted(_numpy_source(v) or _constant_source(v) for v in value)
+            self.consts.append(f"{name} = frozenset(({', '.join(items)},))")
         elif isinstance(value, types.ModuleType) and value.__name__.startswith("dualtape."):
             self.shims[name] = [value, set(), None]
         elif isinstance(value, types.ModuleType) and not value.__name__.startswith("dualtape"):
