@@ -127,3 +127,23 @@ def test_accumulator_flat_watch_and_jvp_without_copies():
         tf.autodiff.ForwardAccumulator([tf.constant([1, 2])], [tf.constant([1, 2])])
     with pytest.raises(TypeError, match="primals must be tensors"):
         tf.autodiff.ForwardAccumulator([x0], [v])
+
+
+def test_functional_grad_seed_value_and_scalar_check():
+    x0 = np.array([0.5, -1.5])
+    value, g = tf.value_and_grad(lambda x: dnp.sum(x * x))(x0.copy())
+    assert type(value) is np.ndarray and value.shape == () and value == np.sum(x0 * x0)
+    np.testing.assert_array_equal(g, 2 * x0)
+    value, g = tf.value_and_grad(lambda x: dnp.sum(x * x, keepdims=True))(x0.copy())
+    assert value.shape == (1,) and g.dtype == np.float64
+    g32 = tf.grad(lambda x: dnp.sum(dnp.sin(x)))(x0.astype(np.float32))
+    assert g32.dtype == np.float32
+    np.testing.assert_allclose(g32, np.cos(x0), rtol=1e-6)
+    with pytest.raises(TypeError, match="must return a scalar"):
+        tf.grad(lambda x: x * 2.0)(x0.copy())
+    with pytest.raises(Exception, match="float"):   # the escape refusal is unchanged
+        tf.grad(lambda x: float(dnp.sum(x)) * dnp.sum(x))(x0.copy())
+    v = tf.Variable(np.array([1.0, 2.0]))           # a variable read inside a tape: watched
+    with tf.GradientTape() as tape:
+        y = dnp.sum(v * v)
+    np.testing.assert_array_equal(tape.gradient(y, v).numpy(), [2.0, 4.0])

@@ -24,6 +24,7 @@ def _ndim(x):
 
 _ndarray = np.ndarray
 _add_reduce = np.add.reduce
+_PLAIN_FLOATS = frozenset((np.ndarray, np.float64, np.float32))
 
 
 BATCH_NDIM = [0]  # leading cotangent axes that are a batch (jacobians): set by apply_rules
@@ -62,8 +63,9 @@ def unreduce(g, shape, axis=None, keepdims=False):
     Sum-like VJPs need this: the cotangent lost the reduced axes, and each input element
     contributed once.
     """
-    if g.__class__ is _ndarray and not BATCH_NDIM[0] and g.dtype.kind in "fc":
-        fast = _broadcast_view(g if keepdims else g.reshape(reduced_shape(shape, axis)), tuple(shape))
+    if g.__class__ in _PLAIN_FLOATS and not BATCH_NDIM[0] and g.dtype.kind in "fc":
+        r = g.reshape(reduced_shape(shape, axis)) if not keepdims else g  # (a NumPy scalar: an array)
+        fast = _broadcast_view(r, tuple(shape)) if r.__class__ is _ndarray else None
         if fast is not None:
             return fast
     return dnp.broadcast_to(keepdims_shape(g, shape, axis, keepdims),
@@ -84,7 +86,7 @@ def _broadcast_view(r, shape):
         else:
             return None
     view = _ndarray(shape, r.dtype, r, 0, tuple(strides))
-    view.flags.writeable = False
+    view.setflags(write=False)
     return view
 
 

@@ -15,6 +15,8 @@ from .values import (_argnums, _as_input, _as_output, _aux, _check_scalar, _flat
 
 # -- reverse mode ------------------------------------------------------------------------------
 
+_FLOAT_VALUES = (np.ndarray, np.float64, np.float32)
+
 def _watched_inputs(tape, leaves, api):
     """Fresh tensors for `leaves`, watched by `tape` only (a fresh id per grad level)."""
     out = []
@@ -78,7 +80,11 @@ def value_and_grad(f, argnums=0, has_aux=False):
         if has_aux:
             out, aux = _split_aux(out, "grad")
         _check_scalar(out, "grad")
-        seed = ones_for(out, dnp.result_dtype(out))  # lazy ones for a dask value
+        value = getattr(out, "_value", None)
+        if value.__class__ in _FLOAT_VALUES and value.dtype.kind == "f":
+            seed = None  # the tape's own seed: ones of the output's shape and dtype
+        else:
+            seed = ones_for(out, dnp.result_dtype(out))  # lazy ones for a dask value
         grads = _pullback(tape, inputs, [out], [seed]) if isinstance(out, Tensor) else \
             [_zeros(t) for t in inputs]
         wrt = [args[i] for i in nums]

@@ -10,6 +10,7 @@ from ..core.dtypes import refuse_complex
 from ..core.duck import as_array, is_duck_array, primal_of
 from ..core.traced import Traced
 from ..reverse.dispatch import STATE
+from ..reverse.tensor import EagerTensor as _EagerTensor
 from ..reverse.tensor import Tensor
 
 # -- inputs and outputs -----------------------------------------------------------------------
@@ -57,6 +58,7 @@ def _check_tangent(t, p, api, batch=None):
 
 
 _ndarray = np.ndarray
+_float64 = np.float64
 _is_node = nest.is_pytree_node  # JAX's pytrees: dataclasses, registered classes, None as empty
 
 
@@ -98,6 +100,10 @@ def _seen_outside(t):
 
 def _unwrap(x):
     """A gradient or output as the caller sees it: arrays at top level, traced inside."""
+    if x.__class__ is _EagerTensor and not STATE.tapes and not STATE.accumulators:
+        value = x._value  # the common case: nothing outside traces it
+        if value.__class__ is _ndarray:
+            return value
     if isinstance(x, Tensor) and not _seen_outside(x):
         x = x._value  # this level's wrapper; what an outer level traces lies inside it
     return _as_output(x)
@@ -128,6 +134,9 @@ def _top_level(values):
 
 
 def _check_scalar(out, api):
+    value = getattr(out, "_value", None)
+    if (value.__class__ is _ndarray or value.__class__ is _float64) and value.size == 1:
+        return  # a tensor holding one element (the common case)
     if math.prod(dnp.shape(out)) != 1:
         raise TypeError(f"[{api}] f must return a scalar, got shape {tuple(dnp.shape(out))}. "
                         "Use jacrev / jacfwd for vector outputs, or vjp.")

@@ -56,16 +56,20 @@ def bind(op, args, static, tensors_first=False):
     values = []
     ids = []
     nested = False
-    dual_type = _Dual[0]
     for a in args:
-        if isinstance(a, Tensor):
-            if a.__class__ is not _EagerTensor:
-                _note_variable_read(a, state)
+        if a.__class__ is _EagerTensor:  # the common case first: no isinstance calls
             ids.append(a._id)
             a = a._value
             if a.__class__ is not _ndarray and isinstance(a, _Traced):
                 nested = True  # a tensor holding a dual number (forward over reverse)
+        elif isinstance(a, Tensor):
+            _note_variable_read(a, state)
+            ids.append(a._id)
+            a = a._value
+            if a.__class__ is not _ndarray and isinstance(a, _Traced):
+                nested = True
         else:
+            dual_type = _Dual[0]
             if dual_type and isinstance(a, dual_type):
                 if not tensors_first:
                     return _dual_bind[0](op, args, static)
@@ -79,21 +83,23 @@ def bind(op, args, static, tensors_first=False):
         ans = op(*values, **static)
     else:
         try:
-            ans = op.impl(*values, **static)
+            ans = op.impl(*values, **static) if static else op.impl(*values)
         except (ValueError, TypeError, IndexError) as e:
             raise _op_error(op, values, static, e) from e
-    if ans.__class__ is tuple:
+    if ans.__class__ is _ndarray:
+        ans.setflags(write=False)  # (half the cost of assigning flags.writeable)
+    elif ans.__class__ is tuple:
         raise TypeError(f"[{op.name}] returned a tuple; multi-output ops must be built from "
                         "single-output primitives.")
     out = _new_tensor(_EagerTensor)
-    if ans.__class__ is _ndarray:
-        ans.flags.writeable = False
     out._value = ans
     out._id = _next_id()
-    if state.tapes:
-        _record(state.tapes, op, ids, values, out, ans, static)
-    if state.accumulators:
-        for acc in list(state.accumulators):
+    tapes = state.tapes
+    if tapes:
+        _record(tapes, op, ids, values, out, ans, static)
+    accumulators = state.accumulators
+    if accumulators:
+        for acc in list(accumulators):
             acc._propagate(op, args, values, out, static)
     return out
 

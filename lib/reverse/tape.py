@@ -28,6 +28,7 @@ from .tensor import Tensor, alias, wrap
 
 _ndarray = np.ndarray
 _np_add = np.add
+_FLOAT_VALUES = frozenset((np.ndarray, np.float64, np.float32))  # have .shape and .dtype
 _accumulator_replay = [None]  # set by accumulator.py: (entries, watched, grads, keep) -> grads or None
 
 
@@ -182,7 +183,7 @@ class GradientTape:
             if not isinstance(t, Tensor):
                 continue
             value = t._value
-            if value.__class__ is _ndarray and value.dtype.kind == "f" and seed is None and not batch:
+            if value.__class__ in _FLOAT_VALUES and value.dtype.kind == "f" and seed is None and not batch:
                 if t._id in self._watched or t._id in keep:  # the common case: a float array, ones
                     g = np.ones(value.shape, value.dtype)
                     grads[t._id] = g if t._id not in grads else grads[t._id] + g
