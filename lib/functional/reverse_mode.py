@@ -32,10 +32,11 @@ def _watched_inputs(tape, leaves, api):
 
 
 
-def _record(f, args, nums, api, kwargs=None):
-    """Run f under a private persistent tape; return (tape, inputs, output). `kwargs` go to f
-    as they are: keyword arguments are never differentiated (as in JAX)."""
-    tape = GradientTape(persistent=True, watch_accessed_variables=False)
+def _record(f, args, nums, api, kwargs=None, persistent=True):
+    """Run f under a private tape; return (tape, inputs, output). `kwargs` go to f as they
+    are: keyword arguments are never differentiated (as in JAX). persistent=False: one
+    backward pass only (`grad`), which then releases each record once used."""
+    tape = GradientTape(persistent=persistent, watch_accessed_variables=False)
     tape._dual_level = new_tag()  # duals of older levels are constants to this tape
     tape._escape_api = api  # a value of f turned into a plain float or array raises (tensor.py)
     wrt = [args[i] for i in nums]
@@ -51,7 +52,9 @@ def _record(f, args, nums, api, kwargs=None):
 
 
 def _pullback(tape, inputs, targets, seeds):
-    grads = tape._backward(targets, seeds, {t._id for t in inputs}, consume=False)
+    # a non-persistent tape (grad's) is consumed: its records go as the pass uses them, so
+    # the backward pass reuses the forward pass's memory instead of growing past it
+    grads = tape._backward(targets, seeds, {t._id for t in inputs}, consume=not tape._persistent)
     return [_unwrap(grads[t._id]) if t._id in grads else _zeros(t) for t in inputs]
 
 
@@ -76,7 +79,7 @@ def value_and_grad(f, argnums=0, has_aux=False):
     """
     def wrapper(*args, **kwargs):
         nums = _argnums(argnums, len(args), "grad")
-        tape, inputs, out = _record(f, args, nums, "grad", kwargs)
+        tape, inputs, out = _record(f, args, nums, "grad", kwargs, persistent=False)
         if has_aux:
             out, aux = _split_aux(out, "grad")
         _check_scalar(out, "grad")
