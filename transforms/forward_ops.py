@@ -11,6 +11,7 @@ from ._gast import nodes as n
 from .analysis import call_wrt
 from .forward_analysis import jvp_args
 from .normalize import is_name
+from .odeint_calls import tangent_lines as odeint_tangent_lines
 from .parse import TransformError
 from .reverse_util import index_expr
 from .templates import instantiate, rule_template, rule_uses
@@ -262,6 +263,8 @@ class _OpTangents:
         return self.kinds.is_scalar(node)
 
     def call(self, st):
+        if getattr(st, "odeint", None) is not None:  # scipy.integrate.odeint: forward sensitivities
+            return odeint_tangent_lines(self, st)
         wrt, names, kinds = call_wrt(st, self.active, self.kinds)
         dargs = [self.d(name) for name in names]
         primal = f"{st.target} = {self.src(st.expr)}"

@@ -215,6 +215,13 @@ class ForwardNormalizer(Normalizer):
     def is_nondiff(self, obj):
         return (opmap._hashable(obj) and obj in NONDIFF_HELPERS) or opmap.is_nondiff(obj)
 
+    def call(self, e, out, s, target):
+        if self.resolve(e.func) is runtime.odeint_adjoint:  # hvp of odeint: forward over the adjoint ODE
+            raise self.fail(s, "the Hessian of odeint (forward mode over its adjoint ODE) is not supported",
+                            "Use dualtape.transforms.grad / vjp for its gradient; for second derivatives, "
+                            "central differences of that gradient.")
+        return super().call(e, out, s, target)
+
     def reads_source(self, obj):
         """User functions, and the rulekit helpers VJP rules call that have no entry in HELPERS
         (svd_vjp_u, eigh_vjp_v, norm_direction, ...): written with dnp on their inputs, they are

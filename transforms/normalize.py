@@ -12,7 +12,7 @@ import builtins
 
 import numpy as np
 
-from . import _gast, opmap
+from . import _gast, odeint_calls, opmap
 from ._gast import nodes as n
 from .ir import For, If, Op, Primal, SetItem, Stmt, While, is_name  # noqa: F401 (re-exported)
 from .normalize_expr import Expressions, _as_load, _hint, _simple  # noqa: F401
@@ -47,6 +47,11 @@ class Normalizer(Expressions):
     def reads_source(self, obj):
         """Whether a call of `obj` is differentiated by reading its source (a user function)."""
         return opmap.is_user_function(obj)
+
+    def call(self, e, out, s, target):  # scipy.integrate.odeint: a call op of its own (odeint_calls)
+        obj = self.resolve(e.func)
+        return (odeint_calls.normalize_call(self, obj, e, out, s, target) if odeint_calls.is_odeint(obj)
+                else super().call(e, out, s, target))
 
     # -- varied analysis on the source (flow-insensitive) --------------------------------------
     def expr_varied(self, e):

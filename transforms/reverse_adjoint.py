@@ -8,6 +8,7 @@ from . import _gast, tidy
 from ._gast import nodes as n
 from .analysis import call_wrt, diff_args
 from .normalize import Op, is_name
+from .odeint_calls import adjoint_lines as odeint_adjoint_lines
 from .reverse_util import index_expr, rename
 from .templates import instantiate
 
@@ -58,6 +59,8 @@ class _Adjoints:
                     self.accumulate(lines, arg_adj(a.id), f"{g}[{k}]", a.id, val(a.id))
             return lines
         if st.kind == "call":
+            if getattr(st, "odeint", None) is not None:  # scipy.integrate.odeint: the adjoint ODE
+                return odeint_adjoint_lines(self, st, g, loads, arg_adj, ans)
             return self.call_adjoint(st, g, loads, arg_adj)
         spec = st.spec
         prim = spec.prim

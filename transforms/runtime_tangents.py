@@ -10,8 +10,10 @@ import numpy as np
 
 from dualtape.core.rulekit import expm_frechet, interp_weights, matrix_power_vjp, primal_of
 
+from .runtime_odeint import odeint_adjoint, odeint_tangent  # noqa: F401  (scipy.integrate.odeint's, re-exported)
+
 __all__ = ["multi_matmul", "matrix_power_vjp_tangent", "expm_frechet_tangent", "interp_weights_tangent",
-           "block_upper"]
+           "block_upper", "odeint_adjoint", "odeint_tangent"]
 
 
 def multi_matmul(*xs):

@@ -5,7 +5,8 @@ primitive. Its VJP integrates the augmented system (y, a = dL/dy, dL/dt, dL/darg
 from t[-1] to t[0], one interval at a time, adding the cotangent of each output row on the
 way (Chen et al. 2018; autograd's `autograd.scipy.integrate`). `func` is differentiated by
 dualtape's own vjp, so it may be any NumPy code dualtape can trace. Reverse mode only (the
-functional API's grad / vjp and the tape); the transformer refuses it (runtime rules).
+functional API's grad / vjp and the tape). The source transformer differentiates this odeint and
+SciPy's own with its own adjoint of `func` (transforms/odeint_calls.py, runtime_odeint.py).
 """
 
 import numpy as np
