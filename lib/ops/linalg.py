@@ -144,12 +144,18 @@ def _explicit_subscripts(subscripts, shapes):
 
 
 def _sublist_subscripts(args):
-    """einsum(a, [0, 1], b, [1, 2], [0, 2]) as ('ab,bc->ac', (a, b)); Ellipsis is '...'."""
+    """einsum(a, [0, 1], b, [1, 2], [0, 2]) as ('ab,bc->ac', (a, b)); Ellipsis is '...'. With no
+    output list, NumPy's output is the labels used once in increasing order of the ints (not of
+    the letters: 30 is 'E', which sorts before 'c'), after '...' if any (issue 12)."""
     def term(sub):
         return "".join("..." if s is Ellipsis else string.ascii_letters[int(s)] for s in sub)
     operands, subs = args[0:len(args) - len(args) % 2:2], args[1:len(args) - len(args) % 2:2]
     spec = ",".join(term(s) for s in subs)
-    return (spec + "->" + term(args[-1]) if len(args) % 2 else spec), tuple(operands)
+    if len(args) % 2:
+        return spec + "->" + term(args[-1]), tuple(operands)
+    labels = Counter(int(s) for sub in subs for s in sub if s is not Ellipsis)
+    output = [Ellipsis] * any(Ellipsis in list(sub) for sub in subs) + sorted(k for k, c in labels.items() if c == 1)
+    return spec + "->" + term(output), tuple(operands)
 
 
 def einsum(subscripts, *operands, out=None, optimize=False, **kwargs):
