@@ -14,7 +14,7 @@ import numpy as np
 import dualtape  # noqa: F401  (declares every op, filling dnp)
 from dualtape.core import dnp
 from dualtape.core.registry import LINEAR, NOT_DIFFERENTIABLE, Primitive
-from dualtape.transforms import opmap
+from dualtape.transforms import compositions, opmap
 
 OUT = Path(__file__).with_name("ops.md")
 _NAMESPACES = (("np.", np), ("np.linalg.", np.linalg), ("np.fft.", np.fft))
@@ -23,6 +23,11 @@ YES, NO, NONE = "✓", "✗", "·"
 # Calls the transformer's normalizer rewrites (transforms/normalize_expr.py): as one np.einsum,
 # and np.ravel(x) as a reshape.
 _REWRITTEN = (np.outer, np.tensordot, np.trace, np.diagonal, np.einsum, np.ravel)
+# Composed functions the transformer reads as code (transforms/compositions.py), or writes out at
+# the call (transforms/call_rewrites.py: np.piecewise's functions are named there).
+_COMPOSED_NOTE = {np.piecewise: "composed; transformer: funclist of function names and constants",
+                  np.ravel: "composed; transformer: np.ravel(x) as a reshape",
+                  np.linalg.slogdet: "composed; transformer: its two registry ops"}
 
 
 def _aliases(fn):
@@ -67,6 +72,8 @@ def rows():
             row = (NO, NO, NO, fn.refusal)
         elif prim is None and module.startswith(_CONSTANT_MODULES):
             row = (NONE, NONE, NONE, "a constant (no derivative)")
+        elif prim is None and (compositions.composed(np_fn) is not None or np_fn in _COMPOSED_NOTE):
+            row = (YES, YES, YES, _COMPOSED_NOTE.get(np_fn, "composed of registry ops"))
         elif prim is None:
             row = (YES, YES, NO, "composed of registry ops")
         elif prim.vjp is NOT_DIFFERENTIABLE:
@@ -94,8 +101,9 @@ def render():
         "**transformer** (`dualtape.transforms`, generated derivative code). ✓: differentiable",
         "in that mode; ✗: not (the mode refuses it with an error naming the function); ·: no",
         "derivative (an index, a comparison, a constant), and the function accepts traced values.",
-        "Functions composed of registry ops work in the runtime modes; the transformer needs",
-        "one registry op per call. Conventions at kinks and ties are in [Numerics](numerics.md).",
+        "Functions composed of registry ops work in the runtime modes; the transformer reads",
+        "those defined in `transforms/compositions.py` as code (the adjoint of `np.flip(x, 0)`",
+        "is the generated `flip_vjp`). Conventions at kinks and ties are in [Numerics](numerics.md).",
         "",
         f"{len(table)} functions in all.",
         "",

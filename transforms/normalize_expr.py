@@ -10,7 +10,7 @@ import inspect
 
 import numpy as np
 
-from . import _gast, opmap, runtime
+from . import _gast, call_rewrites, opmap, runtime
 from ._gast import nodes as n
 from .expr_atoms import _array_as_stack, _hashable_obj, _hint, _pairs, _simple
 from .expr_atoms import _as_load  # noqa: F401  (re-exported for normalize.py)
@@ -257,6 +257,9 @@ class Expressions:
         as_numpy = opmap.tf_call(obj, e)  # `tf.reduce_sum(x)` in `import dualtape as tf` code
         if as_numpy is not None:
             return self.expr(as_numpy, out, s, target)
+        written = call_rewrites.rewrite(self, obj, e, out, s)  # np.piecewise, np.split: written out
+        if written is not None:
+            return self.expr(written, out, s, target)
         if (obj is np.array and len(e.args) == 1 and not e.keywords and isinstance(e.args[0], (n.List, n.Tuple))
                 and e.args[0].elts and self.resolve(_gast.parse_expr("np.stack")) is np.stack):
             # np.array([a, b]) of differentiated values is np.stack([a, b]) (nested lists stacked

@@ -10,15 +10,16 @@ import builtins
 import functools
 import inspect
 import math
-import textwrap
+import string
 
 import numpy as np
 
 from dualtape.core import dnp
 from dualtape.core.registry import NOT_DIFFERENTIABLE, Primitive
 
-from . import _gast
+from . import _gast, compositions
 from ._gast import nodes as n
+from .wrappers import wrapped_primitive
 
 _MATH_TO_DNP = {
     "sin": "sin", "cos": "cos", "tan": "tan", "asin": "arcsin", "acos": "arccos",
@@ -87,6 +88,11 @@ class OpSpec:
                                 "Euclidean norm",
                                 "Differentiate it with GradientTape or dualtape.grad, or write the norm out "
                                 "(np.sum(np.abs(x)) for ord=1, np.max(np.abs(x)) for ord=inf).")
+        upper = bound.arguments.get("upper")
+        if self.prim.name == "Cholesky" and upper is not None and not (_gast.is_constant(upper) and upper.value is False):
+            raise VariadicError("`np.linalg.cholesky(..., upper=True)` cannot be differentiated by the transformer "
+                                "yet (the Cholesky op is the lower factor)",
+                                "Transpose the lower factor: np.swapaxes(np.linalg.cholesky(a), -1, -2).")
         if self.prim.name == "ClipByValue":  # dnp.clip maps a None bound to -inf / inf
             for i, inf in ((1, "-np.inf"), (2, "np.inf")):
                 if i < len(inputs) and _gast.is_constant(inputs[i]) and inputs[i].value is None:
@@ -102,6 +108,12 @@ class VariadicError(TypeError):
 def resolve(node, local_names, namespace):
     """The object a call target names (globals, closure, np, math, builtins); None for locals
     and for anything that is not a plain name or attribute chain."""
+    obj = _resolve(node, local_names, namespace)
+    composition = compositions.composed(obj)  # np.flip, np.cov, ...: read as the code in compositions.py
+    return obj if composition is None else composition
+
+
+def _resolve(node, local_names, namespace):
     if isinstance(node, n.Name):
         if node.id in local_names:
             return None
@@ -109,7 +121,7 @@ def resolve(node, local_names, namespace):
             return namespace[node.id]
         return {"np": np, "math": math, "dnp": dnp}.get(node.id, getattr(builtins, node.id, None))
     if isinstance(node, n.Attribute):
-        base = resolve(node.value, local_names, namespace)
+        base = _resolve(node.value, local_names, namespace)
         return getattr(base, node.attr, None) if base is not None else None
     return None
 
@@ -139,8 +151,7 @@ def _bind_variadic(spec, args, keywords):
             # of '...', np.tensordot, np.trace, ...; transforms/runtime.py)
             return list(args[1:]), {"subscripts": sub}
         if not (_gast.is_constant(sub) and isinstance(sub.value, str)):
-            raise VariadicError("`einsum` needs its subscripts as a string literal to be differentiated",
-                                "Write them out: np.einsum('ij,jk->ik', a, b).")
+            return _bind_einsum_sublists(args, keywords)
         spec_text = sub.value.replace(" ", "")
         if "..." in spec_text:
             raise VariadicError("`einsum` with '...' cannot be differentiated by the transformer yet",
@@ -158,6 +169,40 @@ def _bind_variadic(spec, args, keywords):
     raise VariadicError(f"`np.{name}` cannot be differentiated by the transformer yet",
                         "Write it with np.einsum (e.g. np.outer(a, b) is np.einsum('i,j->ij', a, b), "
                         "np.trace(m) is np.einsum('ii->', m)), or use GradientTape.")
+
+
+def _bind_einsum_sublists(args, keywords):
+    """np.einsum(a, [0, 1], b, [1, 2], [0, 2]) -> ([a, b], {subscripts: 'ab,bc->ac'}): the sublist
+    form, its labels (ints, and `...`) written literally; NumPy's implicit output is the labels
+    used once, in increasing order (of the ints, not of the letters they become)."""
+    fix = "Write the labels as literal lists (np.einsum(a, [0, 1], b, [1, 2], [0, 2])) or the subscripts as a string."
+    sublists = []
+    for node in args[1::2] + (args[-1:] if len(args) % 2 else []):
+        labels = [Ellipsis if isinstance(x, n.Name) and x.id == "Ellipsis" else x.value if _gast.is_constant(x)
+                  else None for x in node.elts] if isinstance(node, (n.List, n.Tuple)) else [None]
+        if not all(x is Ellipsis or type(x) is int and 0 <= x < 52 for x in labels):
+            raise VariadicError("`einsum` needs its subscripts as a string literal, or the sublist form with "
+                                "literal lists of axis labels (ints 0-51 and ...), to be differentiated", fix)
+        sublists.append(labels)
+    if len(args) < 2 or keywords:
+        raise VariadicError("`einsum` in the sublist form takes operands and label lists only", fix)
+    operands = args[0:len(args) - len(args) % 2:2]
+    if len(args) % 2:
+        *inputs, output = sublists
+    else:
+        inputs = sublists
+        flat = [x for sub in inputs for x in sub if x is not Ellipsis]
+        output = ([Ellipsis] if any(Ellipsis in sub for sub in inputs) else []) + sorted(
+            x for x in set(flat) if flat.count(x) == 1)
+    terms = ["".join("..." if x is Ellipsis else string.ascii_letters[x] for x in sub) for sub in inputs + [output]]
+    spec = ",".join(terms[:-1]) + "->" + terms[-1]
+    if "..." in spec:
+        if not all(isinstance(a, n.Name) for a in operands):
+            raise VariadicError("`einsum` in the sublist form with `...` needs each operand as a name",
+                                "Assign the operands to names first: a2 = a * 2; np.einsum(a2, [..., 0], ...).")
+        shapes = ", ".join(f"np.shape({a.id})" for a in operands)
+        return list(operands), {"subscripts": _gast.parse_expr(f"einsum_subscripts({spec!r}, {shapes})")}
+    return list(operands), {"subscripts": _gast.constant(spec)}
 
 
 def _literal(value):
@@ -182,20 +227,7 @@ def rule_params(prim):
         return ["x"], []
 
 
-@functools.lru_cache(maxsize=None)
-def _wrapped_primitive(fn):
-    """The single primitive a dnp wrapper function calls, or None."""
-    try:
-        source = textwrap.dedent(inspect.getsource(fn))
-    except (OSError, TypeError):
-        return None
-    found = []
-    for node in _gast.walk(_gast.parse(source)):
-        if isinstance(node, n.Name) and isinstance(node.ctx, n.Load):
-            obj = fn.__globals__.get(node.id)
-            if isinstance(obj, Primitive) and obj not in found:
-                found.append(obj)
-    return found[0] if len(found) == 1 else None
+_wrapped_primitive = wrapped_primitive  # (the single primitive a dnp wrapper stands for: wrappers.py)
 
 
 def _hashable(obj):
@@ -333,5 +365,6 @@ def in_package(obj, *packages):
 
 
 def is_user_function(obj):
-    """A plain Python function the transformer can read and differentiate recursively."""
-    return inspect.isfunction(obj) and not in_package(obj, "dualtape", "numpy")
+    """A plain Python function the transformer can read and differentiate recursively: a user's,
+    or the definition of a composed NumPy function (transforms/compositions.py)."""
+    return inspect.isfunction(obj) and (not in_package(obj, "dualtape", "numpy") or compositions.is_composition(obj))

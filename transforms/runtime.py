@@ -18,6 +18,7 @@ from dualtape.core.registry import Traced as _Traced
 from dualtape.ops import linalg as _linalg
 from dualtape.ops import linalg_np as _linalg_np
 from .revolve import checkpoint_schedule  # noqa: F401  (checkpointed loops: grad(f, checkpoint=...))
+from .composition_helpers import *  # noqa: F401,F403  (np.flip, np.cov, np.piecewise, ...: compositions.py)
 from .runtime_tangents import *  # noqa: F401,F403  (hvp: tangents of adjoint helpers)
 
 
