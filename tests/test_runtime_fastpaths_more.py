@@ -147,3 +147,28 @@ def test_functional_grad_seed_value_and_scalar_check():
     with tf.GradientTape() as tape:
         y = dnp.sum(v * v)
     np.testing.assert_array_equal(tape.gradient(y, v).numpy(), [2.0, 4.0])
+
+
+def test_linear_ops_with_every_tangent_plain():
+    """jvp_output runs a LINEAR op on the tangents directly when each input has a plain one:
+    broadcasting, static arguments and dtypes as the general path gives them."""
+    from dualtape.core.apply_rules import _linear_args, jvp_output
+    from dualtape.core.registry import REGISTRY
+
+    x, dx = RNG.standard_normal((3, 4)), RNG.standard_normal((3, 4))
+    b, db = RNG.standard_normal(4).astype(np.float32), RNG.standard_normal(4).astype(np.float32)
+    cases = [("AddV2", [dx, db], [x, b], {}), ("Sub", [dx, db], [x, b], {}),
+             ("Sum", [dx], [x], {"axis": 1, "keepdims": True}),
+             ("Transpose", [dx], [x], {"axes": (1, 0)})]
+    for name, tangents, values, static in cases:
+        op = REGISTRY[name]
+        ans = op.impl(*values, **static)
+        fast = jvp_output(op, tangents, ans, values, static)
+        slow = op(*_linear_args(op, tangents, values), **static)
+        assert fast.shape == ans.shape and fast.dtype == ans.dtype
+        np.testing.assert_array_equal(fast, slow)
+    v32 = tf.constant(np.ones(4, np.float32))
+    x32 = tf.constant(np.arange(4.0, dtype=np.float32))
+    with tf.autodiff.ForwardAccumulator([x32, x32], [v32, v32]) as acc:
+        y = dnp.sum(x32 + x32 * 2.0)
+    assert acc.jvp(y).dtype == tf.float32 and acc.jvp(y).numpy() == 24.0

@@ -163,6 +163,13 @@ def jvp_output(op, tangents, ans, values, static, batch=None):
                     for i, t in enumerate(tangents)]
     if rules is LINEAR:
         for t in tangents:
+            if t.__class__ is not _ndarray:
+                break
+        else:  # every input has a plain tangent: the op itself on them, as op(...) would run
+            if tangents and batch is None and not op.nondiff_argnums:
+                total = op.impl(*tangents, **static) if static else op.impl(*tangents)
+                return _fit_elementwise(total, ans) if elementwise else total
+        for t in tangents:
             if t is not None:
                 break
         else:
@@ -204,6 +211,13 @@ def jvp_output(op, tangents, ans, values, static, batch=None):
             total = dnp.broadcast_to(total, shape)
         total = _in_dtype_of(total, ans)
     return total
+
+
+def _fit_elementwise(total, ans):
+    """An elementwise op's tangent in its output's shape and float dtype (jvp_output's end)."""
+    if _shape(total) != _shape(ans):
+        total = dnp.broadcast_to(total, _shape(ans))
+    return _in_dtype_of(total, ans)
 
 
 def _in_dtype_of(total, ans):

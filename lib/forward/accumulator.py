@@ -31,7 +31,10 @@ _PLAIN = (np.ndarray, np.float64, np.float32)
 
 def _only_newer_tapes(level):
     """True when every recording tape was entered after the accumulator of `level`."""
-    for tape in STATE.tapes:
+    tapes = STATE.tapes
+    if not tapes:
+        return True
+    for tape in tapes:
         if tape._dual_level < level:
             return False
     return True
@@ -116,10 +119,13 @@ class ForwardAccumulator:
         tangents = self._tangents
         in_tangents = []
         found = False
+        plain = True  # every tangent found is a plain array
         for a in args:
-            t = tangents.get(a._id) if isinstance(a, Tensor) else None
+            t = tangents.get(a._id) if a.__class__ is _EagerTensor or isinstance(a, Tensor) else None
             if t is not None:
                 found = True
+                if t.__class__ is not np.ndarray:
+                    plain = False
             in_tangents.append(t)
         if not found:
             return
@@ -136,9 +142,14 @@ class ForwardAccumulator:
             # before it: as in TF, a tape entered inside an accumulator does not record its
             # JVP computation): the rules run on the plain values, without the dispatch.
             for v in values:
-                if isinstance(v, Traced):
+                if v.__class__ is not np.ndarray and isinstance(v, Traced):
                     break  # a dual number inside a tensor: the general path
             else:
+                if plain:  # the common case: nothing to unwrap
+                    tangent = jvp_output(op, in_tangents, ans, values, static)
+                    if tangent is not None:
+                        tangents[out._id] = tangent
+                    return
                 for i, t in enumerate(in_tangents):
                     if isinstance(t, Traced):
                         t = t._value if isinstance(t, Tensor) else t  # no one records it
