@@ -94,6 +94,10 @@ def returns_nothing(a):
     b = a * 2.0  # noqa: F841
 
 
+def sum_to_int(x):  # the cast to int drops the derivative: refused, as the runtime modes refuse it
+    return np.sum(x, dtype=int) * np.sum(x)
+
+
 CASES = [
     (uses_try, "`try`", "Move the try/except outside"),
     (uses_with, "`with`", "Move the with-block outside"),
@@ -108,6 +112,7 @@ CASES = [
     (varargs, "`*args` / `**kwargs` parameters", "Name each parameter"),
     (comprehension, "a list comprehension", "for loop"),
     (returns_nothing, "returns nothing", "Return the value"),
+    (sum_to_int, "`np.sum(..., dtype=int)`", "Pass a float dtype"),
 ]
 
 
@@ -115,7 +120,7 @@ CASES = [
 def test_refused_construct_message(fn, construct, fix):
     with pytest.raises(TransformError) as info:
         df = dt.grad(fn)
-        df(np.ones(3) if fn is opaque_function or fn is comprehension else 1.0)
+        df(np.ones(3) if fn in (opaque_function, comprehension, sum_to_int) else 1.0)
     message = str(info.value)
     assert message.startswith("[transforms.grad]"), message
     assert "test_transforms_errors.py:" in message, message
@@ -375,3 +380,13 @@ def test_aug_assign_refusal_holds_for_traced_values():
     x = dualtape.constant(np.array([1.0, 2.0, 3.0]))
     with pytest.raises(TransformError, match="`z` \\(line"):
         dt.grad(aug_shared_by_other_name)(x)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, float, "float32", None])
+def test_reduction_with_a_float_dtype(dtype):
+    def f(x):
+        return np.sum(np.sin(x), dtype=dtype) + np.mean(x * x, dtype=dtype)
+
+    x = np.linspace(0.1, 0.9, 4)
+    expected = np.cos(x) + 2.0 * x / x.size
+    np.testing.assert_allclose(dt.grad(f)(x), expected, rtol=1e-6)

@@ -69,6 +69,19 @@ def dsplit(ary, indices_or_sections):
     return split(ary, indices_or_sections, split_axis(np.ndim(ary), 2, "dsplit"))
 
 
+def dot(a, b):
+    """np.dot: a product with a scalar operand, matmul where b has at most two axes (the same
+    contraction: a's last axis with b's first or only one), else a tensordot over a's last
+    axis and b's second to last."""
+    if np.ndim(a) == 0 or np.ndim(b) == 0:
+        result = a * b
+    elif np.ndim(b) <= 2:
+        result = np.matmul(a, b)
+    else:
+        result = np.tensordot(a, b, axes=([-1], [np.ndim(b) - 2]))
+    return result
+
+
 def inner(a, b):
     """np.inner: a product over the last axes (np.tensordot, an einsum to the transformer)."""
     if np.ndim(a) == 0 or np.ndim(b) == 0:
@@ -174,7 +187,7 @@ def matrix_norm(x, keepdims=False, ord="fro"):  # noqa: A002  (NumPy's name)
 
 
 _NUMPY = {np.flip: flip, np.moveaxis: moveaxis, np.repeat: repeat, np.array_split: array_split,
-          np.split: split, np.hsplit: hsplit, np.vsplit: vsplit, np.dsplit: dsplit, np.inner: inner,
+          np.split: split, np.hsplit: hsplit, np.vsplit: vsplit, np.dsplit: dsplit, np.dot: dot, np.inner: inner,
           np.cov: cov, np.corrcoef: corrcoef, np.select: select, np.linalg.multi_dot: multi_dot,
           np.float_power: float_power, np.linalg.svd: svd, np.linalg.eigh: eigh, np.linalg.qr: qr,
           np.linalg.lstsq: lstsq}

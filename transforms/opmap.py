@@ -205,6 +205,32 @@ def _bind_einsum_sublists(args, keywords):
     return list(operands), {"subscripts": _gast.constant(spec)}
 
 
+def refuse_non_float_dtype(spec, args, keywords, local_names, namespace):
+    """Refuse `np.sum(x, dtype=int)` and the like on differentiated values (VariadicError): a
+    cast to a non-float dtype drops the derivative, as the runtime modes say. The dtype must be
+    None or name a float dtype: a literal, or a global / closure name the transformer can read."""
+    if spec.wrapper is None or "dtype" not in inspect.signature(spec.wrapper).parameters:
+        return
+    try:
+        node = inspect.signature(spec.wrapper).bind_partial(*args, **keywords).arguments.get("dtype")
+    except TypeError:
+        return  # bind() says what is wrong with the call
+    if node is None or (_gast.is_constant(node) and node.value is None) or (
+            isinstance(node, n.Name) and node.id not in local_names and node.id in namespace
+            and namespace[node.id] is None):  # dtype=None, also from a closure or global
+        return
+    value = node.value if _gast.is_constant(node) else _resolve(node, local_names, namespace)
+    try:
+        is_float = value is not None and np.dtype(getattr(value, "as_numpy_dtype", value)).kind == "f"
+    except TypeError:
+        is_float = False
+    if not is_float:
+        raise VariadicError(f"`np.{spec.wrapper.__name__}(..., dtype={_gast.unparse(node)})` on differentiated values: "
+                            "the transformer differentiates a cast to a float dtype only (an integer or bool dtype "
+                            "drops the derivative; a dtype held in a local variable cannot be read)",
+                            "Pass a float dtype (np.float64, np.float32, or a global naming one), or none.")
+
+
 def _literal(value):
     return _gast.parse_expr(repr(value))
 
@@ -265,8 +291,6 @@ def _lookup(obj):
         obj = dnp.maximum
     elif obj is builtins.min:
         obj = dnp.minimum
-    elif obj is np.dot and np.dot not in dnp.NUMPY_DISPATCH:
-        obj = dnp.matmul
     if inspect.ismethod(obj) and in_package(type(obj.__self__), "scipy"):  # scipy.stats.norm.logpdf
         obj = dnp.METHOD_DISPATCH.get((type(obj.__self__).__name__, obj.__name__), obj)
     elif inspect.isfunction(obj) and in_package(obj, "scipy"):  # scipy.linalg.expm, by name

@@ -22,7 +22,6 @@ from ._gast import nodes as n
 # wrapper -> (the other ops it may call, why the transformer is still right mapping the call to
 # its primitive); audited for issue 12
 _ALSO_CALLS = {
-    "dualtape.ops.linalg.dot": ({"Mul", "tensordot"}, "MatMul of two arrays of at most 2 axes"),
     "dualtape.ops.linalg.outer": ({"ravel"}, "the normalizer writes np.outer as an einsum of reshapes"),
     "dualtape.ops.linalg.diagonal": ({"moveaxis", "getitem"}, "the normalizer writes it as an einsum"),
     "dualtape.ops.linalg.trace": ({"moveaxis", "getitem"}, "the normalizer writes it as an einsum"),
