@@ -204,6 +204,9 @@ def jvp_output(op, tangents, ans, values, static, batch=None):
             else:
                 total = dnp.add(total, part)
     if total is not None and elementwise:
+        if (batch is None and total.__class__ is _ndarray and ans.__class__ is _ndarray
+                and total.dtype is ans.dtype and total.shape == ans.shape):
+            return total  # the common case: already the output's shape and dtype
         shape = _shape(ans)
         if batch is not None:
             shape = (batch,) + shape
@@ -215,6 +218,9 @@ def jvp_output(op, tangents, ans, values, static, batch=None):
 
 def _fit_elementwise(total, ans):
     """An elementwise op's tangent in its output's shape and float dtype (jvp_output's end)."""
+    if (total.__class__ is _ndarray and ans.__class__ is _ndarray and total.dtype is ans.dtype
+            and total.shape == ans.shape):
+        return total
     if _shape(total) != _shape(ans):
         total = dnp.broadcast_to(total, _shape(ans))
     return _in_dtype_of(total, ans)

@@ -17,12 +17,12 @@ import numpy as np
 
 from ..core import nest
 from ..core import dnp
-from ..core.apply_rules import vjp_parts
+from ..core.apply_rules import _unbroadcast_to, vjp_parts
 from .dispatch import STATE, new_tag
 from .jacobians import tape_batch_jacobian, tape_jacobian
 from ..core.dtypes import is_differentiable_dtype, refuse_complex
 from ..core.duck import as_array, ones_for
-from ..core.registry import GRADIENT_OVERRIDES, Traced
+from ..core.registry import GRADIENT_OVERRIDES, NOT_DIFFERENTIABLE as _NOT_DIFFERENTIABLE, Traced
 from .tensor import EagerTensor as _EagerTensor
 from .tensor import Tensor, alias, wrap
 
@@ -237,23 +237,39 @@ def replay(entries, watched, grads, keep, release, traced, batch=0):
     accumulators see the backward pass (higher order). batch: see `_backward`.
     """
     owned = {}  # id -> a cotangent buffer this pass allocated, safe to add into in place
+    direct = not traced and not batch and not GRADIENT_OVERRIDES  # rules on the values as they are
     for index in range(len(entries) - 1, -1, -1):
         op, in_ids, values, out_id, ans, static = entries[index]
         g = grads.get(out_id) if out_id in keep else grads.pop(out_id, None)
-        owned.pop(out_id, None)  # handed to the rules now: never written again
+        if owned:
+            owned.pop(out_id, None)  # handed to the rules now: never written again
         if release:
             entries[index] = None  # release what the rest of the pass no longer needs
         if g is None:
             continue
-        # every watched input gets a gradient, also one watched after the op ran (as TF)
-        wanted = [i for i, tid in enumerate(in_ids) if tid in watched]
-        if traced:
-            values = tuple([alias(v, tid) if tid is not None else v for v, tid in zip(values, in_ids)])
-            ans = alias(ans, out_id)
-        elif (op.name == "StridedSlice" and not batch and wanted and g.__class__ is _ndarray
-              and _slice_into(grads, owned, in_ids[0], values[0], g, static, op)):
-            continue  # added into the source's cotangent buffer: no full-size zeros per slice
-        parts = vjp_parts(op, g, ans, values, static, wanted, batch)
+        rules = op.vjp
+        if direct and rules.__class__ is tuple and op.custom_vjp is None and op.name != "StridedSlice":
+            # vjp_parts' common path, inline: one rule call per watched input (every watched
+            # input gets a gradient, also one watched after the op ran, as in TF)
+            wanted = []
+            parts = []
+            for i, tid in enumerate(in_ids):
+                if tid in watched and i < len(rules):
+                    rule = rules[i]
+                    if rule is not _NOT_DIFFERENTIABLE:
+                        part = rule(g, ans, *values, **static) if static else rule(g, ans, *values)
+                        if part is not None:
+                            wanted.append(i)
+                            parts.append(_unbroadcast_to(part, values[i]) if op.elementwise else part)
+        else:
+            wanted = [i for i, tid in enumerate(in_ids) if tid in watched]
+            if traced:
+                values = tuple([alias(v, tid) if tid is not None else v for v, tid in zip(values, in_ids)])
+                ans = alias(ans, out_id)
+            elif (op.name == "StridedSlice" and not batch and wanted and g.__class__ is _ndarray
+                  and _slice_into(grads, owned, in_ids[0], values[0], g, static, op)):
+                continue  # added into the source's cotangent buffer: no full-size zeros per slice
+            parts = vjp_parts(op, g, ans, values, static, wanted, batch)
         for i, part in zip(wanted, parts):
             if part is None:
                 continue
