@@ -203,3 +203,20 @@ def test_inline_rule_path_matches_vjp_parts():
         unregister_gradient("InlineReplayTestOnly")
     for a, b in zip(inline, general):
         np.testing.assert_array_equal(a, b)
+
+
+def test_grad_argnums_checked_per_arity_and_inputs_as_before():
+    f = lambda a, b, c=None: dnp.sum(a * b)
+    g = tf.grad(f, argnums=(0, 1))
+    a0, b0 = np.array([1.0, 2.0]), np.array([3.0, 4.0])
+    for _ in range(2):
+        ga, gb = g(a0.copy(), b0.copy())
+        np.testing.assert_array_equal(ga, b0)
+        np.testing.assert_array_equal(gb, a0)
+    with pytest.raises(ValueError, match="argnums"):
+        tf.grad(f, argnums=2)(a0.copy(), b0.copy())
+    np.testing.assert_array_equal(tf.grad(f, argnums=-1)(a0.copy(), b0.copy()), a0)
+    g32 = tf.grad(f)(a0.astype(np.float32), b0.astype(np.float32))        # float32 kept
+    assert g32.dtype == np.float32
+    with pytest.raises(TypeError, match="only floating"):
+        tf.grad(f)(np.array([1, 2]), b0.copy())

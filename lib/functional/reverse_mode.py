@@ -20,13 +20,17 @@ _FLOAT_VALUES = (np.ndarray, np.float64, np.float32)
 def _watched_inputs(tape, leaves, api):
     """Fresh tensors for `leaves`, watched by `tape` only (a fresh id per grad level)."""
     out = []
+    watched = tape._watched
     for leaf in leaves:
-        leaf = _as_input(leaf, api, "the differentiated argument")
-        if isinstance(leaf, Tensor):
-            t = dnp.identity(leaf)  # new id, connected to the outer tape by Identity
+        if leaf.__class__ is np.ndarray and leaf.dtype.kind == "f":
+            t = wrap(leaf)  # the common case: a float array, as _as_input takes it
         else:
-            t = wrap(leaf)
-        tape._watched.add(t._id)
+            leaf = _as_input(leaf, api, "the differentiated argument")
+            if isinstance(leaf, Tensor):
+                t = dnp.identity(leaf)  # new id, connected to the outer tape by Identity
+            else:
+                t = wrap(leaf)
+        watched.add(t._id)
         out.append(t)
     return out
 
@@ -77,8 +81,14 @@ def value_and_grad(f, argnums=0, has_aux=False):
     >>> value_and_grad(lambda x: np.sum(x ** 2))(np.array([1.0, 2.0]))
     (array(5.), array([2., 4.]))
     """
+    positions = {}  # len(args) -> the checked argnums (one entry per arity used)
+
     def wrapper(*args, **kwargs):
-        nums = _argnums(argnums, len(args), "grad")
+        nums = positions.get(len(args))
+        if nums is None:
+            nums = _argnums(argnums, len(args), "grad")
+            if argnums.__class__ is int or argnums.__class__ is tuple:  # (a list may change)
+                positions[len(args)] = nums
         tape, inputs, out = _record(f, args, nums, "grad", kwargs, persistent=False)
         if has_aux:
             out, aux = _split_aux(out, "grad")
