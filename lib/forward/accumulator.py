@@ -8,7 +8,9 @@ rules to the op's own input tensors, so whatever records tensors sees the JVP to
   (reverse-over-forward);
 - an accumulator outside a tape sees the tape's backward pass, because `gradient` runs
   the VJP rules on tensors while an accumulator is active: `acc.jvp(tape.gradient(y, x))`
-  is a Hessian-vector product (forward-over-reverse);
+  is a Hessian-vector product (forward-over-reverse). When that accumulator is all that
+  watches (no tape records, no accumulator around it), the pass replays the records on
+  dual numbers instead (`_replay_on_duals`): the same rules, without a tensor per op;
 - an accumulator never observes its own JVP computations (nor do the accumulators
   inside it), while the accumulators outside it do: nesting gives higher orders.
 """
