@@ -15,6 +15,7 @@ from dualtape.core.duck import lazy_scalar, lazy_seed
 
 from . import emit
 from .analysis import value_kind
+from .concrete import arg_value
 from .cache import cache_on
 from .naming import fresh_function_name
 from .parse import TransformError
@@ -22,6 +23,7 @@ from .revolve import parse_spec
 from .runtime import shape_of
 
 _CACHE = {}
+MAX_SHAPES = 8  # shape specializations per combination of argument types; then the general version
 _SCALAR_TYPES = (float, int, bool, np.float64, np.float32, np.int64, np.int32)
 
 
@@ -49,6 +51,7 @@ class _Transform:
     """
 
     what = "Adjoint"  # `.save`'s header
+    concrete = False  # compiles one version per argument shapes and dtypes (concrete.py)
     any_string_wrt = False  # reverse mode takes any string as `wrt`, forward only a parameter's name
 
     def __init__(self, f, wrt, mode, optimize, verbose, suffix):
@@ -73,6 +76,8 @@ class _Transform:
         base = f"{f.__name__}_{suffix}"
         self.name = self.__name__ = fresh_function_name(base, f)
         self._compiled = {}
+        self._variants = {}  # type key -> how many shape specializations were compiled
+        self._plain = {}  # shape_key(args) -> grad's specialization for them, called at once (see _grad)
         self._general = None
         functools.update_wrapper(self, f, assigned=("__module__",), updated=())
         module = self._general_module()  # transform now: refusals surface at decoration time
@@ -112,11 +117,26 @@ class _Transform:
         bound.apply_defaults()
         return bound
 
-    def _compiled_for(self, args, kwargs, *extra, bound=None, options=None):
+    def _compiled_for(self, args, kwargs, *extra, bound=None, options=None, more=()):
         """(compiled function, parameters) for these argument types (bound only when compiling);
-        `options` are keyword arguments of `_build` that make another version."""
+        `options` are keyword arguments of `_build` that make another version. With `concrete`,
+        one version per argument shapes and dtypes (and `more` values: hvp's tangents), up to
+        MAX_SHAPES of them per type key."""
         key = tuple(map(type, args)) + tuple((k, type(v)) for k, v in kwargs.items()) + extra + tuple(
             sorted((options or {}).items()))
+        if self.concrete:
+            shaped = key + (shape_key(args), shape_key(kwargs.values()), shape_key(more))
+            entry = self._compiled.get(shaped)
+            if entry is not None:
+                return entry
+            types = key[:len(args) + len(kwargs)]  # (its options share the budget)
+            if self._variants.get(types, 0) < MAX_SHAPES:
+                self._variants[types] = self._variants.get(types, 0) + 1
+                bound = self._bind(args, kwargs) if bound is None else bound
+                module, params = self._build(_arg_kinds(bound), *extra, **(options or {}),
+                                             **self._specialize(bound, more))
+                entry = self._compiled[shaped] = (module.compile(self.name), params)
+                return entry
         entry = self._compiled.get(key)
         if entry is None:
             bound = self._bind(args, kwargs) if bound is None else bound
@@ -124,9 +144,16 @@ class _Transform:
             entry = self._compiled[key] = (module.compile(self.name), params)
         return entry
 
-    def _specialize(self, bound):
-        """More `_build` options that the argument types (the cache key) decide."""
+    def _specialize(self, bound, more=None):
+        """More `_build` options that the argument types (the cache key) decide; `more` (not
+        None): the version for these argument shapes too."""
         return {}
+
+    def _is_shaped(self, args, fn):
+        """Whether `fn` is the shape specialization for `args` (not the general version)."""
+        key = tuple(map(type, args))
+        shaped = self._compiled.get(key + (shape_key(args), (), ()))
+        return shaped is not None and shaped[0] is fn
 
     def __repr__(self):
         return f"<dualtape.transforms.{self.mode} of {self.f.__qualname__} wrt {self.wrt}>"
@@ -136,22 +163,29 @@ class Transformed(_Transform):
     """A compiled adjoint of `f`: call it like `f` (plus `dy` last for vjp)."""
 
     any_string_wrt = True
+    concrete = True
 
     def __init__(self, f, wrt, mode, preserve_result, optimize, checkpoint, verbose):
         self.preserve_result, self.checkpoint = preserve_result, checkpoint
         super().__init__(f, wrt, mode, optimize, verbose, "vjp")
         self.__doc__ = f"Gradient of {f.__name__} w.r.t. {', '.join(self.wrt)} (dualtape.transforms)."
 
-    def _specialize(self, bound):
-        """The parameters passed NumPy ndarrays (transforms/shapes.py proves shapes from them)."""
-        return {"ndarrays": frozenset(k for k, v in bound.arguments.items() if type(v) is np.ndarray)}
+    def _specialize(self, bound, more=None):
+        """The parameters passed NumPy ndarrays (transforms/shapes.py proves shapes from them),
+        and for a shape specialization their shapes and dtypes (concrete.py)."""
+        options = {"ndarrays": frozenset(k for k, v in bound.arguments.items() if type(v) is np.ndarray)}
+        if more is not None:
+            options["shapes"] = param_values(bound, self.mode == "grad")
+        return options
 
-    def _build(self, kinds, defer=False, value=False, ndarrays=frozenset()):
+    def _build(self, kinds, defer=False, value=False, ndarrays=frozenset(), shapes=None):
         """`value`: the version grad calls where the output may not be a scalar: it returns f's value
-        too, at once when it is not a scalar (see `_grad`)."""
+        too, at once when it is not a scalar (see `_grad`). `shapes`: the arguments' (concrete.py)."""
         kinds, traced = emit.traced_kinds(kinds)
         module = emit.Module(self.api)
         module.ndarray_params = {self.name: ndarrays}
+        if shapes is not None and not traced:
+            module.param_shapes = {self.name: shapes}
         module.defer = defer
         module.checkpoint = self.checkpoint  # checkpointed loops (transforms/checkpoint.py)
         module.names.add(self.name)
@@ -170,6 +204,10 @@ class Transformed(_Transform):
                 raise TypeError(f"[{self.api}] call it as f_vjp(*args, dy).")
             *args, dy = args
             refuse_complex(self.api, (dy,))
+        if self.mode == "grad" and not kwargs:
+            fn = self._plain.get(shape_key(args))
+            if fn is not None:  # real NumPy arrays and numbers of shapes seen before: nothing to check
+                return fn(*args)
         refuse_complex(self.api, args)
         refuse_complex(self.api, kwargs.values())
         if self.mode == "grad":
@@ -186,6 +224,10 @@ class Transformed(_Transform):
         and a non-scalar value is refused (JAX's grad does the same)."""
         fn, seed = self._compiled_for(args, kwargs)
         if fn.__dualtape_scalar_output__:
+            if not kwargs and not self.preserve_result and self._is_shaped(args, fn) and all(
+                    v is not None and v[2] is not complex and getattr(v[2], "kind", "") != "c"
+                    for v in map(arg_value, args)):
+                self._plain[shape_key(args)] = fn
             return fn(*args, **lazy_seed(kwargs, seed, args))
         fn, seed = self._compiled_for(args, kwargs, options={"value": True})
         gradient, value = fn(*args, **lazy_seed(kwargs, seed, args))
@@ -204,7 +246,20 @@ class Transformed(_Transform):
         if self.mode == "vjp":
             args = args[:-1]
         bound = self._bind(args, kwargs)
-        return self._build(_arg_kinds(bound), **self._specialize(bound))[0].source()
+        return self._build(_arg_kinds(bound), **self._specialize(bound, ()))[0].source()
+
+
+def shape_key(values, _nd=np.ndarray):
+    """What a shape specialization is keyed on: each NumPy array's shape and dtype, the type of
+    anything else."""
+    return tuple([(v.shape, v.dtype) if type(v) is _nd else type(v) for v in values])
+
+
+def param_values(bound, seed):
+    """parameter -> concrete.arg_value, plus "<seed>" (grad's seed is its default 1.0) where
+    every argument is a NumPy array or a number (no duck array gets a lazy seed)."""
+    values = {k: arg_value(v) for k, v in bound.arguments.items()}
+    return dict(values, **{"<seed>": seed and all(v is not None for v in values.values())})
 
 
 def general_or_refusal(module):

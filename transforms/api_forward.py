@@ -10,7 +10,8 @@ and per tangent layout (one direction, or a batch of k directions on a leading a
 import numpy as np
 
 from . import emit
-from .api import _arg_kinds, _make, _memo, _Transform, refuse_complex, resolve_argnums
+from .api import _arg_kinds, _make, _memo, _Transform, param_values, refuse_complex, resolve_argnums
+from .concrete import arg_value
 from .parse import TransformError
 
 _CACHE = {}
@@ -21,10 +22,11 @@ class ForwardTransformed(_Transform):
 
     def __init__(self, f, wrt, mode, optimize, verbose):
         self.what = "Hessian-vector product" if mode == "hvp" else "Forward-mode derivative"
+        self.concrete = mode == "hvp"  # one version per argument and tangent shapes (concrete.py)
         super().__init__(f, wrt, mode, optimize, verbose, "hvp" if mode in ("hvp", "hessian") else "jvp")
 
     # -- building --------------------------------------------------------------------------------
-    def _target(self, kinds, defer=False):
+    def _target(self, kinds, defer=False, shapes=None):
         """The function the forward transformer reads: f itself, or (hvp) f's compiled adjoint,
         and the refusals its general version recorded (see api.general_or_refusal)."""
         if self.mode != "hvp":
@@ -32,7 +34,9 @@ class ForwardTransformed(_Transform):
         try:
             # preserve_result: the adjoint returns f's value too, which the hvp code checks is a scalar
             df = _make("grad", self.f, self.wrt if self.wrt_is_tuple else self.wrt[0], True, self.optimize, False)
-            module, seed = df._build(kinds, defer)
+            module, seed = df._build(kinds, defer, shapes=shapes)
+            if shapes is not None and shapes["<seed>"]:
+                shapes[seed] = ("a", (), float)
         except TransformError as exc:  # the refusal is about f: name the API the user called
             raise TransformError(self._rename(exc)) from None
         kinds = dict(kinds)
@@ -42,10 +46,21 @@ class ForwardTransformed(_Transform):
     def _rename(self, exc):
         return str(exc).replace("[transforms.grad]", f"[{self.api}]", 1)
 
-    def _build(self, kinds, batch=False, defer=False):
-        target, kinds, deferred = self._target(kinds, defer)
+    def _specialize(self, bound, more=None):
+        """For a shape specialization (hvp): the arguments' and tangents' values (concrete.py)."""
+        if more is None or not self.concrete:
+            return {}
+        return {"shapes": dict(param_values(bound, True), **{"<tangents>": tuple(map(arg_value, more))})}
+
+    def _build(self, kinds, batch=False, defer=False, shapes=None, tangent_only=False):
+        """`shapes`: a shape specialization's (concrete.py); `tangent_only`: the version whose
+        caller keeps the tangent only."""
+        shapes = None if shapes is None else dict(shapes, **{"<tangent only>": tangent_only})
+        target, kinds, deferred = self._target(kinds, defer, shapes)
         kinds, traced = emit.traced_kinds(kinds)
         module = emit.Module(self.api)
+        if shapes is not None and not traced:
+            module.param_shapes = {self.name: shapes}
         module.defer = defer
         module.deferred.extend(deferred)
         module.names.add(self.name)
@@ -72,7 +87,8 @@ class ForwardTransformed(_Transform):
 
     def __call__(self, *args, **kwargs):
         args, ts, bound, batch = self._split(args, kwargs)
-        fn, tparams = self._compiled_for(args, kwargs, batch, bound=bound)
+        fn, tparams = self._compiled_for(args, kwargs, batch, bound=bound, more=ts,
+                                         options={"tangent_only": True} if self.mode == "hvp" else None)
         kwargs = dict(kwargs)
         for p, t in zip(tparams, ts):
             kwargs[p] = t
@@ -84,14 +100,15 @@ class ForwardTransformed(_Transform):
     def value_and_tangent(self, *args, **kwargs):
         """For hvp: (gradient, Hessian @ v) from the one generated function."""
         args, ts, bound, batch = self._split(args, kwargs)
-        fn, tparams = self._compiled_for(args, kwargs, batch, bound=bound)
+        fn, tparams = self._compiled_for(args, kwargs, batch, bound=bound, more=ts)
         kwargs = dict(kwargs, **{p: t for p, t in zip(tparams, ts)})
         return fn(*args, **kwargs)
 
     def source_for(self, *args, **kwargs):
         """The source specialized for these arguments and tangents (what a call with them runs)."""
         args, ts, bound, batch = self._split(args, kwargs)
-        return self._build(_arg_kinds(bound), batch)[0].source()
+        options = {"tangent_only": True} if self.mode == "hvp" else {}
+        return self._build(_arg_kinds(bound), batch, **options, **self._specialize(bound, ts))[0].source()
 
 
 def _make_forward(mode, f, wrt, optimize, verbose):

@@ -25,6 +25,7 @@ from .reverse_util import (  # noqa: F401 (re-exported: the helpers used to live
     _drop_blank_comments, _merge_split_copies, eliminate_dead_code, index_expr, live_body, propagate_copies,
     rename, subscript_src, uses_ans)
 from .runtime_names import RUNTIME_NAMES
+from .concrete import specialize
 from .shapes import drop_unbroadcasts
 
 IND = "    "
@@ -304,6 +305,13 @@ class Reverse(ControlFlow, _Adjoints):
         body += [f"{v} = None" for v in self.preinit]
         body += entry_lines + ["# forward"] + fwd + result_lines + ["# backward"] + bwd + [f"return {ret}"]
         if self.optimize:
+            spec = getattr(self.module, "param_shapes", {}).get(name)  # (a specialization's: see concrete.py)
+            if spec is not None:
+                values = {k: v for k, v in spec.items() if not k.startswith("<")}
+                if spec.get("<seed>"):  # grad's seed: the default 1.0
+                    values[seed] = ("a", (), float)
+                probe = fir.ret[0].id if len(fir.ret) == 1 and is_name(fir.ret[0]) else None
+                body, self.scalar_result = specialize(body, sig, values, probe)
             roots = getattr(self.module, "ndarray_params", {}).get(name, ())  # (a specialization's)
             body = drop_unbroadcasts(body, sig, roots, set(self.namer._adjoints.values()))
             body = free_dead_values(body, fir.params, self._freeable, self.namer.taken)

@@ -5,7 +5,6 @@ def branch_vjp(a, bout=1.0):
         b = a * a
     else:
         b = math.sin(a)
-    out = b + a
     # backward
     # return b + a
     bb = bout

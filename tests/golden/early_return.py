@@ -13,7 +13,6 @@ def early_return_vjp(a, b_retval=1.0):
         _stack.append(_retval)
         _retval = math.exp(a)
         _stack.append(_returned)
-        _returned = True
     # backward
     # return math.exp(a)
     if _cond2:

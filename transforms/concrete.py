@@ -1,0 +1,250 @@
+"""Specialize generated code on the concrete shapes and dtypes of the arguments of one call.
+
+A gradient called with NumPy arrays is compiled once per combination of argument shapes and
+dtypes (api.py keys its cache on them). For that version this pass infers, for every local
+name, one (shape, dtype) that every value it ever holds has, and rewrites what the general
+code computed at run time:
+
+- `np.shape(v)` becomes the tuple literal `(32, 64)`;
+- `unbroadcast(g, shape)` becomes `g` where the shapes are equal, or `np.sum(g, axis=0)`;
+- `unreduce(g, shape, ...)` of a scalar becomes `np.broadcast_to(g, shape)`, and `g` itself
+  where every use is an elementwise operation with an array of that shape and dtype;
+- `matmul_cotangent_x(g, x, y)` on matrices becomes `g @ y.T` (`_y`: `x.T @ g`);
+- assignments of values nobody reads that cannot raise (NumPy float arithmetic on known
+  shapes) are removed: with the shapes literal, grad no longer computes f's value.
+
+The inference is flow-insensitive: a name's value is the join of all its assignments (two
+different shapes: unknown), iterated to a fixpoint from the parameters' shapes. Anything this
+pass does not read (globals, lists, calls it does not know) is unknown and left as written.
+"""
+
+import ast
+
+import numpy as np
+
+from .concrete_infer import _BINOPS, _REDUCE, _UNARY, TOP, _arr, _float, _Infer, _shape, arg_value, infer  # noqa: F401
+
+def _np(attr, *args, **kwargs):
+    return ast.Call(func=ast.Attribute(value=ast.Name(id="np", ctx=ast.Load()), attr=attr, ctx=ast.Load()),
+                    args=list(args), keywords=[ast.keyword(arg=k, value=v) for k, v in kwargs.items()])
+
+
+def _const(value):
+    if isinstance(value, tuple):
+        return ast.Tuple(elts=[ast.Constant(value=int(v)) for v in value], ctx=ast.Load())
+    return ast.Constant(value=value)
+
+
+def _summed(g, have, want):
+    """`g` of shape `have` summed down to `want` (what unbroadcast does), or None."""
+    lead = len(have) - len(want)
+    if lead < 0 or any(w not in (1, h) for h, w in zip(have[lead:], want)):
+        return None
+    ones = tuple(lead + i for i, w in enumerate(want) if w == 1 and have[lead + i] != 1)
+    axes = tuple(range(lead)) + ones
+    if not axes:
+        return g
+    axis = _const(axes if len(axes) > 1 else axes[0])
+    if not ones:
+        return _np("sum", g, axis=axis)
+    if not lead:
+        return _np("sum", g, axis=axis, keepdims=ast.Constant(value=True))
+    return _np("reshape", _np("sum", g, axis=axis), _const(want))
+
+
+class _Rewrite(ast.NodeTransformer):
+    """The rewrites of the module docstring, on one statement, given the inferred values."""
+
+    def __init__(self, infer_):
+        self.infer = infer_
+        self.changed = False
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        new = self.rewrite(node)
+        if new is not None:
+            self.changed = True
+            return ast.copy_location(new, node)
+        return node
+
+    def rewrite(self, node):
+        f, args, infer_ = node.func, node.args, self.infer
+        if node.keywords:
+            return None
+        name = f.id if isinstance(f, ast.Name) else (
+            f"np.{f.attr}" if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name)
+            and f.value.id == "np" else None)
+        vals = [infer_(a) for a in args]
+        if name in ("np.shape", "shape_of") and len(args) == 1 and _arr(vals[0]):
+            return _const(vals[0][1])
+        if name == "unbroadcast" and len(args) == 2 and _arr(vals[0]) and _shape(vals[1]) is not TOP:
+            want = _shape(vals[1])
+            if vals[0][1] == want:
+                return args[0]
+            return _summed(args[0], vals[0][1], want) if _float(vals[0]) else None
+        if name == "unreduce" and len(args) >= 2 and _arr(vals[0]) and _shape(vals[1]) is not TOP:
+            want = _shape(vals[1])
+            if vals[0][1] == want and not isinstance(vals[0][2], type):
+                return args[0]
+            keepdims = len(args) > 3 and isinstance(args[3], ast.Constant) and args[3].value is True
+            if vals[0][1] == () or keepdims and len(vals[0][1]) == len(want):
+                return _np("broadcast_to", args[0], _const(want))
+            return None
+        if name in ("matmul_cotangent_x", "matmul_cotangent_y") and len(args) == 3 and all(map(_float, vals)) \
+                and all(len(v[1]) == 2 for v in vals):
+            g, x, y = args
+            if name.endswith("x"):
+                return ast.BinOp(left=g, op=ast.MatMult(), right=ast.Attribute(value=y, attr="T", ctx=ast.Load()))
+            return ast.BinOp(left=ast.Attribute(value=x, attr="T", ctx=ast.Load()), op=ast.MatMult(), right=g)
+        if name == "broadcast_tangent" and len(args) == 2 and _arr(vals[0]) and _arr(vals[1]) \
+                and vals[0][1] == vals[1][1]:
+            return args[0]
+        return None
+
+
+def _pure(node, infer_):
+    """Whether evaluating `node` surely raises nothing and has no effect (so that an assignment of
+    it nobody reads can go)."""
+    if isinstance(node, (ast.Name, ast.Constant)):
+        return True
+    if isinstance(node, ast.Tuple):
+        return all(_pure(e, infer_) for e in node.elts)
+    v = infer_(node)
+    if v is TOP or v[0] == "t":
+        return False
+    weak_sum = isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)) and all(
+        isinstance(e, ast.Constant) and type(e.value) is int and abs(e.value) < 2 ** 53 or _arr(infer_(e))
+        and infer_(e)[2] is float for e in (node.left, node.right))  # (Python floats: never raises)
+    if v[0] == "a" and not (_float(v) or weak_sum) and not isinstance(node, (ast.Attribute, ast.Subscript)):
+        return False  # (integer arithmetic may raise: 0 // 0 on Python ints, negative powers; 1.0 / 0.0)
+    if isinstance(node, ast.BinOp):
+        return _pure(node.left, infer_) and _pure(node.right, infer_)
+    if isinstance(node, ast.UnaryOp):
+        return _pure(node.operand, infer_)
+    if isinstance(node, (ast.Attribute, ast.Subscript)):
+        return _pure(node.value, infer_)
+    if isinstance(node, ast.Call) and not node.keywords or isinstance(node, ast.Call) and _np_call(node):
+        f = node.func
+        known = _np_call(node) or isinstance(f, ast.Name) and f.id in (
+            "unbroadcast", "unreduce", "matmul_cotangent_x", "matmul_cotangent_y", "shape_of", "zeros_like")
+        return known and all(_pure(a, infer_) for a in node.args) and all(
+            isinstance(k.value, ast.Constant) for k in node.keywords)
+    return False
+
+
+def _np_call(node):
+    f = node.func
+    return (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "np"
+            and f.attr in _UNARY | _REDUCE | {"shape", "broadcast_to", "reshape", "transpose"})
+
+
+def specialize(lines, signature, params, probe=None):
+    """The body `lines` of `def f(signature)` rewritten for arguments of the abstract values
+    `params` (name -> arg_value), with the assignments nobody reads removed. With `probe` (a
+    name), (lines, whether that name surely holds a scalar)."""
+    done = (lambda body, env: (body, probe is not None and _arr(env.get(probe)) and env[probe][1] == ())
+            ) if probe is not None else (lambda body, env: body)
+    if not any(v is not TOP for v in params.values()):
+        return done(lines, {})
+    text = f"def _f({signature}):\n" + "\n".join("    " + x for x in lines)
+    try:
+        fn = ast.parse(text).body[0]
+    except SyntaxError:
+        return done(lines, {})
+    env = infer(fn, {k: v for k, v in params.items() if v is not TOP})
+    if env is None:
+        return done(lines, {})
+    infer_ = _Infer(env)
+    out = list(lines)
+    scalars = _scalar_broadcasts(fn, infer_)
+    for st in _simple_statements(fn.body):
+        if isinstance(st, ast.Expr) and _scalar_check(st.value, infer_):
+            out[st.lineno - 2] = None  # check_scalar_output(v) of a v known to be a scalar
+            continue
+        rewrite = _Rewrite(infer_)
+        new = rewrite.visit(st)
+        if isinstance(st, ast.Assign) and id(st) in scalars:  # `g`, not np.broadcast_to(g, shape)
+            new.value, rewrite.changed = st.value.args[0] if st.value is new.value else new.value.args[0], True
+        if rewrite.changed:
+            i = st.lineno - 2
+            out[i] = out[i][:len(out[i]) - len(out[i].lstrip())] + ast.unparse(new)
+    out = _drop_dead([x for x in out if x is not None], infer_)
+    return done(out, env)
+
+
+def _scalar_check(node, infer_):
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "check_scalar_output"
+            and node.args and _arr(infer_(node.args[0])) and infer_(node.args[0])[1] == ())
+
+
+def _scalar_broadcasts(fn, infer_):
+    """The assignments `t = unreduce(g, shape, ...)` of a scalar `g` whose every use is an
+    elementwise operation with an array of that shape and of the dtype the broadcast would have:
+    `t = g` gives the same values (ids of the ast.Assign nodes)."""
+    parents, stores, loads = {}, {}, {}
+    for node in ast.walk(fn):
+        for child in ast.iter_child_nodes(node):
+            parents[id(child)] = node
+        if isinstance(node, ast.Name):
+            (loads if isinstance(node.ctx, ast.Load) else stores).setdefault(node.id, []).append(node)
+    found = set()
+    for st in ast.walk(fn):
+        if not (isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name)
+                and isinstance(st.value, ast.Call) and isinstance(st.value.func, ast.Name)
+                and st.value.func.id == "unreduce" and len(st.value.args) >= 2):
+            continue
+        g, t = infer_(st.value.args[0]), infer_(st.targets[0])
+        if not (_arr(g) and g[1] == () and _float(t)) or len(stores.get(st.targets[0].id, ())) != 1:
+            continue
+        if (np.dtype(float) if g[2] is float else g[2]) != t[2]:
+            continue
+        ok = bool(loads.get(st.targets[0].id))
+        for use in loads.get(st.targets[0].id, ()):
+            op = parents.get(id(use))
+            other = (op.right if op.left is use else op.left) if isinstance(op, ast.BinOp) else None
+            ok = ok and other is not None and type(op.op) in _BINOPS and infer_(other) == t
+        if ok:
+            found.add(id(st))
+    return found
+
+
+def _simple_statements(body):
+    for st in body:
+        if isinstance(st, (ast.Assign, ast.AugAssign, ast.Expr, ast.Return)):
+            if st.lineno == st.end_lineno:
+                yield st
+        for field in ("body", "orelse", "finalbody"):
+            inner = getattr(st, field, None)
+            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+                yield from _simple_statements(inner)
+
+
+def _drop_dead(lines, infer_):
+    while True:
+        fn = ast.parse("def _f():\n" + "\n".join("    " + x for x in lines)).body[0]
+        loads = [(node.lineno, node.id) for node in ast.walk(fn) if isinstance(node, ast.Name)
+                 and isinstance(node.ctx, (ast.Load, ast.Del))]
+        dead = set()
+
+        def visit(body, loops):
+            kept = len(body)
+            for st in body:
+                if (kept > 1 and isinstance(st, ast.Assign) and len(st.targets) == 1
+                        and isinstance(st.targets[0], ast.Name) and st.lineno == st.end_lineno
+                        and _pure(st.value, infer_)):
+                    name = st.targets[0].id
+                    spans = [(lp.lineno, lp.end_lineno) for lp in loops]
+                    if not any(k == name and (line > st.lineno or any(a <= line <= b for a, b in spans))
+                               for line, k in loads):
+                        dead.add(st.lineno)
+                        kept -= 1
+                for field in ("body", "orelse", "finalbody"):
+                    inner = getattr(st, field, None)
+                    if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+                        visit(inner, loops + [st] if isinstance(st, (ast.For, ast.While)) else loops)
+                for handler in getattr(st, "handlers", ()):
+                    visit(handler.body, loops)
+        visit(fn.body, [])
+        if not dead:
+            return lines
+        lines = [x for i, x in enumerate(lines) if i + 2 not in dead]

@@ -1,0 +1,324 @@
+"""The inference of concrete.py: one abstract value per local name of a generated function.
+
+Values: ("a", shape, dtype) for an array or number (dtype: a NumPy dtype, or the Python type
+of a Python number: NumPy's "weak" scalars), ("s", shape) for a tuple of ints known before
+the run (`np.shape(v)`), ("t", items) for a tuple of values (pushed on `_stack`), None for
+unknown. A name's value is the join of all its assignments (equal, or unknown), computed
+flow-insensitively to a fixpoint from the parameters' values.
+"""
+
+import ast
+
+import numpy as np
+
+TOP = None  # unknown
+_BOT = ("bottom",)  # no assignment seen yet
+_WEAK = (bool, int, float, complex)  # Python scalars: NumPy's "weak" dtypes
+_UNARY = {"sin", "cos", "tan", "tanh", "sinh", "cosh", "exp", "expm1", "log", "log1p", "log2", "log10",
+          "sqrt", "square", "negative", "abs", "absolute", "arctan", "arcsin", "arccos", "arctanh",
+          "arcsinh", "arccosh", "reciprocal", "sign", "cbrt", "exp2", "positive", "conj", "real"}
+_REDUCE = {"sum", "mean", "prod", "max", "min", "amax", "amin"}
+_MATH = {"sin", "cos", "tan", "tanh", "sinh", "cosh", "exp", "expm1", "log", "log1p", "sqrt", "atan"}
+_BINOPS = {ast.Add: np.add, ast.Sub: np.subtract, ast.Mult: np.multiply, ast.Div: np.true_divide,
+           ast.Pow: np.power, ast.FloorDiv: np.floor_divide, ast.Mod: np.remainder}
+_PYOPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
+          ast.Div: lambda a, b: a / b, ast.FloorDiv: lambda a, b: a // b, ast.Mod: lambda a, b: a % b}
+
+
+def arg_value(v):
+    """The abstract value of an argument: ("a", shape, dtype) for NumPy arrays and scalars and
+    Python numbers (dtype: the Python type), None for anything else."""
+    if type(v) is np.ndarray:
+        return ("a", v.shape, v.dtype)
+    if type(v) in _WEAK:
+        return ("a", (), type(v))
+    if isinstance(v, np.generic) and type(v) is np.dtype(type(v)).type:
+        return ("a", (), v.dtype)
+    return TOP
+
+
+def _join(a, b):
+    if a is _BOT:
+        return b
+    if b is _BOT or a == b:
+        return a
+    return TOP
+
+
+def _dummy(v):
+    dt = v[2]
+    return dt(1) if isinstance(dt, type) else np.ones((), dt)
+
+
+def _dtype_of(x):
+    return type(x) if type(x) in _WEAK else np.asarray(x).dtype
+
+
+def _arr(v):
+    return v is not TOP and v is not _BOT and v[0] == "a" and v[2] is not None
+
+
+def _float(v):
+    """A NumPy (not Python) float or complex value: its arithmetic never raises."""
+    return _arr(v) and not isinstance(v[2], type) and v[2].kind in "fc"
+
+
+def _matmul_shape(a, b):
+    if not a or not b:
+        return TOP
+    x = a if len(a) >= 2 else (1,) + a
+    y = b if len(b) >= 2 else b + (1,)
+    if x[-1] != y[-2]:
+        return TOP
+    try:
+        out = tuple(np.broadcast_shapes(x[:-2], y[:-2])) + (x[-2], y[-1])
+    except ValueError:
+        return TOP
+    if len(b) == 1:
+        out = out[:-1]
+    if len(a) == 1:
+        out = out[:-2] + out[-1:] if len(b) > 1 else out[:-1]
+    return out
+
+
+class _Infer:
+    def __init__(self, env):
+        self.env = env
+
+    def name(self, name):
+        return self.env.get(name, TOP)
+
+    def __call__(self, node):  # noqa: C901 (one case per kind of expression)
+        if isinstance(node, ast.Name):
+            return self.name(node.id)
+        if isinstance(node, ast.Constant):
+            return ("a", (), type(node.value)) if type(node.value) in _WEAK else TOP
+        if isinstance(node, ast.Tuple):
+            items = [self(e) for e in node.elts]
+            if any(i is _BOT for i in items):
+                return _BOT
+            if all(isinstance(e, ast.Constant) and type(e.value) is int for e in node.elts):
+                return ("s", tuple(e.value for e in node.elts))
+            return ("t", tuple(items))
+        if isinstance(node, ast.BinOp):
+            return self.binop(type(node.op), self(node.left), self(node.right))
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            v = self(node.operand)
+            return v if v is _BOT or _arr(v) and v[2] is not bool else TOP
+        if isinstance(node, ast.Attribute):
+            v = self(node.value)
+            if v is _BOT or not _arr(v) or isinstance(v[2], type):
+                return _BOT if v is _BOT else TOP
+            if node.attr == "shape":
+                return ("s", v[1])
+            if node.attr == "T":
+                return ("a", v[1][::-1], v[2])
+            return ("a", (), int) if node.attr == "ndim" else TOP
+        if isinstance(node, ast.Subscript):
+            v, k = self(node.value), node.slice
+            if v is _BOT:
+                return _BOT
+            if v is not TOP and v[0] in "st" and isinstance(k, ast.Constant) and type(k.value) is int \
+                    and -len(v[1]) <= k.value < len(v[1]):
+                return ("a", (), int) if v[0] == "s" else v[1][k.value]
+            return TOP
+        if isinstance(node, ast.Call):
+            return self.call(node)
+        return TOP
+
+    def binop(self, op, left, right):
+        if left is _BOT or right is _BOT:
+            return _BOT
+        if not (_arr(left) and _arr(right)):
+            return TOP
+        if op is ast.MatMult:
+            if isinstance(left[2], type) or isinstance(right[2], type):
+                return TOP
+            shape = _matmul_shape(left[1], right[1])
+            return TOP if shape is TOP else ("a", shape, np.result_type(left[2], right[2]))
+        fn = _BINOPS.get(op)
+        if fn is None:
+            return TOP
+        weak = isinstance(left[2], type) and isinstance(right[2], type)
+        if weak and op is ast.Pow:  # 2 ** -1 is a float: the type depends on the value
+            return TOP
+        try:
+            shape = tuple(np.broadcast_shapes(left[1], right[1]))
+            with np.errstate(all="ignore"):
+                dummy = (_PYOPS[op] if weak else fn)(_dummy(left), _dummy(right))
+        except (ValueError, TypeError, KeyError):
+            return TOP
+        return ("a", shape, _dtype_of(dummy))
+
+    def call(self, node):  # noqa: C901
+        f, args = node.func, node.args
+        vals = [self(a) for a in args]
+        if any(v is _BOT for v in vals):
+            return _BOT
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name):
+            mod, attr = f.value.id, f.attr
+            if mod == "_stack" and attr == "pop" and not args:
+                return self.name("_stack")
+            if mod == "np" and attr in ("shape",) and len(args) == 1 and not node.keywords:
+                return ("s", vals[0][1]) if _arr(vals[0]) else TOP
+            if mod == "np" and attr == "transpose" and len(args) == 1 and not node.keywords:
+                return ("a", vals[0][1][::-1], vals[0][2]) if _float(vals[0]) else TOP
+            if mod == "np" and attr in _UNARY and len(args) == 1 and not node.keywords and _arr(vals[0]):
+                try:
+                    with np.errstate(all="ignore"):
+                        return ("a", vals[0][1], getattr(np, attr)(_dummy(vals[0])).dtype)
+                except (TypeError, AttributeError):
+                    return TOP
+            if mod == "np" and attr in _REDUCE and len(args) == 1 and _arr(vals[0]):
+                return self.reduce(getattr(np, attr), vals[0], node.keywords)
+            if mod == "math" and attr in _MATH and len(args) == 1 and _arr(vals[0]) and vals[0][1] == ():
+                return ("a", (), float)
+            return TOP
+        if not isinstance(f, ast.Name) or node.keywords:
+            return TOP
+        if f.id == "shape_of" and len(args) == 1:
+            return ("s", vals[0][1]) if _arr(vals[0]) else TOP
+        if f.id in ("unbroadcast", "unreduce") and len(args) >= 2 and _shape(vals[1]) is not TOP:
+            g = vals[0]
+            if f.id == "unreduce":
+                dt = np.dtype(float) if _arr(g) and g[2] is float else (g[2] if _float(g) else None)
+            else:
+                dt = g[2] if _float(g) or _arr(g) and g[2] is float and vals[1][1] == () else None
+            return ("a", _shape(vals[1]), dt)
+        if f.id in ("matmul_cotangent_x", "matmul_cotangent_y") and len(args) == 3 and all(map(_float, vals)):
+            x = vals[1 if f.id.endswith("x") else 2]
+            return ("a", x[1], np.result_type(*[v[2] for v in vals]))
+        if f.id in ("zeros_like", "broadcast_tangent") and len(args) == 1 + (f.id != "zeros_like"):
+            v = vals[-1]
+            if not _arr(v):
+                return TOP
+            if f.id == "broadcast_tangent":
+                return ("a", v[1], vals[0][2]) if _float(vals[0]) else TOP
+            return ("a", (), float) if isinstance(v[2], type) else ("a", v[1], v[2] if v[2].kind in "fc" else
+                                                                        np.dtype(float))
+        return TOP
+
+    def reduce(self, fn, v, keywords):
+        kw = {}
+        for k in keywords:
+            if k.arg not in ("axis", "keepdims") or not isinstance(k.value, ast.Constant):
+                return TOP
+            kw[k.arg] = k.value.value
+        shape, axes = _reduced(v[1], kw.get("axis"), kw.get("keepdims", False))
+        if shape is TOP or fn in (np.max, np.min, np.amax, np.amin) and any(v[1][a] == 0 for a in axes):
+            return TOP  # (a maximum over nothing raises)
+        try:
+            with np.errstate(all="ignore"):
+                return ("a", shape, _dtype_of(fn(_dummy(v) if isinstance(v[2], type)
+                                                 else np.ones((1,) * len(v[1]), v[2]), **kw)))
+        except (ValueError, TypeError, np.exceptions.AxisError):
+            return TOP
+
+
+def _reduced(shape, axis, keepdims):
+    """(shape of a reduction of an array of `shape` over `axis`, the axes), or (TOP, ())."""
+    ndim = len(shape)
+    if axis is None:
+        axes = tuple(range(ndim))
+    else:
+        axes = axis if isinstance(axis, tuple) else (axis,)
+        if not all(type(a) is int and -ndim <= a < ndim for a in axes):
+            return TOP, ()
+        axes = tuple(a % ndim for a in axes)
+        if len(set(axes)) != len(axes):
+            return TOP, ()
+    if not isinstance(keepdims, bool):
+        return TOP, ()
+    out = tuple(1 if i in axes else n for i, n in enumerate(shape)) if keepdims else tuple(
+        n for i, n in enumerate(shape) if i not in axes)
+    return out, axes
+
+
+def _shape(v):
+    return v[1] if v is not TOP and v is not _BOT and v[0] == "s" else TOP
+
+
+def infer(fn, params):
+    """name -> abstract value for the body of `fn` (an ast.FunctionDef), or None when the body
+    binds names in ways this pass does not read."""
+    stores = []  # (targets as a Name or tuple of Names, value node or a marker)
+    for node in ast.walk(fn):
+        if node is not fn and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef,
+                                                ast.Global, ast.Nonlocal, ast.comprehension, ast.NamedExpr)):
+            return None
+        if isinstance(node, ast.Attribute) and (isinstance(node.ctx, ast.Store) or node.attr == "resize"):
+            return None  # `a.shape = ...`, `a.resize(...)`: an array changing shape in place
+    handled, stack_uses = set(), set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Attribute) and node.attr in ("append", "pop"):
+            stack_uses.add(id(node.value))
+        if (isinstance(node, ast.Assign) and isinstance(node.value, ast.List) and not node.value.elts
+                and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id == "_stack"):
+            handled.add(id(node.targets[0]))  # `_stack = []`: its values are what is pushed
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+            stores.append((node.targets[0], node.value))
+            handled.add(id(node.targets[0]))
+            handled.update(id(e) for e in getattr(node.targets[0], "elts", ()))
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            stores.append((node.target, node))
+            handled.add(id(node.target))
+        elif isinstance(node, ast.For) and isinstance(node.target, ast.Name) and _is_range(node.iter):
+            stores.append((node.target, "int"))
+            handled.add(id(node.target))
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "append"
+              and isinstance(node.func.value, ast.Name) and node.func.value.id == "_stack" and len(node.args) == 1):
+            stores.append((ast.Name(id="_stack", ctx=ast.Store()), node.args[0]))
+    env = dict(params)
+    top = set()
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and id(node) not in handled:
+            top.add(node.id)  # bound some other way (a for over a list, `with ... as`, del): unknown
+        if isinstance(node, ast.Name) and node.id == "_stack" and id(node) not in stack_uses \
+                and isinstance(node.ctx, ast.Load):
+            top.add("_stack")  # passed on (a helper may push or pop): its values are unknown
+    for target, _ in stores:
+        for t in getattr(target, "elts", [target]):
+            if isinstance(t, ast.Name) and t.id not in env:
+                env[t.id] = _BOT
+    env.setdefault("_stack", _BOT)
+    infer_ = _Infer(env)
+    changed = True
+    while changed:
+        changed = False
+        for target, value in stores:
+            if value == "int":
+                v = ("a", (), int)
+            elif isinstance(value, ast.AugAssign):
+                v = infer_.binop(type(value.op), infer_.name(target.id), infer_(value.value))
+            else:
+                v = infer_(value)
+            for name, got in _unpack(target, v):
+                new = TOP if name in top else _join(env.get(name, _BOT), got)
+                if new != env.get(name, _BOT):
+                    env[name], changed = new, True
+    return {k: (TOP if v is _BOT else v) for k, v in env.items()}
+
+
+def _unpack(target, v):
+    if isinstance(target, ast.Name):
+        return [(target.id, v)]
+    if isinstance(target, ast.Tuple) and all(isinstance(e, ast.Name) for e in target.elts):
+        n = len(target.elts)
+        if v is _BOT:
+            items = [_BOT] * n
+        elif v is not TOP and v[0] == "t" and len(v[1]) == n:
+            items = list(v[1])
+        elif v is not TOP and v[0] == "s" and len(v[1]) == n:
+            items = [("a", (), int)] * n
+        else:
+            items = [TOP] * n
+        return [(e.id, i) for e, i in zip(target.elts, items)]
+    return [(e.id, TOP) for e in ast.walk(target) if isinstance(e, ast.Name) and isinstance(e.ctx, ast.Store)]
+
+
+def _is_range(node):
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "reversed" \
+            and len(node.args) == 1:
+        node = node.args[0]
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range"
