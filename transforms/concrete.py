@@ -23,6 +23,7 @@ import ast
 import numpy as np
 
 from .concrete_infer import _BINOPS, _REDUCE, _UNARY, TOP, _arr, _float, _Infer, _shape, arg_value, infer  # noqa: F401
+from .hoist import hoist_invariants
 
 def _np(attr, *args, **kwargs):
     return ast.Call(func=ast.Attribute(value=ast.Name(id="np", ctx=ast.Load()), attr=attr, ctx=ast.Load()),
@@ -138,10 +139,11 @@ def _np_call(node):
             and f.attr in _UNARY | _REDUCE | {"shape", "broadcast_to", "reshape", "transpose"})
 
 
-def specialize(lines, signature, params, probe=None):
+def specialize(lines, signature, params, probe=None, global_number=None):
     """The body `lines` of `def f(signature)` rewritten for arguments of the abstract values
     `params` (name -> arg_value), with the assignments nobody reads removed. With `probe` (a
-    name), (lines, whether that name surely holds a scalar)."""
+    name), (lines, whether that name surely holds a scalar); with `global_number(name)` (whether
+    a global holds a number), loop invariants computed before their loops (hoist.py)."""
     done = (lambda body, env: (body, probe is not None and _arr(env.get(probe)) and env[probe][1] == ())
             ) if probe is not None else (lambda body, env: body)
     if not any(v is not TOP for v in params.values()):
@@ -169,6 +171,8 @@ def specialize(lines, signature, params, probe=None):
             i = st.lineno - 2
             out[i] = out[i][:len(out[i]) - len(out[i].lstrip())] + ast.unparse(new)
     out = _drop_dead([x for x in out if x is not None], infer_)
+    if global_number is not None:
+        out = hoist_invariants(out, signature, env, global_number)
     return done(out, env)
 
 

@@ -311,7 +311,9 @@ class Reverse(ControlFlow, _Adjoints):
                 if spec.get("<seed>"):  # grad's seed: the default 1.0
                     values[seed] = ("a", (), float)
                 probe = fir.ret[0].id if len(fir.ret) == 1 and is_name(fir.ret[0]) else None
-                body, self.scalar_result = specialize(body, sig, values, probe)
+                namespace = self.module.namespace
+                body, self.scalar_result = specialize(body, sig, values, probe, lambda k: type(namespace.get(k)) in (
+                    int, float))
             roots = getattr(self.module, "ndarray_params", {}).get(name, ())  # (a specialization's)
             body = drop_unbroadcasts(body, sig, roots, set(self.namer._adjoints.values()))
             body = free_dead_values(body, fir.params, self._freeable, self.namer.taken)
