@@ -24,6 +24,7 @@ import numpy as np
 
 from .concrete_infer import _BINOPS, _REDUCE, _UNARY, TOP, _arr, _float, _Infer, _shape, arg_value, infer  # noqa: F401
 from .hoist import hoist_invariants
+from .preaccumulate import preaccumulate
 
 def _np(attr, *args, **kwargs):
     return ast.Call(func=ast.Attribute(value=ast.Name(id="np", ctx=ast.Load()), attr=attr, ctx=ast.Load()),
@@ -139,11 +140,12 @@ def _np_call(node):
             and f.attr in _UNARY | _REDUCE | {"shape", "broadcast_to", "reshape", "transpose"})
 
 
-def specialize(lines, signature, params, probe=None, global_number=None):
+def specialize(lines, signature, params, probe=None, global_number=None, adjoints=None):
     """The body `lines` of `def f(signature)` rewritten for arguments of the abstract values
     `params` (name -> arg_value), with the assignments nobody reads removed. With `probe` (a
     name), (lines, whether that name surely holds a scalar); with `global_number(name)` (whether
-    a global holds a number), loop invariants computed before their loops (hoist.py)."""
+    a global holds a number), loop invariants computed before their loops (hoist.py); with
+    `adjoints` (their names), linear adjoint statements folded (preaccumulate.py)."""
     done = (lambda body, env: (body, probe is not None and _arr(env.get(probe)) and env[probe][1] == ())
             ) if probe is not None else (lambda body, env: body)
     if not any(v is not TOP for v in params.values()):
@@ -171,6 +173,9 @@ def specialize(lines, signature, params, probe=None, global_number=None):
             i = st.lineno - 2
             out[i] = out[i][:len(out[i]) - len(out[i].lstrip())] + ast.unparse(new)
     out = _drop_dead([x for x in out if x is not None], infer_)
+    if adjoints:
+        folded = preaccumulate(out, signature, infer_, adjoints)
+        out = out if folded is out else _drop_dead(folded, infer_)
     if global_number is not None:
         out = hoist_invariants(out, signature, env, global_number)
     return done(out, env)

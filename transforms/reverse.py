@@ -48,6 +48,8 @@ class Reverse(ControlFlow, _Adjoints):
                 self.mutable.add(s.args[0].id)
             elif isinstance(s, SetItem):
                 self.mutable.add(s.target)
+            elif isinstance(s, Op) and s.kind == "listop":  # adjoints that may be lists add item by item
+                self.mutable |= {s.target} | {a.id for a in s.args if is_name(a)}
         self.uses_stack = False
         self.preinit = []
         self.reads_before = set()
@@ -313,7 +315,7 @@ class Reverse(ControlFlow, _Adjoints):
                 probe = fir.ret[0].id if len(fir.ret) == 1 and is_name(fir.ret[0]) else None
                 namespace = self.module.namespace
                 body, self.scalar_result = specialize(body, sig, values, probe, lambda k: type(namespace.get(k)) in (
-                    int, float))
+                    int, float), set(self.namer._adjoints.values()))
             roots = getattr(self.module, "ndarray_params", {}).get(name, ())  # (a specialization's)
             body = drop_unbroadcasts(body, sig, roots, set(self.namer._adjoints.values()))
             body = free_dead_values(body, fir.params, self._freeable, self.namer.taken)

@@ -12,8 +12,7 @@ def branch_vjp(a, bout=1.0):
     # if a > 1.0:
     if _cond1:
         # b = a * a
-        ba = ba + bb * a
-        ba = ba + bb * a
+        ba = ba + bb * (2.0 * a)
     else:
         # b = math.sin(a)
         ba = ba + bb * math.cos(a)

@@ -15,10 +15,7 @@ def tuple_swap_vjp(a, b, bp=1.0):
     for _ in reversed(range(3)):
         p, q = _stack.pop()
         # p, q = q, p + q
-        b_t1 = bp
-        bp = bq
-        bq = bq
-        bq = bq + b_t1
+        bp, bq = (bq, bq + bp)
     # p, q = a, b
     bb = bq
     ba = bp
