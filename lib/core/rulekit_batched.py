@@ -120,6 +120,8 @@ def matmul_cotangent_x(g, x, y):
     if (g.__class__ is np.ndarray and x.__class__ is np.ndarray and y.__class__ is np.ndarray
             and g.ndim == 2 and x.ndim == 2 and y.ndim == 2):
         return np.matmul(g, y.T)  # plain matrices: what the general path computes, directly
+    if len(shape_of(g)) == 2 and len(shape_of(x)) == 2 and len(shape_of(y)) == 2:
+        return dnp.matmul(g, swap_last(y))  # matrices of any kind (dual numbers): the same, directly
     if _ndim(x) == 1 and _ndim(y) == 2:
         return dnp.matmul(g, swap_last(y))
     if _ndim(x) == 2 and _ndim(y) == 2 and _ndim(g) > 2:
@@ -136,6 +138,8 @@ def matmul_cotangent_y(g, x, y):
     if (g.__class__ is np.ndarray and x.__class__ is np.ndarray and y.__class__ is np.ndarray
             and g.ndim == 2 and x.ndim == 2 and y.ndim == 2):
         return np.matmul(x.T, g)  # plain matrices: what the general path computes, directly
+    if len(shape_of(g)) == 2 and len(shape_of(x)) == 2 and len(shape_of(y)) == 2:
+        return dnp.matmul(swap_last(x), g)  # matrices of any kind (dual numbers): the same, directly
     if _ndim(y) == 1 and _ndim(x) >= 2:
         rows = dnp.reshape(g, batch_shape(g) + (-1,)) if _ndim(x) > 2 else g
         return dnp.matmul(rows, dnp.reshape(x, (-1, shape_of(x)[-1])) if _ndim(x) > 2 else x)
