@@ -60,7 +60,8 @@ class Env:
 
 class _ExprGen:
     """One program's drawing state (the hypothesis `draw`, n, features on, names used) and its
-    expressions; `program_grammar._Gen` adds the statements."""
+    expressions; `program_grammar._Gen` adds the statements and mixes in `numpy_options` and
+    `numpy_expr` (program_numpy.py: the NumPy functions drawn since issue 12)."""
 
     def __init__(self, draw, n, features):
         from hypothesis import strategies as st  # here: hypothesis is an optional test dependency
@@ -133,6 +134,8 @@ class _ExprGen:
                             ("transpose", "T"), ("stack", "stack"), ("inv", "inv"),
                             ("cholesky", "cholesky"), ("keepdims", "keepdims"), ("reshape", "reshape"),
                             ("concatenate", "roll")]
+            more = self.numpy_options(shape)
+            options += [(None, "numpy")] * 4 if more else []
         kind = self.pick(options)
         sub = lambda s: self.expr(env, s, depth - 1)  # noqa: E731
         if kind == "leaf":
@@ -159,6 +162,8 @@ class _ExprGen:
                         view=a.view or b.view, names=a.names | b.names | c.names)
         if kind == "call":
             return self.call(env, shape, depth)
+        if kind == "numpy":
+            return self.numpy_expr(env, shape, self.pick(more), sub)
         if kind == "walrus":
             a = sub(())
             name = self.new_name("w")

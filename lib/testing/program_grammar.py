@@ -3,10 +3,15 @@ branches, loops, schemes (RK4), helpers and closures, drawn over the expressions
 `program_exprs` (which also holds the feature list and the typed environment, `Env`).
 """
 
-from .program_exprs import FEATURES, Env, Expr, _ExprGen  # noqa: F401  (FEATURES, Env: for programs.py)
+from .program_exprs import FEATURES as BASE_FEATURES
+from .program_exprs import Env, Expr, _ExprGen  # noqa: F401  (Env: for programs.py)
+from .program_lists import LIST_FEATURES, _ListStatements
+from .program_numpy import NUMPY_FEATURES, _NumpyExprs
+
+FEATURES = BASE_FEATURES + NUMPY_FEATURES + LIST_FEATURES
 
 
-class _Gen(_ExprGen):
+class _Gen(_NumpyExprs, _ListStatements, _ExprGen):
     """One program's drawing state: the hypothesis `draw`, n, features on, names used."""
 
     def writable(self, env, shape=None, loop_ok=True):
@@ -83,6 +88,7 @@ class _Gen(_ExprGen):
                    ("swap", "swap"), ("nested_targets", "nested_targets"),
                    ("copy_write", "copy"), ("zeros_write", "zeros"), ("empty_write", "empty"),
                    ("subscript_write", "write")]
+        options += [(feat, feat) for feat in LIST_FEATURES]
         if linalg:
             options.append((None, "spd"))
         if depth > 0 and (not loop or "nested_loops" in self.on):
@@ -161,6 +167,8 @@ class _Gen(_ExprGen):
             return self.buffer(env, kind, loop)
         if kind == "write":
             return self.write(env, edepth)
+        if kind in LIST_FEATURES:
+            return self.list_statement(env, kind)
         if kind == "spd":
             name = self.new_name("W")
             a = self.expr(env, (n, n), 1).text
