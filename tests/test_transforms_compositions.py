@@ -286,16 +286,10 @@ def test_a_differentiated_constant_in_piecewise():
 
 
 def test_split_into_a_number_of_pieces_known_at_run_time():
-    # batched tangents (jvp with k directions) are left out: see the xfail below
-    modes = tuple(m for m in MODES if m != "transforms.jvp_batched")
-    report = check_modes(split_dynamic, [X44], modes=modes)
-    assert set(SOURCE_MODES) - {"transforms.jvp_batched"} <= set(report.checked), report.refused
-
-
-@pytest.mark.xfail(strict=True, raises=ValueError, reason="forward.py writes the batched tangent of a list item "
-                   "`ys[k] = v` as dys[:, k] (an array's); a list's tangent is a list (issue 12 report)")
-def test_split_at_run_time_with_batched_tangents():
-    dt.jvp(split_dynamic)(X44, np.ones((3,) + X44.shape))
+    # every mode, batched tangents included (a list item's tangent was written as an array's
+    # row, dys[:, k]: tests/test_transforms_lists.py)
+    report = check_modes(split_dynamic, [X44])
+    assert set(SOURCE_MODES) <= set(report.checked), report.refused
 
 
 def _loose(x, y, rtol):

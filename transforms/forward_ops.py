@@ -68,6 +68,12 @@ class _OpTangents:
             parts = [self.d(a.id) if is_name(a) and a.id in self.active else self.zero_of(a) for a in st.args]
             expr = f"({', '.join(parts)}{',' if len(parts) == 1 else ''})" if st.container == "tuple" else f"[{', '.join(parts)}]"
             return [primal, self.define(t, expr)]
+        if st.kind == "listop":  # `ys + [v]`, `[v] * 2`: list or NumPy operators, told apart at run time
+            parts = [self.d(a.id) if is_name(a) and a.id in self.active else self.zero_of(a) for a in st.args]
+            a, b = (self.src(x) for x in st.args)
+            symbol = "+" if isinstance(st.expr.op, n.Add) else "*"
+            return [primal, self.define(t, f"list_op_tangent({parts[0]}, {parts[1]}, {a}, {b}, {t}, "
+                                           f"{symbol!r}, {bool(self.batch)})")]
         if st.kind == "call":
             return self.call(st)
         if not any(name in self.active for _, name in jvp_args(st)):

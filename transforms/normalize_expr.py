@@ -146,6 +146,25 @@ class Expressions:
             return _array_as_stack(e)
         return e
 
+    def _list_operator(self, op, left, right):
+        """Whether `left + right` may be list concatenation (an operand is a list display or a
+        name bound to one) or `left * right` list repetition (such an operand times a value that
+        is not differentiated): the op is then a "listop", whose derivative checks at run time."""
+        listy = self._listy
+        if isinstance(op, n.Add):
+            return listy(left) or listy(right)
+        return isinstance(op, n.Mult) and ((listy(left) and not self.expr_varied(right))
+                                           or (listy(right) and not self.expr_varied(left)))
+
+    def _listy(self, x):
+        """Whether `x` is visibly a list or tuple: a display, a name bound to one, a slice of
+        one (`ys[1:]`), list(...) / tuple(...)."""
+        if isinstance(x, n.Subscript) and isinstance(x.slice, n.Slice):
+            return self._listy(x.value)
+        if isinstance(x, n.Call) and isinstance(x.func, n.Name) and x.func.id in ("list", "tuple"):
+            return self.resolve(x.func) in (list, tuple)
+        return isinstance(x, (n.List, n.Tuple)) or (isinstance(x, n.Name) and x.id in self.list_names())
+
     def _items_of_fixed_list(self, e):
         """A name only ever bound to list literals of L items as the literal `[y[0], ..., y[L-1]]`."""
         if isinstance(e, n.Name) and self.expr_varied(e) and e.id in self.fixed_lists():
@@ -199,7 +218,8 @@ class Expressions:
             b = self.expr(right, out, s)
             spec = opmap.lookup(_BINOP_FN[symbol])
             name = target or self.fresh(_hint(word, a, b))
-            self._emit(Op(name, "prim", n.BinOp(left=_gast.copy(a), op=e.op, right=_gast.copy(b)),
+            kind = "listop" if self._list_operator(e.op, left, right) else "prim"  # runtime_lists.py
+            self._emit(Op(name, kind, n.BinOp(left=_gast.copy(a), op=e.op, right=_gast.copy(b)),
                           [a, b], line, text, spec=spec), out)
             return _gast.name(name)
         if isinstance(e, n.UnaryOp):

@@ -58,6 +58,17 @@ class _Adjoints:
                 if is_name(a) and a.id in self.active:
                     self.accumulate(lines, arg_adj(a.id), f"{g}[{k}]", a.id, val(a.id))
             return lines
+        if st.kind == "listop":  # `ys + [v]`, `[v] * 2`: list or NumPy operators, told apart at run time
+            helper = "list_add_adjoint" if isinstance(st.expr.op, n.Add) else "list_mul_adjoint"
+            if any(is_name(a) and arg_adj(a.id) == g for a in st.args):
+                temp = self.namer.unique("_g")
+                lines.append(f"{temp} = {g}")
+                g = temp
+            a, b = (self.src(x, loads) for x in st.args)
+            for k, atom in enumerate(st.args):
+                if is_name(atom) and atom.id in self.active:
+                    self.accumulate(lines, arg_adj(atom.id), f"{helper}({g}, {a}, {b}, {k})", atom.id, val(atom.id))
+            return lines
         if st.kind == "call":
             if getattr(st, "odeint", None) is not None:  # scipy.integrate.odeint: the adjoint ODE
                 return odeint_adjoint_lines(self, st, g, loads, arg_adj, ans)

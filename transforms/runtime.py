@@ -20,6 +20,8 @@ from dualtape.ops import linalg_np as _linalg_np
 from .revolve import checkpoint_schedule  # noqa: F401  (checkpointed loops: grad(f, checkpoint=...))
 from .composition_helpers import *  # noqa: F401,F403  (np.flip, np.cov, np.piecewise, ...: compositions.py)
 from .runtime_tangents import *  # noqa: F401,F403  (hvp: tangents of adjoint helpers)
+from .runtime_lists import *  # noqa: F401,F403  (accumulate; list concatenation and repetition)
+from .runtime_lists import accumulate, bt  # noqa: F401
 
 
 def zeros_like(x):
@@ -163,17 +165,6 @@ def copy_of(x, *args, **kwargs):
     return np.array(x, *args, **kwargs)
 
 
-def accumulate(b, g):
-    """`b + g` for adjoints that may be lists (adjoints of lists and tuples)."""
-    if isinstance(b, list):
-        return [accumulate(x, y) for x, y in zip(b, g)] if isinstance(g, (list, tuple)) else [x + g for x in b]
-    if isinstance(g, list):
-        return [b + y for y in g]
-    if isinstance(b, dict):
-        return {key: accumulate(item, g[key]) if isinstance(g, dict) else accumulate(item, g) for key, item in b.items()}
-    return b + g
-
-
 def pad_pairs(pad_width, x):
     """np.pad's `pad_width` (an int, a pair, or pairs) as one (before, after) pair per axis of x."""
     widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (np.ndim(x), 2))
@@ -218,16 +209,6 @@ def batch_size(t):
     return np.shape(t)[0]
 
 
-def bt(t, ans):
-    """A vector tangent (k, *x.shape) lined up with the result `ans` of an elementwise op:
-    (k, 1, ..., *x.shape), so broadcasting pairs direction j with direction j."""
-    ndim, out = np.ndim(t) - 1, np.ndim(ans)
-    if ndim < 0 or ndim >= out:
-        return t
-    shape = np.shape(t)
-    return np.reshape(t, shape[:1] + (1,) * (out - ndim) + shape[1:])
-
-
 def broadcast_batch(t, ans, k):
     """A vector tangent of an elementwise result, broadcast to (k, *ans.shape)."""
     shape = (k,) + np.shape(ans)
@@ -243,15 +224,17 @@ def batch_array(t):
     return t
 
 
-def zeros_batch(x, k):
-    """A zero vector tangent of `x`: k directions (for a list or tuple of differently shaped
-    items, such as a list of (W, b) pairs, one per item)."""
+def zeros_batch(x, k, items=False):
+    """A zero vector tangent of `x`: k directions. A list or tuple NumPy reads as one array gets
+    an array's, unless `items` (a list whose items the code writes: `ys[1] = v` may change an
+    item's shape); other lists and tuples (a list of (W, b) pairs) one per item."""
     if isinstance(x, (list, tuple)):
         try:
-            shape = np.shape(x)
+            if not items:
+                return np.zeros((k,) + np.shape(x))  # a list NumPy reads as one array (an operand)
         except ValueError:  # NumPy cannot read it as one array
-            return [zeros_batch(item, k) for item in x]
-        return np.zeros((k,) + shape)
+            pass
+        return [zeros_batch(item, k) for item in x]
     return np.zeros((k,) + np.shape(x))
 
 
@@ -279,6 +262,16 @@ def tangent_item(t, index):
     if isinstance(t, (list, tuple)):
         return t[index]
     return t[(slice(None),) + (index if isinstance(index, tuple) else (index,))]
+
+
+def set_tangent_item(t, index, value, x):
+    """`x[index] = v` with vector tangents: `t` is x's tangent, `value` v's. A list's tangent
+    holds one tangent per item; an array's has the direction axis in front, and v's tangent is
+    lined up with x[index] (`y[[1]] = a`)."""
+    if isinstance(t, list):
+        t[index] = value
+    else:
+        t[batch_index(index)] = bt(value, x[index]) if np.ndim(value) else value
 
 
 def batch_index(index):

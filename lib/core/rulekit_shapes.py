@@ -44,6 +44,11 @@ def unbroadcast(g, shape):
     shape = tuple(shape)
     if gshape[batch:] == shape:
         return g
+    if isinstance(g, (list, tuple)):  # (generated code only: adjoints of lists are lists)
+        raise TypeError(f"[unbroadcast] the adjoint of an elementwise op's operand of shape {shape} is a Python "
+                        "list: a list operand was read as an array (list concatenation `a + b` or repetition of "
+                        "lists the transformer could not see were lists).\n  Spell list concatenation with a list "
+                        "display or a name bound to one (ys = ys + [v]), or stack the items (np.stack).")
     lead = len(gshape) - batch - len(shape)
     axes = tuple(range(batch, batch + lead)) + tuple(
         batch + lead + i for i, n in enumerate(shape) if n == 1 and gshape[batch + lead + i] != 1)

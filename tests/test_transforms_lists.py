@@ -1,0 +1,104 @@
+"""Python's list operators in differentiated code (issue 12): `ys + [v]` concatenates and
+`[v] * 2` repeats. The transformer differentiated them as NumPy's elementwise add and product:
+silently wrong gradients for lists of equal shapes (`[x] + [x * 2.0]`), crashes for a list grown
+in a loop (`ys = ys + [v]`, the spelling its refusal of `.append` recommends). With vector
+tangents, a write into a list item (`ys[1] = v`) crashed. Every mode is checked against every
+other and against finite differences (dualtape.testing.check_modes)."""
+
+import numpy as np
+import pytest
+
+import dualtape.transforms as dt
+from dualtape.testing import check_modes
+
+
+def grown_in_a_loop(x):
+    ys = []
+    for k in range(2):
+        ys = ys + [x * (k + 1.0)]
+    return np.sum(ys[0] * ys[1])
+
+
+def two_displays(x):
+    ys = [x] + [x * 2.0]
+    return np.sum(ys[0] * np.sin(ys[1]))
+
+
+def name_and_display(x):
+    a = [x]
+    ys = a + [np.sin(x)]
+    return np.sum(ys[0] * ys[1])
+
+
+def repeated(x):
+    ys = [x * 3.0] * 2
+    return np.sum(ys[0] * np.cos(ys[1]))
+
+
+def repeated_then_written(x):
+    ys = [x, np.sin(x)] * 3
+    ys[4] = ys[4] * 2.0
+    return np.sum(ys[4] * ys[1] + ys[0])
+
+
+def scalars(x):
+    ys = [np.sum(x)] + [np.sum(x * x)]
+    return ys[0] * ys[1]
+
+
+def slices_concatenated(x):
+    ys = [x, x * 2.0, x * 3.0]
+    zs = ys[0:2] + ys[2:]
+    zs[1] = np.cos(zs[2])
+    return np.sum(zs[0] * zs[1]) + np.sum(zs[2])
+
+
+def tuples(x):
+    t = (x,) + (np.sin(x), 2.0)
+    return np.sum(t[0] * t[1] * t[2])
+
+
+def item_writes(x):
+    ys = [0.0, 0.0]
+    ys[1] = x * 2.0
+    ys[0] = np.sin(x)
+    return np.sum(ys[0] * ys[1])
+
+
+def array_rows_written(x):
+    ys = np.zeros((4, 3))
+    ys[1:3] = np.stack([x, x * 2.0])
+    ys[0] = np.sin(x)
+    return np.sum(ys * ys)
+
+
+def list_name_holding_an_array(x):
+    v = [1.0, 2.0, 3.0]
+    v = np.sin(x) * v
+    return np.sum((v + x) * v)
+
+
+CASES = [grown_in_a_loop, two_displays, name_and_display, repeated, repeated_then_written, scalars,
+         slices_concatenated, tuples, item_writes, array_rows_written, list_name_holding_an_array]
+
+
+@pytest.mark.parametrize("f", CASES, ids=[f.__name__ for f in CASES])
+def test_every_mode_agrees(f):
+    check_modes(f, [np.array([0.3, 0.7, 1.1])])  # raises on a wrong number or a crash in any mode
+
+
+def _pair(x):
+    return [x, np.sin(x)]
+
+
+def concatenated_call_results(x):
+    a = _pair(x)
+    b = a + _pair(x * 2.0)
+    return np.sum(b[0] * b[3])
+
+
+def test_lists_it_cannot_see_are_refused_not_summed():
+    # `a + _pair(...)`: neither operand is visibly a list, so the transformer reads NumPy's add;
+    # its adjoint then meets a list and says so, instead of summing the items (a wrong number)
+    with pytest.raises(TypeError, match="is a Python list"):
+        dt.grad(concatenated_call_results)(np.array([0.3, 0.7, 1.1]))

@@ -1,0 +1,84 @@
+"""Adjoints and tangents of Python's list operators in generated code: `ys + [v]` is list
+concatenation and `[v] * 2` repetition, not NumPy's elementwise add and product. The
+normalizer marks a `+` / `*` with a list operand (a list display, or a name bound to one) as
+a "listop"; these helpers check the operands at run time, so a name that holds an array there
+gets NumPy's rules. Also `accumulate` (adjoints that may be lists) and `bt` (a vector tangent
+lined up with an elementwise result), which they use. Plain code on plain values (`df.save`
+copies it)."""
+
+import numpy as np
+
+from dualtape.core.rulekit import unbroadcast
+
+
+def accumulate(b, g):
+    """`b + g` for adjoints that may be lists (adjoints of lists and tuples)."""
+    if isinstance(b, list):
+        return [accumulate(x, y) for x, y in zip(b, g)] if isinstance(g, (list, tuple)) else [x + g for x in b]
+    if isinstance(g, list):
+        return [b + y for y in g]
+    if isinstance(b, dict):
+        return {key: accumulate(item, g[key]) if isinstance(g, dict) else accumulate(item, g) for key, item in b.items()}
+    return b + g
+
+
+def _is_count(n):
+    return isinstance(n, (int, np.integer)) and not isinstance(n, bool)
+
+
+def list_add_adjoint(g, a, b, which):
+    """The adjoint of operand `which` (0: a, 1: b) of `a + b`: its items of the concatenation's
+    adjoint for two lists (tuples), else NumPy's sum's (unbroadcast)."""
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return list(g[:len(a)]) if which == 0 else list(g[len(a):])
+    return unbroadcast(g, np.shape(a if which == 0 else b))
+
+
+def list_mul_adjoint(g, a, b, which):
+    """The adjoint of operand `which` of `a * b`: for a list repeated by a count, the sum of
+    its copies' adjoints, item by item; else NumPy's product's (the other operand is not
+    differentiated, so this is linear in g)."""
+    seq, count = (a, b) if which == 0 else (b, a)
+    if isinstance(seq, (list, tuple)) and _is_count(count):
+        size = len(seq)
+        out = [0.0] * size
+        for k, item in enumerate(g):
+            out[k % size] = accumulate(out[k % size], item)
+        return out
+    return unbroadcast(g * count, np.shape(seq))
+
+
+def list_op_tangent(da, db, a, b, ans, op, batched):
+    """The tangent of `ans = a + b` or `a * b` (op "+" or "*") where a list operand is possible:
+    the tangents' concatenation or repetition for lists, else NumPy's rule (`batched`: vector
+    tangents with a leading direction axis, lined up with ans as `bt` does)."""
+    if op == "+" and isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        items = _items(da, a, batched) + _items(db, b, batched)
+        return tuple(items) if isinstance(ans, tuple) else items
+    if op == "*" and isinstance(a, (list, tuple)) and _is_count(b):
+        return _items(da, a, batched) * int(b)
+    if op == "*" and isinstance(b, (list, tuple)) and _is_count(a):
+        return _items(db, b, batched) * int(a)
+    if batched:
+        da, db = bt(da, ans), bt(db, ans)
+    return da + db if op == "+" else da * b + a * db
+
+
+def _items(t, x, batched):
+    """A list's tangent as one tangent per item: vector tangents of a list NumPy reads as one
+    array may be one array, the direction axis in front."""
+    if isinstance(t, (list, tuple)):
+        return list(t)
+    if batched:
+        return [t[:, i] for i in range(len(x))]
+    return [t[i] for i in range(len(x))]
+
+
+def bt(t, ans):
+    """A vector tangent (k, *x.shape) lined up with the result `ans` of an elementwise op:
+    (k, 1, ..., *x.shape), so broadcasting pairs direction j with direction j."""
+    ndim, out = np.ndim(t) - 1, np.ndim(ans)
+    if ndim < 0 or ndim >= out:
+        return t
+    shape = np.shape(t)
+    return np.reshape(t, shape[:1] + (1,) * (out - ndim) + shape[1:])
