@@ -149,11 +149,15 @@ class _Transform:
         None): the version for these argument shapes too."""
         return {}
 
-    def _is_shaped(self, args, fn):
-        """Whether `fn` is the shape specialization for `args` (not the general version)."""
-        key = tuple(map(type, args))
-        shaped = self._compiled.get(key + (shape_key(args), (), ()))
-        return shaped is not None and shaped[0] is fn
+    def _is_shaped(self, args, fn, *extra, options=None, more=()):
+        """Whether `fn` is the shape specialization for `args` (not the general version), and
+        every argument (and `more`) a real NumPy array or number: then a call with the same
+        shape_key may run it at once (`_plain`)."""
+        key = tuple(map(type, args)) + extra + tuple(sorted((options or {}).items()))
+        shaped = self._compiled.get(key + (shape_key(args), (), shape_key(more)))
+        return shaped is not None and shaped[0] is fn and all(
+            v is not None and v[2] is not complex and getattr(v[2], "kind", "") != "c"
+            for v in map(arg_value, tuple(args) + tuple(more)))
 
     def __repr__(self):
         return f"<dualtape.transforms.{self.mode} of {self.f.__qualname__} wrt {self.wrt}>"
@@ -224,9 +228,7 @@ class Transformed(_Transform):
         and a non-scalar value is refused (JAX's grad does the same)."""
         fn, seed = self._compiled_for(args, kwargs)
         if fn.__dualtape_scalar_output__:
-            if not kwargs and not self.preserve_result and self._is_shaped(args, fn) and all(
-                    v is not None and v[2] is not complex and getattr(v[2], "kind", "") != "c"
-                    for v in map(arg_value, args)):
+            if not kwargs and not self.preserve_result and self._is_shaped(args, fn):
                 self._plain[shape_key(args)] = fn
             return fn(*args, **lazy_seed(kwargs, seed, args))
         fn, seed = self._compiled_for(args, kwargs, options={"value": True})
