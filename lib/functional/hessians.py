@@ -6,7 +6,7 @@ import numpy as np
 from ..core import dnp, nest
 from ..forward.second_order import gradient_tangents
 from .forward_mode import _forward, jacfwd
-from .reverse_mode import _record, grad, jacrev
+from .reverse_mode import _record, _unlock, grad, jacrev
 from .values import _argnums, _as_input, _check_scalar, _check_tangent, _flatten, _pack, _top_level
 
 # -- second order ------------------------------------------------------------------------------
@@ -31,24 +31,27 @@ def hessian(f, argnums=0, chunk_size=None):
         if nest.is_pytree_node(args[nums[0]]):
             return nested(*args, **kwargs)
         tape, inputs, out = _record(f, args, nums, "hessian", kwargs)
-        _check_scalar(out, "hessian")
-        x = inputs[0]
-        shape = tuple(dnp.shape(x))
-        n = int(np.prod(shape))
-        chunk = n if chunk_size is None else max(1, min(int(chunk_size), n))
-        dtype = dnp.result_dtype(x)
-        rows = []
-        for start in range(0, n, chunk):
-            k = min(chunk, n - start)
-            basis = np.zeros((k, n), dtype=dtype)
-            basis[np.arange(k), np.arange(start, start + k)] = 1
-            dgrad = gradient_tangents(tape, inputs, out, [basis.reshape((k,) + shape)], k)
-            if dgrad is None:
-                return nested(*args, **kwargs)
-            row = dgrad[0] if dgrad[0].flags.writeable else np.array(dgrad[0])  # not a broadcast view
-            rows.append(row.reshape(k, n))
-        full = rows[0] if len(rows) == 1 else np.concatenate(rows)  # row j: d grad / d x_j
-        return full.T.reshape(shape + shape)  # H[i, j] = d grad_i / d x_j (a view for vectors)
+        try:
+            _check_scalar(out, "hessian")
+            x = inputs[0]
+            shape = tuple(dnp.shape(x))
+            n = int(np.prod(shape))
+            chunk = n if chunk_size is None else max(1, min(int(chunk_size), n))
+            dtype = dnp.result_dtype(x)
+            rows = []
+            for start in range(0, n, chunk):
+                k = min(chunk, n - start)
+                basis = np.zeros((k, n), dtype=dtype)
+                basis[np.arange(k), np.arange(start, start + k)] = 1
+                dgrad = gradient_tangents(tape, inputs, out, [basis.reshape((k,) + shape)], k)
+                if dgrad is None:
+                    return nested(*args, **kwargs)
+                row = dgrad[0] if dgrad[0].flags.writeable else np.array(dgrad[0])  # not a broadcast view
+                rows.append(row.reshape(k, n))
+            full = rows[0] if len(rows) == 1 else np.concatenate(rows)  # row j: d grad / d x_j
+            return full.T.reshape(shape + shape)  # H[i, j] = d grad_i / d x_j (a view for vectors)
+        finally:
+            _unlock(tape)  # computed: nothing reads the arguments any more
 
     return hess
 
@@ -72,12 +75,15 @@ def hvp(f, primals, tangents):
     flat_t = [_check_tangent(t, p, "hvp") for p, t in zip(flat_p, flat_t)]
     primals = _pack(tuple(primals), flat_p)
     tape, inputs, out = _record(f, primals, tuple(range(len(primals))), "hvp")
-    _check_scalar(out, "hvp")
-    dgrads = gradient_tangents(tape, inputs, out, flat_t, None)
-    if dgrads is None:
-        return _forward(grad(f, argnums), tuple(primals), tuple(tangents), "hvp")[1]
-    packed = _pack(list(primals), dgrads)
-    return packed[0] if argnums == 0 else tuple(packed)
+    try:
+        _check_scalar(out, "hvp")
+        dgrads = gradient_tangents(tape, inputs, out, flat_t, None)
+        if dgrads is None:
+            return _forward(grad(f, argnums), tuple(primals), tuple(tangents), "hvp")[1]
+        packed = _pack(list(primals), dgrads)
+        return packed[0] if argnums == 0 else tuple(packed)
+    finally:
+        _unlock(tape)  # computed: nothing reads the arguments any more
 
 
 # -- functional jacobian ----------------------------------------------------------------------

@@ -18,11 +18,16 @@ from .values import (_argnums, _as_input, _as_output, _aux, _check_scalar, _flat
 _FLOAT_VALUES = (np.ndarray, np.float64, np.float32)
 
 def _watched_inputs(tape, leaves, api):
-    """Fresh tensors for `leaves`, watched by `tape` only (a fresh id per grad level)."""
+    """Fresh tensors for `leaves`, watched by `tape` only (a fresh id per grad level). The
+    caller's arrays become read-only (f cannot change what the tape saved through another
+    name); `tape._locked` lists those that were writeable, for `_unlock` once the tape is spent."""
     out = []
     watched = tape._watched
+    locked = tape._locked = []
     for leaf in leaves:
         if leaf.__class__ is np.ndarray and leaf.dtype.kind == "f":
+            if leaf.flags.writeable:
+                locked.append(leaf)
             t = wrap(leaf)  # the common case: a float array, as _as_input takes it
         else:
             leaf = _as_input(leaf, api, "the differentiated argument")
@@ -45,14 +50,24 @@ def _record(f, args, nums, api, kwargs=None, persistent=True):
     tape._escape_api = api  # a value of f turned into a plain float or array raises (tensor.py)
     wrt = [args[i] for i in nums]
     flat = _flatten(wrt)
-    with tape:
-        inputs = _watched_inputs(tape, flat, api)
-        packed = _pack(wrt, inputs)
-        full = list(args)
-        for slot, i in enumerate(nums):
-            full[i] = packed[slot]
-        out = f(*full, **kwargs) if kwargs else f(*full)
+    try:
+        with tape:
+            inputs = _watched_inputs(tape, flat, api)
+            packed = _pack(wrt, inputs)
+            full = list(args)
+            for slot, i in enumerate(nums):
+                full[i] = packed[slot]
+            out = f(*full, **kwargs) if kwargs else f(*full)
+    except BaseException:
+        _unlock(tape)
+        raise
     return tape, inputs, out
+
+
+def _unlock(tape):
+    """Give the caller back its arrays writeable, as they were (`_watched_inputs`)."""
+    for leaf in getattr(tape, "_locked", ()):
+        leaf.setflags(write=True)
 
 
 def _pullback(tape, inputs, targets, seeds):
@@ -90,16 +105,19 @@ def value_and_grad(f, argnums=0, has_aux=False):
             if argnums.__class__ is int or argnums.__class__ is tuple:  # (a list may change)
                 positions[len(args)] = nums
         tape, inputs, out = _record(f, args, nums, "grad", kwargs, persistent=False)
-        if has_aux:
-            out, aux = _split_aux(out, "grad")
-        _check_scalar(out, "grad")
-        value = getattr(out, "_value", None)
-        if value.__class__ in _FLOAT_VALUES and value.dtype.kind == "f":
-            seed = None  # the tape's own seed: ones of the output's shape and dtype
-        else:
-            seed = ones_for(out, dnp.result_dtype(out))  # lazy ones for a dask value
-        grads = _pullback(tape, inputs, [out], [seed]) if isinstance(out, Tensor) else \
-            [_zeros(t) for t in inputs]
+        try:
+            if has_aux:
+                out, aux = _split_aux(out, "grad")
+            _check_scalar(out, "grad")
+            value = getattr(out, "_value", None)
+            if value.__class__ in _FLOAT_VALUES and value.dtype.kind == "f":
+                seed = None  # the tape's own seed: ones of the output's shape and dtype
+            else:
+                seed = ones_for(out, dnp.result_dtype(out))  # lazy ones for a dask value
+            grads = _pullback(tape, inputs, [out], [seed]) if isinstance(out, Tensor) else \
+                [_zeros(t) for t in inputs]
+        finally:
+            _unlock(tape)  # the tape is spent: nothing reads the arguments any more
         wrt = [args[i] for i in nums]
         packed = _pack(wrt, grads)
         result = packed[0] if isinstance(argnums, int) else tuple(packed)
@@ -135,7 +153,8 @@ def vjp(f, *primals, has_aux=False):
     f runs once, recorded on a tape; `vjp_fn(cotangent)`, with a cotangent of the output's
     structure and shapes, returns a tuple with one cotangent per primal (`cotangent @ J`),
     and may be called many times. With `has_aux=True`, f returns `(output, aux)` and vjp
-    returns `(output, vjp_fn, aux)`, as JAX's.
+    returns `(output, vjp_fn, aux)`, as JAX's. NumPy arrays among `primals` stay read-only
+    while vjp_fn may read them (grad, hessian, hvp and jacrev hand them back writeable).
     """
     tape, inputs, out = _record(f, primals, tuple(range(len(primals))), "vjp")
     if has_aux:
@@ -169,20 +188,23 @@ def jacrev(f, argnums=0, has_aux=False):
     def jacobian(*args, **kwargs):
         nums = _argnums(argnums, len(args), "jacrev")
         tape, inputs, out = _record(f, args, nums, "jacrev", kwargs)
-        if has_aux:
-            out, aux = _split_aux(out, "jacrev")
-        wrt = [args[i] for i in nums]
-        results = []
-        for o in nest.tree_flatten(out):
-            oshape = tuple(dnp.shape(o))
-            if isinstance(o, Tensor):
-                blocks = tape_jacobian(tape, o, list(inputs), True, True)
-            else:  # an output that does not depend on the inputs
-                blocks = [np.zeros(oshape + tuple(dnp.shape(x))) for x in inputs]
-            per_input = [_as_output(_unwrap(b)) for b in blocks]
-            packed = nest.tree_unflatten(wrt, per_input)
-            results.append(packed[0] if isinstance(argnums, int) else tuple(packed))
-        jac = nest.tree_unflatten(out, results)
-        return (jac, _aux(aux)) if has_aux else jac
+        try:
+            if has_aux:
+                out, aux = _split_aux(out, "jacrev")
+            wrt = [args[i] for i in nums]
+            results = []
+            for o in nest.tree_flatten(out):
+                oshape = tuple(dnp.shape(o))
+                if isinstance(o, Tensor):
+                    blocks = tape_jacobian(tape, o, list(inputs), True, True)
+                else:  # an output that does not depend on the inputs
+                    blocks = [np.zeros(oshape + tuple(dnp.shape(x))) for x in inputs]
+                per_input = [_as_output(_unwrap(b)) for b in blocks]
+                packed = nest.tree_unflatten(wrt, per_input)
+                results.append(packed[0] if isinstance(argnums, int) else tuple(packed))
+            jac = nest.tree_unflatten(out, results)
+            return (jac, _aux(aux)) if has_aux else jac
+        finally:
+            _unlock(tape)  # the jacobian is made: nothing reads the arguments any more
 
     return jacobian
