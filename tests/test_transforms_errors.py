@@ -94,6 +94,30 @@ def returns_nothing(a):
     b = a * 2.0  # noqa: F841
 
 
+def diff_prepend(x):  # the Diff op's rules do not read prepend=: the gradient had x's shape plus one
+    return np.sum(np.diff(x, prepend=0.5) ** 2)
+
+
+def sum_where(x):
+    return np.sum(x, where=x > 0.5)
+
+
+def add_where(x):  # a ufunc's where= (NumPy leaves the other elements uninitialized)
+    return np.sum(np.add(x, x * x, where=x > 0.5))
+
+
+def pad_edge(x):  # the PadV2 op's rules are constant padding's: edge padding was differentiated as it
+    return np.sum(np.pad(x, 1, mode="edge") ** 2 * np.arange(5.0))
+
+
+def prod_initial(x):
+    return np.prod(x, initial=2.0)
+
+
+def reshape_order(x):
+    return np.sum(np.reshape(x, (3, 1), order="F") * x)
+
+
 def sum_to_int(x):  # the cast to int drops the derivative: refused, as the runtime modes refuse it
     return np.sum(x, dtype=int) * np.sum(x)
 
@@ -113,6 +137,12 @@ CASES = [
     (comprehension, "a list comprehension", "for loop"),
     (returns_nothing, "returns nothing", "Return the value"),
     (sum_to_int, "`np.sum(..., dtype=int)`", "Pass a float dtype"),
+    (diff_prepend, "`prepend=` in the call of np.diff", "concatenate first"),
+    (sum_where, "`where=` in the call of np.sum", "GradientTape"),
+    (add_where, "`where=` in a call of the AddV2 op", "GradientTape"),
+    (pad_edge, "`mode=` in the call of np.pad", "GradientTape"),
+    (prod_initial, "`initial=` in the call of np.prod", "GradientTape"),
+    (reshape_order, "`order=` in the call of np.reshape", "GradientTape"),
 ]
 
 
@@ -120,7 +150,8 @@ CASES = [
 def test_refused_construct_message(fn, construct, fix):
     with pytest.raises(TransformError) as info:
         df = dt.grad(fn)
-        df(np.ones(3) if fn in (opaque_function, comprehension, sum_to_int) else 1.0)
+        df(np.ones(3) if fn in (opaque_function, comprehension, sum_to_int, diff_prepend, sum_where, prod_initial,
+                                reshape_order, add_where, pad_edge) else 1.0)
     message = str(info.value)
     assert message.startswith("[transforms.grad]"), message
     assert "test_transforms_errors.py:" in message, message
@@ -390,3 +421,11 @@ def test_reduction_with_a_float_dtype(dtype):
     x = np.linspace(0.1, 0.9, 4)
     expected = np.cos(x) + 2.0 * x / x.size
     np.testing.assert_allclose(dt.grad(f)(x), expected, rtol=1e-6)
+
+
+def test_an_argument_at_its_default_is_read_as_absent():
+    def f(x):
+        return np.sum(np.diff(x, n=1, axis=-1)) + np.sum(x * x, initial=1.0) + np.sum(np.reshape(x, (3,), order="C"))
+
+    x = np.array([0.3, 0.7, 1.1])
+    np.testing.assert_allclose(dt.grad(f)(x), [-1.0 + 0.6 + 1.0, 1.4 + 1.0, 1.0 + 2.2 + 1.0], rtol=1e-12)

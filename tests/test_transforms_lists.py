@@ -78,7 +78,26 @@ def list_name_holding_an_array(x):
     return np.sum((v + x) * v)
 
 
-CASES = [grown_in_a_loop, two_displays, name_and_display, repeated, repeated_then_written, scalars,
+def item_overwritten_with_a_constant(x):  # the program checker's G1: reverse and batched forward crashed
+    ys = [np.ones((3, 3))]
+    ys[0] = np.outer(x, x)
+    ys[0] = np.ones((3, 3))
+    return np.sum(ys[0]) * x
+
+
+def vector_item_made_constant(x):
+    ys = [x * 2.0]
+    ys[0] = np.ones(3)
+    return np.sum(ys[0]) * x
+
+
+def item_changing_shape(x):
+    ys = [x]
+    ys[0] = np.outer(x, x)
+    return np.sum(ys[0] * 2.0) + np.sum(x)
+
+
+CASES = [item_overwritten_with_a_constant, vector_item_made_constant, item_changing_shape, grown_in_a_loop, two_displays, name_and_display, repeated, repeated_then_written, scalars,
          slices_concatenated, tuples, item_writes, array_rows_written, list_name_holding_an_array]
 
 

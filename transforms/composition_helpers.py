@@ -124,8 +124,10 @@ def lstsq_residuals(shape, rank):
 
 
 def empty_residuals(dtype):
-    """np.linalg.lstsq's residuals where there are none: an empty float array."""
-    return np.zeros((0,), dtype=dtype if np.dtype(dtype).kind == "f" else np.float64)
+    """np.linalg.lstsq's residuals where there are none: an empty float array (`dtype` may be
+    a tensor's tf.DType: the generated code also runs on tensors)."""
+    dtype = np.dtype(getattr(dtype, "as_numpy_dtype", dtype))
+    return np.zeros((0,), dtype=dtype if dtype.kind == "f" else np.float64)
 
 
 def piecewise_masks(shape, condlist, count):

@@ -168,7 +168,8 @@ class Forward(_OpTangents):
                 value = self.d(st.value.id) if is_name(st.value) and st.value.id in self.active else "0.0"
                 if self.batch:  # a list's tangent item, or (k, *v) lined up with (k, *y[i]): `y[[1]] = a`
                     index = self.src(index_expr(st.index))
-                    lines.append(f"set_tangent_item({self.d(st.target)}, {index}, {value}, {st.target})")
+                    self.uses_k = True
+                    lines.append(f"set_tangent_item({self.d(st.target)}, {index}, {value}, {st.target}, _k)")
                 else:
                     lines.append(f"{self.tangent_sub(st.target, st.index)} = {value}")
             return lines

@@ -18,6 +18,7 @@ from dualtape.core import dnp
 from dualtape.core.registry import NOT_DIFFERENTIABLE, Primitive
 
 from . import _gast, compositions
+from .call_checks import VariadicError, refuse_unread, refuse_unread_keywords
 from ._gast import nodes as n
 from .wrappers import wrapped_primitive
 
@@ -59,6 +60,7 @@ class OpSpec:
             for k in extra:
                 if k in self.inputs:
                     inputs[self.inputs.index(k)] = keywords[k]
+            refuse_unread_keywords(self, {k: keywords[k] for k in sorted(extra) if k not in self.inputs})
             return inputs[:max(len(self.inputs), len(args))], statics
         if self.prim.variadic:
             return _bind_variadic(self, args, keywords)
@@ -66,10 +68,11 @@ class OpSpec:
         bound = sig.bind(*args, **keywords)
         params = [p for p in sig.parameters.values()
                   if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-        inputs = []
+        inputs, read = [], set(self.statics) | {"dtype"}  # (dtype: refuse_non_float_dtype)
         for i, name in enumerate(self.inputs):
             if i < len(params):  # by name where the wrapper has it (np.average's weights), else in order
                 p = sig.parameters[name] if name in sig.parameters and sig.parameters[name] in params else params[i]
+                read.add(p.name)
                 value = bound.arguments.get(p.name, p.default)
                 inputs.append(value if isinstance(value, n.AST) else _literal(value))
             else:
@@ -93,16 +96,12 @@ class OpSpec:
             raise VariadicError("`np.linalg.cholesky(..., upper=True)` cannot be differentiated by the transformer "
                                 "yet (the Cholesky op is the lower factor)",
                                 "Transpose the lower factor: np.swapaxes(np.linalg.cholesky(a), -1, -2).")
+        refuse_unread(self, sig, bound, read)
         if self.prim.name == "ClipByValue":  # dnp.clip maps a None bound to -inf / inf
             for i, inf in ((1, "-np.inf"), (2, "np.inf")):
                 if i < len(inputs) and _gast.is_constant(inputs[i]) and inputs[i].value is None:
                     inputs[i] = _gast.parse_expr(inf)
         return inputs, statics
-
-
-class VariadicError(TypeError):
-    """A variadic op's call the transformer cannot map to the op's inputs: (problem, fix)."""
-
 
 
 def resolve(node, local_names, namespace):

@@ -234,7 +234,7 @@ class ControlFlow:
             if is_name(item.value) and item.value.id in self.active:
                 v = item.value.id
                 self.accumulate(lines, self.namer.adjoint(v),
-                                f"unbroadcast(saved({subscript_src(adj, item.index)}), np.shape({v}))", v, v)
+                                f"slot_cotangent(saved({subscript_src(adj, item.index)}), np.shape({v}))", v, v)
             lines.append(f"{subscript_src(adj, item.index)} = 0.0")
         lines.append(f"{target} = _stack.pop()")
         return lines

@@ -264,12 +264,12 @@ def tangent_item(t, index):
     return t[(slice(None),) + (index if isinstance(index, tuple) else (index,))]
 
 
-def set_tangent_item(t, index, value, x):
-    """`x[index] = v` with vector tangents: `t` is x's tangent, `value` v's. A list's tangent
-    holds one tangent per item; an array's has the direction axis in front, and v's tangent is
-    lined up with x[index] (`y[[1]] = a`)."""
+def set_tangent_item(t, index, value, x, k):
+    """`x[index] = v` with k vector tangents: `t` is x's tangent, `value` v's (0.0 for a
+    constant v). A list's tangent holds one tangent per item; an array's has the direction axis
+    in front, and v's tangent is lined up with x[index] (`y[[1]] = a`)."""
     if isinstance(t, list):
-        t[index] = value
+        t[index] = zeros_batch(x[index], k) if value.__class__ is float and value == 0.0 else value
     else:
         t[batch_index(index)] = bt(value, x[index]) if np.ndim(value) else value
 

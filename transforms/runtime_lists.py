@@ -64,6 +64,15 @@ def list_op_tangent(da, db, a, b, ans, op, batched):
     return da + db if op == "+" else da * b + a * db
 
 
+def slot_cotangent(g, shape):
+    """The adjoint of a value written into a list item or an array's slice (`ys[i] = v`), read
+    from the slot's adjoint `g`, summed down to v's shape. A list item's adjoint that a later
+    write zeroed is a plain 0.0 whatever the item's shape (items may change shape): zero of v's."""
+    if g.__class__ is float and g == 0.0 and shape != ():
+        return np.zeros(shape)
+    return unbroadcast(g, shape)
+
+
 def _items(t, x, batched):
     """A list's tangent as one tangent per item: vector tangents of a list NumPy reads as one
     array may be one array, the direction axis in front."""
