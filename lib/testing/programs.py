@@ -17,6 +17,7 @@ dualtape can (check_modes.py).
 
 import hashlib
 import importlib.util
+import linecache
 import pathlib
 import sys
 import tempfile
@@ -27,7 +28,8 @@ import numpy as np
 from .program_grammar import FEATURES, Env, _Gen
 
 _MODULE_DIR = []  # one temporary directory per process, made on first use
-_LOADED = {}      # source hash -> module
+_LOADED = {}      # source hash -> module, the KEEP_MODULES latest used (least recent first)
+KEEP_MODULES = 64  # a long run (benchmarks/check_programs.py) frees older programs and their transforms
 
 
 @dataclass(frozen=True)
@@ -50,7 +52,7 @@ class Program:
 def load_module(source):
     """Import `source` from a file in a temporary directory: `inspect` can read it there."""
     key = hashlib.sha1(source.encode()).hexdigest()[:16]
-    module = _LOADED.get(key)
+    module = _LOADED.pop(key, None)
     if module is None:
         if not _MODULE_DIR:
             _MODULE_DIR.append(pathlib.Path(tempfile.mkdtemp(prefix="dualtape_programs_")))
@@ -61,7 +63,11 @@ def load_module(source):
         module = importlib.util.module_from_spec(spec)
         sys.modules[name] = module  # inspect.getsource looks modules up by name
         spec.loader.exec_module(module)
-        _LOADED[key] = module
+    _LOADED[key] = module
+    while len(_LOADED) > KEEP_MODULES:  # the file stays: a program still held imports it again
+        old = _LOADED.pop(next(iter(_LOADED)))
+        sys.modules.pop(old.__name__, None)
+        linecache.cache.pop(old.__file__, None)
     return module
 
 
