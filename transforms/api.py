@@ -22,7 +22,6 @@ from .parse import TransformError
 from .revolve import parse_spec
 from .runtime import shape_of
 
-_CACHE = {}
 MAX_SHAPES = 8  # shape specializations per combination of argument types; then the general version
 _SCALAR_TYPES = (float, int, bool, np.float64, np.float32, np.int64, np.int32)
 
@@ -277,11 +276,11 @@ def general_or_refusal(module):
     return module
 
 
-def _memo(cache, cls, mode, f, wrt, verbose, *options):
+def _memo(cls, mode, f, wrt, verbose, *options):
     """`cls(f, wrt, mode, *options, verbose)`, made once per (f, wrt, mode, *options); with f=None,
     the decorator that makes it."""
     if f is None:
-        return lambda g: _memo(cache, cls, mode, g, wrt, verbose, *options)
+        return lambda g: _memo(cls, mode, g, wrt, verbose, *options)
     cache, key = cache_on(f), (cls, wrt, mode) + options  # kept on f, freed with it (cache.py)
     hit = cache.get(key)
     if hit is None:
@@ -300,7 +299,7 @@ def resolve_argnums(argnums, wrt, api):
 
 
 def _make(mode, f, wrt, preserve_result, optimize, verbose, checkpoint=None):
-    return _memo(_CACHE, Transformed, mode, f, wrt, verbose, preserve_result, optimize, checkpoint)
+    return _memo(Transformed, mode, f, wrt, verbose, preserve_result, optimize, checkpoint)
 
 
 def _checkpoint_option(checkpoint, jit, api):

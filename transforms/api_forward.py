@@ -14,7 +14,6 @@ from .api import _arg_kinds, _make, _memo, _Transform, param_values, refuse_comp
 from .concrete import arg_value
 from .parse import TransformError
 
-_CACHE = {}
 
 
 class ForwardTransformed(_Transform):
@@ -120,7 +119,7 @@ class ForwardTransformed(_Transform):
 
 
 def _make_forward(mode, f, wrt, optimize, verbose):
-    return _memo(_CACHE, ForwardTransformed, mode, f, wrt, verbose, optimize)
+    return _memo(ForwardTransformed, mode, f, wrt, verbose, optimize)
 
 
 def jvp(f=None, argnums=None, *, wrt=None, optimize=True, verbose=False, jit=False):

@@ -34,7 +34,6 @@ from .runtime import shape_of
 
 _counter = itertools.count(1)
 _FAST_TYPES = (float, int, bool, np.float64, np.int64)  # scalars: their type is the whole key
-_CACHE = {}
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 INSTALL = "pip install 'dualtape[jit]'"
 
