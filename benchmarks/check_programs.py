@@ -1,6 +1,6 @@
 """Long run of the random-program checker: N programs through every mode, then the counts.
 
-    python benchmarks/check_programs.py [N=20000] [--exclude f1,f2] [--seed S] [--show K]
+    python benchmarks/check_programs.py [N=20000] [--exclude f1,f2] [--features f1,f2] [--seed S] [--show K]
 
 Prints programs checked, checks per mode, wrong numbers, crashes and refusals by construct
 (dualtape.testing.Tally), and the K smallest failing programs of each (mode, kind) class.
@@ -24,17 +24,20 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("n", nargs="?", type=int, default=20000)
     parser.add_argument("--exclude", default="", help="features to leave out, comma-separated")
+    parser.add_argument("--features", default="", help="draw only these features (and what they need), "
+                        "comma-separated: focus a run on one construct, e.g. --features svd,matrix_inputs")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--show", type=int, default=1, help="failing programs shown per class")
     args = parser.parse_args(argv)
     tally, failures = Tally(), defaultdict(list)
     exclude = {f for f in args.exclude.split(",") if f}
+    features = {f for f in args.features.split(",") if f} or None
     start = time.time()
 
     @hypothesis_seed(args.seed)
     @settings(max_examples=args.n, deadline=None, database=None, phases=[Phase.generate],
               suppress_health_check=list(HealthCheck))
-    @given(programs(exclude=exclude))
+    @given(programs(features=features, exclude=exclude))
     def run(program):
         report = check_modes(program, raise_on_failure=False)
         tally.add(report)

@@ -162,8 +162,9 @@ class _ExprGen:
                         view=a.view or b.view, names=a.names | b.names | c.names)
         if kind == "call":
             return self.call(env, shape, depth)
-        if kind == "numpy":
-            return self.numpy_expr(env, shape, self.pick(more), sub)
+        if kind == "numpy":  # parenthesized: a subscript or ** may follow (`(w ** 2)[0]`)
+            e = self.numpy_expr(env, shape, self.pick(more), sub)
+            return Expr(f"({e.text})", view=e.view, names=e.names)
         if kind == "walrus":
             a = sub(())
             name = self.new_name("w")

@@ -128,10 +128,12 @@ class _NumpyExprs:
             a, b = sub(m), sub(shape)
             if rank == 1:
                 return one((f"np.einsum({a.text}, [0, 1], {b.text}, [1], [0])", a, b))
-            return one((pick([f"np.einsum({a.text}, [0, 1], {b.text}, [1, 2], [0, 2])",
-                              f"np.einsum({a.text}, [0, 1], {b.text}, [2, 1])",
-                              f"np.einsum({a.text}, [Ellipsis, 1], {b.text}, [Ellipsis, 1], [Ellipsis])[:, None]"
-                              f" * np.ones(({n}, {n}))"]), a, b))
+            forms = [f"np.einsum({a.text}, [0, 1], {b.text}, [1, 2], [0, 2])",
+                     f"np.einsum({a.text}, [0, 1], {b.text}, [2, 1])"]
+            if a.text.isidentifier() and b.text.isidentifier():  # '...' needs the operands as names
+                forms.append(f"np.einsum({a.text}, [Ellipsis, 1], {b.text}, [Ellipsis, 1], [Ellipsis])[:, None]"
+                             f" * np.ones(({n}, {n}))")
+            return one((pick(forms), a, b))
         if kind in ("svd", "eigh", "qr", "lstsq"):
             s = self.separated(env)
             if kind == "svd":
