@@ -88,7 +88,7 @@ class _Gen(_NumpyExprs, _ListStatements, _ExprGen):
                    ("swap", "swap"), ("nested_targets", "nested_targets"),
                    ("copy_write", "copy"), ("zeros_write", "zeros"), ("empty_write", "empty"),
                    ("subscript_write", "write")]
-        options += [(feat, feat) for feat in LIST_FEATURES]
+        options += [(feat, feat) for feat in LIST_FEATURES if feat != "list_concat_chain"]
         if linalg:
             options.append((None, "spd"))
         if depth > 0 and (not loop or "nested_loops" in self.on):

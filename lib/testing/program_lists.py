@@ -9,7 +9,7 @@ A list lives within the statements that build and read it (it is not a typed var
 
 from .program_exprs import Expr
 
-LIST_FEATURES = ("list_concat", "list_write", "list_unpack")
+LIST_FEATURES = ("list_concat", "list_concat_chain", "list_write", "list_unpack")
 
 
 class _ListStatements:
@@ -49,8 +49,10 @@ class _ListStatements:
                 count += start != "[]"
             else:
                 items = [self.expr(env, shape, 1).text for _ in range(3)]
-                lines = [f"{ys} = [{items[0]}]",
-                         f"{ys} = {self.draw(self.st.sampled_from([f'{ys} + [{items[1]}, {items[2]}]', f'[{items[1]}] + {ys} + [{items[2]}]']))}"]
+                grow = f"{ys} + [{items[1]}, {items[2]}]"
+                if self.chance("list_concat_chain"):  # three operands: `[b] + ys + [c]`
+                    grow = f"[{items[1]}] + {ys} + [{items[2]}]"
+                lines = [f"{ys} = [{items[0]}]", f"{ys} = {grow}"]
                 count = 3
             return lines + [self.list_read(env, ys, count, shape, stack=False)]
         if kind == "list_write":
