@@ -25,11 +25,9 @@ from dualtape.testing.program_numpy import NUMPY_FEATURES
 # lands; the long run (benchmarks/check_programs.py) still draws every feature.
 # Re-enabled earlier: zeros_write/empty_write/copy_write (P2, 8d590ce), array_methods (R1,
 # 80f1ff0), explicit_scheme (R2), subscript_write (R3), helper_list_mutation (P3); lstsq (G3,
-# fixed by ed6557e).
-KNOWN_OPEN = {
-    "list_write": "generator_findings.md G1b: a list display's differentiated item overwritten by a constant",
-    "list_concat_chain": "generator_findings.md G4: `[a] + ys + [b]` (three operands) is read as array arithmetic",
-}
+# fixed by ed6557e); list_write (G1, G1b) and list_concat_chain (G4), fixed by the commit after
+# b40d9be (zero_slot; list names through concatenations).
+KNOWN_OPEN = {}
 
 CI_PROGRAMS = 180  # "a few hundred" (issue 9), with the 2 x 31 below: about 55 s on an idle 2-core machine
 TALLY = Tally()

@@ -97,7 +97,26 @@ def item_changing_shape(x):
     return np.sum(ys[0] * 2.0) + np.sum(x)
 
 
-CASES = [item_overwritten_with_a_constant, vector_item_made_constant, item_changing_shape, grown_in_a_loop, two_displays, name_and_display, repeated, repeated_then_written, scalars,
+def display_item_made_constant(x):  # G1b: the overwritten item of the display depended on x
+    ys = [np.ones(3), x + x]
+    ys[1] = np.zeros(3)
+    return np.sum(ys[0]) + np.sum(x)
+
+
+def chain_of_three(x):  # G4: ([a] + ys) + [b], read as array arithmetic (an IndexError)
+    ys = [x * 2.0]
+    ys = [np.sin(x)] + ys + [x * 3.0]
+    return np.sum(ys[2] * ys[1])
+
+
+def chain_of_floats(x):  # G4 with float items: f's own value was wrong in every transformer mode
+    ys = [0.1, 0.2]
+    ys = [0.5] + ys + [np.sum(x)]
+    zs = ys + ys
+    return ys[0] * ys[1] * ys[3] + np.sum(x) * zs[7]
+
+
+CASES = [display_item_made_constant, chain_of_three, chain_of_floats, item_overwritten_with_a_constant, vector_item_made_constant, item_changing_shape, grown_in_a_loop, two_displays, name_and_display, repeated, repeated_then_written, scalars,
          slices_concatenated, tuples, item_writes, array_rows_written, list_name_holding_an_array]
 
 

@@ -144,7 +144,7 @@ HELPERS = {
     runtime.saved: _helper("saved", runtime.saved, LINEAR),
     runtime.accumulate: _helper("accumulate", runtime.accumulate, LINEAR),
     runtime.add_at: _helper("add_at", runtime.add_at, LINEAR, (1,)),
-    runtime.slot_cotangent: _helper("slot_cotangent", runtime.slot_cotangent, LINEAR, (1,)),
+    runtime.zero_slot: _helper("zero_slot", runtime.zero_slot, LINEAR, (1, 2)),
     # linear in g: a list operator's other operand is a list, a count, or not differentiated
     runtime.list_add_adjoint: _helper("list_add_adjoint", runtime.list_add_adjoint, LINEAR, (1, 2, 3)),
     runtime.list_mul_adjoint: _helper("list_mul_adjoint", runtime.list_mul_adjoint, LINEAR, (1, 2, 3)),

@@ -35,6 +35,7 @@ shape_of = _stub("shape_of")
 matmul_cotangent_x = _stub("matmul_cotangent_x")
 matmul_cotangent_y = _stub("matmul_cotangent_y")
 check_scalar_output = _stub("check_scalar_output")
+zero_slot = _stub("zero_slot")
 
 
 def _tuple_len(shape):
@@ -210,6 +211,14 @@ def _ov_check_scalar_output(value, name):
     return lambda value, name: None
 
 
+@overload(zero_slot)
+def _ov_zero_slot(b, index, x):  # (compiled code holds arrays and numbers: no list items)
+    def impl(b, index, x):
+        b[index] = 0.0
+        return b
+    return impl
+
+
 @njit
 def grow(buf):
     """A full preallocated stack, twice as long (its items copied)."""
@@ -221,4 +230,4 @@ def grow(buf):
 NAMES = {name: globals()[name] for name in (
     "unbroadcast", "unreduce", "zeros_like", "owned", "saved", "add_at", "shape_of",
     "matmul_cotangent_x", "matmul_cotangent_y", "check_scalar_output", "grow")}
-NAMES["slot_cotangent"] = unbroadcast  # (compiled code has arrays and numbers only: no list items)
+NAMES["zero_slot"] = zero_slot

@@ -123,11 +123,19 @@ class Expressions:
                 queue.extend(_gast.iter_child_nodes(node))
 
     def list_names(self):
-        """Names some assignment binds to a list or tuple literal (they may hold a Python list)."""
+        """Names some assignment binds to a list or tuple literal, or to what `_listy` reads as a
+        list (`ys = [a] + zs`, `t = ys + ws`: they may hold a Python list)."""
         if getattr(self, "_list_names", None) is None:
-            self._list_names = {t.id for node in _gast.walk(self.info.node) if isinstance(node, n.Assign)
-                                and isinstance(node.value, (n.List, n.Tuple)) for t in node.targets
-                                if isinstance(t, n.Name)}
+            assigns = [(t.id, node.value) for node in _gast.walk(self.info.node) if isinstance(node, n.Assign)
+                       for t in node.targets if isinstance(t, n.Name)]
+            names, grew = set(), True
+            while grew:  # to a fixed point: a name bound to a concatenation of list names
+                grew = False
+                for name, value in assigns:
+                    if name not in names and self._listy_in(value, names):
+                        names.add(name)
+                        grew = True
+            self._list_names = names
         return self._list_names
 
     def operand(self, e, other=None):
@@ -135,8 +143,7 @@ class Expressions:
         (`x * [a, 2.0]`) is np.asarray of it, i.e. `np.stack([a, 2.0])`, so its derivative is
         an array too (batched tangents, tensors and dual numbers included; issue 9). Not when
         the other operand of `+`/`*` may be a list or an int: that is list concatenation or repetition."""
-        if other is not None and (isinstance(other, (n.List, n.Tuple)) or (_gast.is_constant(other) and isinstance(
-                other.value, int)) or (isinstance(other, n.Name) and other.id in self.list_names())):
+        if other is not None and (self._listy(other) or (_gast.is_constant(other) and isinstance(other.value, int))):
             return e
         e = self._items_of_fixed_list(e)
         if (isinstance(e, (n.List, n.Tuple)) and e.elts and self.expr_varied(e)
@@ -146,24 +153,31 @@ class Expressions:
             return _array_as_stack(e)
         return e
 
-    def _list_operator(self, op, left, right):
+    def _list_operator(self, op, left, right, names=None):
         """Whether `left + right` may be list concatenation (an operand is a list display or a
         name bound to one) or `left * right` list repetition (such an operand times a value that
         is not differentiated): the op is then a "listop", whose derivative checks at run time."""
-        listy = self._listy
+        names = self.list_names() if names is None else names
+        listy = lambda x: self._listy_in(x, names)  # noqa: E731
         if isinstance(op, n.Add):
             return listy(left) or listy(right)
         return isinstance(op, n.Mult) and ((listy(left) and not self.expr_varied(right))
                                            or (listy(right) and not self.expr_varied(left)))
 
     def _listy(self, x):
-        """Whether `x` is visibly a list or tuple: a display, a name bound to one, a slice of
-        one (`ys[1:]`), list(...) / tuple(...)."""
+        return self._listy_in(x, self.list_names())
+
+    def _listy_in(self, x, names):
+        """Whether `x` is visibly a list or tuple, given the names known to hold one: a display,
+        such a name, a slice of one (`ys[1:]`), list(...) / tuple(...), a concatenation or
+        repetition of one."""
         if isinstance(x, n.Subscript) and isinstance(x.slice, n.Slice):
-            return self._listy(x.value)
+            return self._listy_in(x.value, names)
         if isinstance(x, n.Call) and isinstance(x.func, n.Name) and x.func.id in ("list", "tuple"):
             return self.resolve(x.func) in (list, tuple)
-        return isinstance(x, (n.List, n.Tuple)) or (isinstance(x, n.Name) and x.id in self.list_names())
+        if isinstance(x, n.BinOp) and isinstance(x.op, (n.Add, n.Mult)):  # [a] + ys + [b]: (A + B) + C
+            return self._list_operator(x.op, x.left, x.right, names)
+        return isinstance(x, (n.List, n.Tuple)) or (isinstance(x, n.Name) and x.id in names)
 
     def _items_of_fixed_list(self, e):
         """A name only ever bound to list literals of L items as the literal `[y[0], ..., y[L-1]]`."""

@@ -5,10 +5,10 @@ counts and overwritten slices on `_stack`; the backward sweep pops them and repl
 branch taken, the loop reversed, the slice restored.
 """
 
-from . import checkpoint
+from . import _gast, checkpoint
 from .analysis import Segment, diff_args, needed_names, walk_items
 from .normalize import Op, Primal, SetItem, is_name
-from .reverse_util import subscript_src
+from .reverse_util import index_expr, subscript_src
 
 IND = "    "
 
@@ -234,8 +234,10 @@ class ControlFlow:
             if is_name(item.value) and item.value.id in self.active:
                 v = item.value.id
                 self.accumulate(lines, self.namer.adjoint(v),
-                                f"slot_cotangent(saved({subscript_src(adj, item.index)}), np.shape({v}))", v, v)
-            lines.append(f"{subscript_src(adj, item.index)} = 0.0")
+                                f"unbroadcast(saved({subscript_src(adj, item.index)}), np.shape({v}))", v, v)
+            lines.append(f"{target} = _stack.pop()")
+            lines.append(f"{adj} = zero_slot({adj}, {_gast.unparse(index_expr(item.index))}, {item.target})")
+            return lines
         lines.append(f"{target} = _stack.pop()")
         return lines
 

@@ -21,22 +21,7 @@ from .revolve import checkpoint_schedule  # noqa: F401  (checkpointed loops: gra
 from .composition_helpers import *  # noqa: F401,F403  (np.flip, np.cov, np.piecewise, ...: compositions.py)
 from .runtime_tangents import *  # noqa: F401,F403  (hvp: tangents of adjoint helpers)
 from .runtime_lists import *  # noqa: F401,F403  (accumulate; list concatenation and repetition)
-from .runtime_lists import accumulate, bt  # noqa: F401
-
-
-def zeros_like(x):
-    """A zero adjoint for `x`: 0.0 for scalars, float zeros for arrays (and for tensors and dual
-    numbers, by their shape), a list for sequences."""
-    if isinstance(x, (list, tuple)):
-        return [zeros_like(item) for item in x]
-    if isinstance(x, dict):  # a dict argument (`d['a'] * d['b']`): one adjoint per key
-        return {key: zeros_like(item) for key, item in x.items()}
-    if isinstance(x, np.ndarray):
-        return np.zeros(x.shape, dtype=x.dtype if x.dtype.kind in "fc" else float)
-    if isinstance(x, _Traced):
-        shape = shape_of(x)
-        return np.zeros(shape) if shape else 0.0
-    return 0.0
+from .runtime_lists import accumulate, bt, zeros_like  # noqa: F401
 
 
 def owned(g):

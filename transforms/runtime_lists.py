@@ -2,13 +2,14 @@
 concatenation and `[v] * 2` repetition, not NumPy's elementwise add and product. The
 normalizer marks a `+` / `*` with a list operand (a list display, or a name bound to one) as
 a "listop"; these helpers check the operands at run time, so a name that holds an array there
-gets NumPy's rules. Also `accumulate` (adjoints that may be lists) and `bt` (a vector tangent
-lined up with an elementwise result), which they use. Plain code on plain values (`df.save`
+gets NumPy's rules. Also `zeros_like` and `accumulate` (adjoints that may be lists), `zero_slot`
+(a written list item's adjoint) and `bt` (a vector tangent lined up with an elementwise result). Plain code on plain values (`df.save`
 copies it)."""
 
 import numpy as np
 
-from dualtape.core.rulekit import unbroadcast
+from dualtape.core.registry import Traced as _Traced
+from dualtape.core.rulekit import shape_of, unbroadcast
 
 
 def accumulate(b, g):
@@ -64,13 +65,35 @@ def list_op_tangent(da, db, a, b, ans, op, batched):
     return da + db if op == "+" else da * b + a * db
 
 
-def slot_cotangent(g, shape):
-    """The adjoint of a value written into a list item or an array's slice (`ys[i] = v`), read
-    from the slot's adjoint `g`, summed down to v's shape. A list item's adjoint that a later
-    write zeroed is a plain 0.0 whatever the item's shape (items may change shape): zero of v's."""
-    if g.__class__ is float and g == 0.0 and shape != ():
-        return np.zeros(shape)
-    return unbroadcast(g, shape)
+def zeros_like(x):
+    """A zero adjoint for `x`: 0.0 for scalars, float zeros for arrays (and for tensors and dual
+    numbers, by their shape), a list for sequences."""
+    if isinstance(x, (list, tuple)):
+        return [zeros_like(item) for item in x]
+    if isinstance(x, dict):  # a dict argument (`d['a'] * d['b']`): one adjoint per key
+        return {key: zeros_like(item) for key, item in x.items()}
+    if isinstance(x, np.ndarray):
+        return np.zeros(x.shape, dtype=x.dtype if x.dtype.kind in "fc" else float)
+    if isinstance(x, _Traced):
+        shape = shape_of(x)
+        return np.zeros(shape) if shape else 0.0
+    return 0.0
+
+
+def zero_slot(b, index, x):
+    """The adjoint `b` of `x` after the backward of `x[index] = v`, x's old item restored: the
+    slot starts again from zero, shaped like the restored item for a list (its items may change
+    shape; a plain 0.0 reached later adjoints as a scalar), 0.0 into an array's slice (a new
+    value for a tensor's or dual number's)."""
+    if isinstance(b, list):
+        b[index] = zeros_like(x[index])
+    elif isinstance(b, _Traced):  # tensors and dual numbers are immutable: a new value
+        keep = np.ones(shape_of(b))
+        keep[index] = 0.0
+        return b * keep
+    else:
+        b[index] = 0.0
+    return b
 
 
 def _items(t, x, batched):

@@ -20,9 +20,9 @@ def subscript_write_vjp(x, bout=1.0):
     by = accumulate(by, unbroadcast(b_mul_y_y * y, np.shape(y)))
     del b_mul_y_y
     # y[0] = x[1] * x[2]
-    b_mul_t1_t2 = slot_cotangent(saved(by[0]), _shape_mul_t1_t2)
-    by[0] = 0.0
+    b_mul_t1_t2 = unbroadcast(saved(by[0]), _shape_mul_t1_t2)
     y[0] = _stack.pop()
+    by = zero_slot(by, 0, y)
     # y[0] = x[1] * x[2]
     b_t1 = unbroadcast(b_mul_t1_t2 * _t2, np.shape(_t1))
     b_t2 = unbroadcast(b_mul_t1_t2 * _t1, np.shape(_t2))
