@@ -25,6 +25,7 @@ import numpy as np
 from .concrete_infer import _BINOPS, _REDUCE, _UNARY, TOP, _arr, _float, _Infer, _shape, arg_value, infer  # noqa: F401
 from .hoist import hoist_invariants
 from .preaccumulate import preaccumulate
+from .shapes import drop_dead
 
 def _np(attr, *args, **kwargs):
     return ast.Call(func=ast.Attribute(value=ast.Name(id="np", ctx=ast.Load()), attr=attr, ctx=ast.Load()),
@@ -229,31 +230,5 @@ def _simple_statements(body):
 
 
 def _drop_dead(lines, infer_):
-    while True:
-        fn = ast.parse("def _f():\n" + "\n".join("    " + x for x in lines)).body[0]
-        loads = [(node.lineno, node.id) for node in ast.walk(fn) if isinstance(node, ast.Name)
-                 and isinstance(node.ctx, (ast.Load, ast.Del))]
-        dead = set()
-
-        def visit(body, loops):
-            kept = len(body)
-            for st in body:
-                if (kept > 1 and isinstance(st, ast.Assign) and len(st.targets) == 1
-                        and isinstance(st.targets[0], ast.Name) and st.lineno == st.end_lineno
-                        and _pure(st.value, infer_)):
-                    name = st.targets[0].id
-                    spans = [(lp.lineno, lp.end_lineno) for lp in loops]
-                    if not any(k == name and (line > st.lineno or any(a <= line <= b for a, b in spans))
-                               for line, k in loads):
-                        dead.add(st.lineno)
-                        kept -= 1
-                for field in ("body", "orelse", "finalbody"):
-                    inner = getattr(st, field, None)
-                    if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
-                        visit(inner, loops + [st] if isinstance(st, (ast.For, ast.While)) else loops)
-                for handler in getattr(st, "handlers", ()):
-                    visit(handler.body, loops)
-        visit(fn.body, [])
-        if not dead:
-            return lines
-        lines = [x for i, x in enumerate(lines) if i + 2 not in dead]
+    """Remove assignments nobody reads whose value cannot raise (`_pure` for the inferred types)."""
+    return drop_dead(lines, lambda st: _pure(st.value, infer_))

@@ -280,31 +280,40 @@ def drop_unbroadcasts(lines, signature, roots, adjoints):
         new = ast.unparse(g) if outer or isinstance(g, ast.Name) else f"({ast.unparse(g)})"
         out[i] = (text[:start] + new.encode() + text[end:]).decode()
     dropped = bool(edits)
-    return _drop_dead(out, classes) if dropped else lines
+    return drop_dead(out, _elementwise_of(classes)) if dropped else lines
 
 
-def _drop_dead(lines, classes):
-    """Remove `name = <elementwise expression of class members>` lines (NumPy operations on
-    ndarrays: nothing raised) whose value is never read afterwards."""
+def drop_dead(lines, removable):
+    """Remove one-line assignments `name = value` whose value is never read afterwards (nor in
+    an enclosing loop) and that `removable(st)` allows (a value that cannot raise)."""
     while True:
         tree = ast.parse("def _f():\n" + "\n".join("    " + x for x in lines)).body[0]
-        dead = _dead_lines(tree, classes)
+        dead = _dead_lines(tree, removable)
         if not dead:
             return lines
         lines = [x for i, x in enumerate(lines) if i + 2 not in dead]
 
 
-def _dead_lines(fn, classes):
+def _elementwise_of(classes):
+    """`name = <elementwise expression of class members>`: NumPy operations on ndarrays, nothing raised."""
+    def removable(st):
+        operands = _elementwise_names(st.value)
+        return bool(operands) and all(o in classes for o in operands)
+    return removable
+
+
+def _dead_lines(fn, removable):
     loads = [(node.lineno, node.id) for node in ast.walk(fn) if isinstance(node, ast.Name)
              and isinstance(node.ctx, (ast.Load, ast.Del))]
+    loads += [(node.lineno, node.target.id) for node in ast.walk(fn)  # `n += 1` reads n
+              if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name)]
     dead = set()
 
     def visit(body, loops):
         kept = len(body)
         for st in body:
-            operands = _elementwise_names(st.value) if isinstance(st, ast.Assign) else None
-            if kept > 1 and operands and all(o in classes for o in operands) and len(st.targets) == 1 \
-                    and isinstance(st.targets[0], ast.Name) and st.lineno == st.end_lineno:
+            if (kept > 1 and isinstance(st, ast.Assign) and len(st.targets) == 1
+                    and isinstance(st.targets[0], ast.Name) and st.lineno == st.end_lineno and removable(st)):
                 name = st.targets[0].id
                 spans = [(lp.lineno, lp.end_lineno) for lp in loops]
                 live = any(k == name and (line > st.lineno or any(a <= line <= b for a, b in spans))
