@@ -5,6 +5,7 @@ odeint (the tape, lib/custom/odeint.py) and with central differences; what canno
 (hvp, jacfwd, a lambda func, args not written out) is refused by name."""
 
 import importlib.util
+import pathlib
 
 import numpy as np
 import pytest
@@ -160,3 +161,21 @@ def test_jvp_of_the_scipy_spelling(mod):
 def test_what_cannot_work_is_refused_by_name(mod, name, call, match):
     with pytest.raises(dt.TransformError, match=match):
         call(getattr(mod, name))
+
+
+def test_save_imports_scipys_odeint(mod, tmp_path):
+    # df.save copied SciPy's odeint source and refused on its `_msgs` global; an installed
+    # package's function is imported, as the user's module did
+    import subprocess
+    import sys
+    df = dt.grad(mod.scipy_version, (0, 1, 2))
+    args = (np.array([1.0, 0.5]), 0.7, 0.3)
+    expected = np.concatenate([np.ravel(g) for g in df(*args)])
+    text = pathlib.Path(df.save(tmp_path / "saved_odeint.py")).read_text()
+    assert "from scipy.integrate import odeint" in text
+    script = (f"import sys; sys.modules['dualtape'] = None; sys.path.insert(0, {str(tmp_path)!r})\n"
+              "import numpy as np, saved_odeint as m\n"
+              f"got = m.{df.name}(np.array([1.0, 0.5]), 0.7, 0.3)\n"
+              "print(repr(np.concatenate([np.ravel(g) for g in got]).tolist()))")
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    np.testing.assert_allclose(eval(out), expected, rtol=1e-9)

@@ -134,6 +134,22 @@ def _third_party_source(value):
     return None
 
 
+def _installed(fn):
+    """`from pkg.mod import name` for a function of an installed package (its module file under
+    site-packages or dist-packages, not the user's own code): the shallowest public module of
+    its package that holds it (scipy.integrate for odeint), else None."""
+    module = fn.__module__ or ""
+    path = getattr(sys.modules.get(module), "__file__", None) or ""
+    if module.startswith("dualtape") or not {"site-packages", "dist-packages"} & set(path.replace("\\", "/").split("/")):
+        return None
+    package = module.split(".")[0]
+    for name in sorted((m for m in list(sys.modules) if m.split(".")[0] == package
+                        and not any(part.startswith("_") for part in m.split("."))), key=lambda m: (m.count("."), m)):
+        if getattr(sys.modules.get(name), fn.__name__, None) is fn:
+            return f"from {name} import {fn.__name__}"
+    return None
+
+
 def _importable_object(value, name):
     """`from pkg.mod import attr [as name]` for an object (not a class or function: a
     scipy.stats distribution, `norm`) that a public module of its class's package holds, else
@@ -328,6 +344,9 @@ class _Saved:
             self.imports.append(f"import {value.__name__} as {name}" if value.__name__ != name else f"import {name}")
         elif constant is not None:
             self.consts.append(f"{name} = {constant}")
+        elif inspect.isfunction(value) and _installed(value):
+            # an installed package's function (scipy.integrate.odeint): imported, as the user's code did
+            self.imports.append(_installed(value) + ("" if value.__name__ == name else f" as {name}"))
         elif inspect.isfunction(value):
             # the copy reads its own globals: write those too (constants, modules, functions)
             self._copy(name, value, _function_globals(value), False)
