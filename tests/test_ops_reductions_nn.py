@@ -320,3 +320,18 @@ def test_second_order_forward_over_forward(name):
     second = np.asarray(y.tangent.tangent)
     numeric = np.sum(_hessian_vector(fn, x, u) * u)
     np.testing.assert_allclose(second, numeric, rtol=1e-5, atol=1e-6)
+
+
+def _clip_equal_bounds(x, a):
+    return np.sum(np.clip(x, a, a) * x) + np.sum(np.clip(x, 0.5, 0.2))
+
+
+def test_clip_with_equal_or_crossed_bounds_follows_hi():
+    # np.clip(x, a, a) is a for every x: derivative 0 in x (the inclusive-bounds convention gave
+    # 1 at x == a: the long run, seed 302, programs 685 and 2566), 1 in a; lo > hi: hi everywhere
+    from dualtape.testing import check_modes
+    report = check_modes(_clip_equal_bounds, [np.array([0.1, 0.3, 0.7]), 0.3])
+    assert "transforms.grad" in report.checked
+    g = tf.grad(lambda x: np.sum(np.clip(x, 0.3, 0.3)))(np.array([0.1, 0.3, 0.7]))
+    np.testing.assert_array_equal(g, [0.0, 0.0, 0.0])
+    np.testing.assert_array_equal(tf.grad(lambda a: np.sum(np.clip(np.array([0.1, 0.3, 0.7]), a, a)))(0.3), 3.0)

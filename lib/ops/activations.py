@@ -136,28 +136,32 @@ WHERE = elementwise_op("SelectV2", np.where, vjp=(None, where_vjp_x, where_vjp_y
                      domain={"condition": "bool"})
 
 
+# Which operand the output follows: x where lo <= x <= hi (TF: the bounds themselves pass the
+# gradient to x), lo below it, hi above it; where lo >= hi NumPy's clip is hi everywhere (a
+# constant of x: clip(x, a, a) has derivative 0 in x, 1 in a). (Written out in each rule: the
+# transformer inlines rules as templates.)
 def clip_vjp_x(g, ans, x, lo, hi):
-    return g * ((x >= lo) & (x <= hi))  # TF: the bounds themselves pass the gradient to x
+    return g * ((x >= lo) & (x <= hi) & (lo < hi))
 
 
 def clip_vjp_lo(g, ans, x, lo, hi):
-    return g * (x < lo)
+    return g * ((x < lo) & (lo < hi))
 
 
 def clip_vjp_hi(g, ans, x, lo, hi):
-    return g * (x > hi)
+    return g * ((x > hi) | (lo >= hi))
 
 
 def clip_jvp_x(dx, ans, x, lo, hi):
-    return dx * ((x >= lo) & (x <= hi))
+    return dx * ((x >= lo) & (x <= hi) & (lo < hi))
 
 
 def clip_jvp_lo(dlo, ans, x, lo, hi):
-    return dlo * (x < lo)
+    return dlo * ((x < lo) & (lo < hi))
 
 
 def clip_jvp_hi(dhi, ans, x, lo, hi):
-    return dhi * (x > hi)
+    return dhi * ((x > hi) | (lo >= hi))
 
 
 def _clip(x, lo, hi):
