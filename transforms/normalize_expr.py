@@ -321,8 +321,8 @@ class Expressions:
                                 "or mark it non-differentiable (stop_gradient).")
             keywords = {k.arg: k.value for k in e.keywords}
             try:
-                opmap.refuse_non_float_dtype(spec, list(e.args), keywords, self.locals, self.info.namespace)
                 inputs, static = spec.bind(list(e.args), keywords)
+                opmap.refuse_non_float_dtype(spec, list(e.args), keywords, self.locals, self.info.namespace)
             except opmap.VariadicError as exc:
                 raise self.fail(s, exc.args[0], exc.args[1]) from None
             except TypeError as exc:

@@ -208,8 +208,8 @@ def refuse_non_float_dtype(spec, args, keywords, local_names, namespace):
     """Refuse `np.sum(x, dtype=int)` and the like on differentiated values (VariadicError): a
     cast to a non-float dtype drops the derivative, as the runtime modes say. The dtype must be
     None or name a float dtype: a literal, or a global / closure name the transformer can read."""
-    if spec.wrapper is None or "dtype" not in inspect.signature(spec.wrapper).parameters:
-        return
+    if spec.wrapper is None or "dtype" in spec.statics or "dtype" not in inspect.signature(spec.wrapper).parameters:
+        return  # (a dtype the op's rules read, as Cast's, is theirs to handle)
     try:
         node = inspect.signature(spec.wrapper).bind_partial(*args, **keywords).arguments.get("dtype")
     except TypeError:
