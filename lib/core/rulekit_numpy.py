@@ -115,7 +115,9 @@ def along_axis_index(indices, axis, shape):
     indices = primal_of(indices)
     if axis is None:  # (negative indices count from the end, as NumPy's)
         return np.unravel_index(np.mod(indices, max(int(np.prod(shape)), 1)), shape)
-    grid = list(np.ix_(*[np.arange(n) for n in np.shape(indices)]))
+    # the other axes range over the array's own (NumPy's _make_along_axis_idx): indices of
+    # length 1 there broadcast against them
+    grid = list(np.ix_(*[np.arange(n) for n in shape]))
     grid[axis % len(shape)] = indices
     return tuple(grid)
 

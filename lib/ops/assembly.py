@@ -324,9 +324,13 @@ def _sample_take_along_repeats(rng):
     return (rng.standard_normal(4), np.array([0, 3, 3, 1, 0])), {"axis": None}
 
 
+def _sample_take_along_broadcast(rng):  # one row of indices, broadcast over the array's rows
+    return (rng.standard_normal((3, 4)), np.array([[1, 2, 0, 1]])), {"axis": 1}
+
+
 TAKE_ALONG_AXIS = defop("TakeAlongAxis", _take_along_axis, vjp=(take_along_axis_vjp, None),
                         jvp=(take_along_axis_jvp, None),
-                        samples=(_sample_take_along, _sample_take_along_repeats))
+                        samples=(_sample_take_along, _sample_take_along_repeats, _sample_take_along_broadcast))
 
 
 def take_along_axis(arr, indices, axis=-1):
