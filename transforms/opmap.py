@@ -15,6 +15,7 @@ import string
 import numpy as np
 
 from dualtape.core import dnp
+from dualtape.core.dtypes import as_numpy_dtype
 from dualtape.core.registry import NOT_DIFFERENTIABLE, Primitive
 
 from . import _gast, compositions
@@ -208,20 +209,20 @@ def refuse_non_float_dtype(spec, args, keywords, local_names, namespace):
     """Refuse `np.sum(x, dtype=int)` and the like on differentiated values (VariadicError): a
     cast to a non-float dtype drops the derivative, as the runtime modes say. The dtype must be
     None or name a float dtype: a literal, or a global / closure name the transformer can read."""
-    if spec.wrapper is None or "dtype" in spec.statics or "dtype" not in inspect.signature(spec.wrapper).parameters:
+    if spec.wrapper is None or "dtype" in spec.statics:
         return  # (a dtype the op's rules read, as Cast's, is theirs to handle)
-    try:
-        node = inspect.signature(spec.wrapper).bind_partial(*args, **keywords).arguments.get("dtype")
-    except TypeError:
-        return  # bind() says what is wrong with the call
+    sig = inspect.signature(spec.wrapper)
+    if "dtype" not in sig.parameters:
+        return
+    node = sig.bind_partial(*args, **keywords).arguments.get("dtype")  # (spec.bind took these arguments)
     if node is None or (_gast.is_constant(node) and node.value is None) or (
             isinstance(node, n.Name) and node.id not in local_names and node.id in namespace
             and namespace[node.id] is None):  # dtype=None, also from a closure or global
         return
     value = node.value if _gast.is_constant(node) else _resolve(node, local_names, namespace)
     try:
-        is_float = value is not None and np.dtype(getattr(value, "as_numpy_dtype", value)).kind == "f"
-    except TypeError:
+        is_float = as_numpy_dtype(value).kind == "f"
+    except TypeError:  # None (an unreadable name) or not a dtype
         is_float = False
     if not is_float:
         raise VariadicError(f"`np.{spec.wrapper.__name__}(..., dtype={_gast.unparse(node)})` on differentiated values: "

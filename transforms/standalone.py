@@ -142,12 +142,16 @@ def _installed(fn):
     path = getattr(sys.modules.get(module), "__file__", None) or ""
     if module.startswith("dualtape") or not {"site-packages", "dist-packages"} & set(path.replace("\\", "/").split("/")):
         return None
-    package = module.split(".")[0]
-    for name in sorted((m for m in list(sys.modules) if m.split(".")[0] == package
-                        and not any(part.startswith("_") for part in m.split("."))), key=lambda m: (m.count("."), m)):
+    for name in _public_modules(module.split(".")[0]):
         if getattr(sys.modules.get(name), fn.__name__, None) is fn:
             return f"from {name} import {fn.__name__}"
     return None
+
+
+def _public_modules(package):
+    """The imported modules of `package` with no private part in their names, shallowest first."""
+    return sorted((m for m in list(sys.modules) if m.split(".")[0] == package
+                   and not any(part.startswith("_") for part in m.split("."))), key=lambda m: (m.count("."), m))
 
 
 def _importable_object(value, name):
@@ -157,8 +161,7 @@ def _importable_object(value, name):
     package = (getattr(type(value), "__module__", None) or "").split(".")[0]
     if not package or package in ("builtins", "__main__", "dualtape") or package in sys.stdlib_module_names:
         return None
-    modules = sorted((m for m in list(sys.modules) if m.split(".")[0] == package
-                      and not any(part.startswith("_") for part in m.split("."))), key=lambda m: (m.count("."), m))
+    modules = _public_modules(package)
     for attr_first in (True, False):  # the user's own name first, then any name the module gives it
         for module_name in modules:
             module = sys.modules.get(module_name)

@@ -12,6 +12,7 @@ an all-zero group), we give the subgradient 0 instead (`div_no_nan`).
 import numpy as np
 
 from ..core import dnp
+from ..core.dtypes import as_numpy_dtype
 from ..core.registry import LINEAR, NOT_DIFFERENTIABLE, Traced, defop
 from ..core.rulekit import (div_no_nan, normalize_axis, primal_keepdims, prod_others, reduced_size,
                             tie_share, unreduce)
@@ -274,7 +275,7 @@ def with_dtype(name, x, dtype):
     boolean result drops the derivative."""
     if dtype is None:
         return x
-    target = np.dtype(getattr(dtype, "as_numpy_dtype", dtype))
+    target = as_numpy_dtype(dtype)
     if target.kind != "f":
         raise TypeError(f"[{name}] dtype={target} on a differentiable value of dtype {dnp.result_dtype(x)} and "
                         f"shape {tuple(dnp.shape(x))}: a {target.kind == 'c' and 'complex' or 'non-float'} result "
