@@ -7,7 +7,8 @@ from ..core.traced import Traced
 from ..forward.dual import Dual
 from ..reverse.dispatch import new_tag
 from ..reverse.tensor import Tensor
-from .values import _argnums, _as_input, _as_output, _aux, _check_tangent, _seen_outside, _split_aux, _zeros
+from .values import (_argnums, _as_input, _as_output, _aux, _check_outputs, _check_tangent, _seen_outside, _split_aux,
+                     _zeros)
 
 # -- forward mode ------------------------------------------------------------------------------
 
@@ -29,13 +30,14 @@ def _forward(f, primals, tangents, api, batch=None, has_aux=False):
     if has_aux:
         out, aux = _split_aux(out, api)
         aux = _aux(nest.tree_map(lambda leaf: leaf.primal if type(leaf) is Dual and leaf.tag == tag else leaf, aux))
+    _check_outputs(out, api)
     outs, out_tangents = [], []
     for leaf in nest.tree_flatten(out):
         while isinstance(leaf, Tensor) and not _seen_outside(leaf):
             leaf = leaf._value  # a GradientTape's result inside jvp: a tensor holding duals
         if type(leaf) is Dual and leaf.tag == tag:
             outs.append(_as_output(leaf.primal))
-            out_tangents.append(leaf.tangent)
+            out_tangents.append(_as_output(leaf.tangent))  # an array, as every output (a 0-d one for a number)
         else:
             outs.append(_as_output(leaf))
             zero = _zeros(leaf)
@@ -114,6 +116,7 @@ def jacfwd(f, argnums=0, chunk_size=None, has_aux=False):
             if has_aux:
                 out, aux = _split_aux(out, "jacfwd")
                 aux = [_aux(aux)]
+            _check_outputs(out, "jacfwd")
             first = nest.tree_map(lambda o: np.zeros((0,) + tuple(dnp.shape(o))), out)
         pieces = [nest.tree_flatten(first)]
         for start in range(chunk, n, chunk):

@@ -7,7 +7,8 @@ from ..core import dnp, nest
 from ..forward.second_order import gradient_tangents
 from .forward_mode import _forward, jacfwd
 from .reverse_mode import _record, _unlock, grad, jacrev
-from .values import _argnums, _as_input, _check_scalar, _check_tangent, _flatten, _pack, _top_level
+from .values import (_argnums, _as_input, _as_output, _aux, _check_scalar, _check_tangent, _flatten, _pack, _split_aux,
+                     _top_level)
 
 # -- second order ------------------------------------------------------------------------------
 #
@@ -15,14 +16,18 @@ from .values import _argnums, _as_input, _check_scalar, _check_tangent, _flatten
 # second_order.py); a Hessian's chunks share the recording. Inside another transform, they
 # are jvp of grad, which nests like every other transform.
 
-def hessian(f, argnums=0, chunk_size=None):
+def hessian(f, argnums=0, chunk_size=None, has_aux=False):
     """The Hessian as jacfwd of the reverse-mode gradient (forward-over-reverse, chunked).
+
+    With `has_aux=True`, f returns `(scalar, aux)` and the function `(hessian, aux)`, aux
+    as f returned it (JAX's `hessian(f, has_aux=True)`). Keyword arguments of the call go
+    to f and are not differentiated.
 
     >>> hessian(lambda x: dnp.sum(x ** 3))(np.array([1.0, 2.0]))
     array([[ 6.,  0.],
            [ 0., 12.]])
     """
-    nested = jacfwd(grad(f, argnums), argnums, chunk_size=chunk_size)
+    nested = jacfwd(grad(f, argnums, has_aux=has_aux), argnums, chunk_size=chunk_size, has_aux=has_aux)
 
     def hess(*args, **kwargs):
         if not isinstance(argnums, int) or not _top_level(args):
@@ -32,6 +37,8 @@ def hessian(f, argnums=0, chunk_size=None):
             return nested(*args, **kwargs)
         tape, inputs, out = _record(f, args, nums, "hessian", kwargs)
         try:
+            if has_aux:
+                out, aux = _split_aux(out, "hessian")
             _check_scalar(out, "hessian")
             x = inputs[0]
             shape = tuple(dnp.shape(x))
@@ -49,7 +56,8 @@ def hessian(f, argnums=0, chunk_size=None):
                 row = dgrad[0] if dgrad[0].flags.writeable else np.array(dgrad[0])  # not a broadcast view
                 rows.append(row.reshape(k, n))
             full = rows[0] if len(rows) == 1 else np.concatenate(rows)  # row j: d grad / d x_j
-            return full.T.reshape(shape + shape)  # H[i, j] = d grad_i / d x_j (a view for vectors)
+            full = full.T.reshape(shape + shape)  # H[i, j] = d grad_i / d x_j (a view for vectors)
+            return (full, _aux(aux)) if has_aux else full
         finally:
             _unlock(tape)  # computed: nothing reads the arguments any more
 
@@ -80,7 +88,7 @@ def hvp(f, primals, tangents):
         dgrads = gradient_tangents(tape, inputs, out, flat_t, None)
         if dgrads is None:
             return _forward(grad(f, argnums), tuple(primals), tuple(tangents), "hvp")[1]
-        packed = _pack(list(primals), dgrads)
+        packed = _pack(list(primals), [_as_output(g) for g in dgrads])  # arrays, 0-d for numbers
         return packed[0] if argnums == 0 else tuple(packed)
     finally:
         _unlock(tape)  # computed: nothing reads the arguments any more

@@ -10,8 +10,8 @@ from ..reverse.dispatch import new_tag
 from ..reverse.jacobians import tape_jacobian
 from ..reverse.tape import GradientTape
 from ..reverse.tensor import Tensor, wrap
-from .values import (_argnums, _as_input, _as_output, _aux, _check_scalar, _flatten, _pack, _split_aux, _unwrap,
-                     _zeros)
+from .values import (_argnums, _as_input, _as_output, _aux, _check_outputs, _check_scalar, _flatten, _pack,
+                     _split_aux, _unwrap, _zeros)
 
 # -- reverse mode ------------------------------------------------------------------------------
 
@@ -159,6 +159,7 @@ def vjp(f, *primals, has_aux=False):
     tape, inputs, out = _record(f, primals, tuple(range(len(primals))), "vjp")
     if has_aux:
         out, aux = _split_aux(out, "vjp")
+    _check_outputs(out, "vjp")
     flat_out = nest.tree_flatten(out)
     value = nest.tree_map(_unwrap, out)
 
@@ -191,6 +192,7 @@ def jacrev(f, argnums=0, has_aux=False):
         try:
             if has_aux:
                 out, aux = _split_aux(out, "jacrev")
+            _check_outputs(out, "jacrev")
             wrt = [args[i] for i in nums]
             results = []
             for o in nest.tree_flatten(out):

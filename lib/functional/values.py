@@ -134,9 +134,74 @@ def _top_level(values):
 
 
 def _check_scalar(out, api):
+    """f's output for grad, value_and_grad, hessian and hvp: one real floating number (as JAX
+    requires), or a TypeError naming what f returned and the likely fix."""
     value = getattr(out, "_value", None)
-    if (value.__class__ is _ndarray or value.__class__ is _float64) and value.size == 1:
-        return  # a tensor holding one element (the common case)
+    if (value.__class__ is _ndarray or value.__class__ is _float64) and value.size == 1 and value.dtype.kind == "f":
+        return  # a tensor holding one float (the common case)
+    _check_leaf(out, api, "a scalar")
+    kind = dnp.result_dtype(out).kind
+    if kind not in "fc":
+        raise TypeError(f"[{api}] f must return a real floating scalar, got {_described(out)}. "
+                        f"{api} differentiates a real number; compute the output in floats "
+                        "(x.astype(float), or a float operation such as np.mean).")
     if math.prod(dnp.shape(out)) != 1:
         raise TypeError(f"[{api}] f must return a scalar, got shape {tuple(dnp.shape(out))}. "
                         "Use jacrev / jacfwd for vector outputs, or vjp.")
+
+
+def _check_outputs(out, api):
+    """f's output for vjp, jvp, linearize, jacfwd and jacrev: arrays or pytrees of them (as
+    before), but not None, strings or booleans, which have no derivative."""
+    if out is None:
+        _check_leaf(out, api, "arrays (or a pytree of them)")
+    for leaf in nest.tree_flatten(out):
+        if leaf.__class__ is not _ndarray or leaf.dtype.kind not in "fciu":
+            _check_leaf(leaf, api, "arrays (or a pytree of them)")
+
+
+def _described(x):
+    """What f returned, for an error message: its type, and dtype and shape for arrays."""
+    if isinstance(x, Traced):
+        return f"a traced array of dtype {dnp.result_dtype(x)} and shape {tuple(dnp.shape(x))}"
+    dtype = getattr(x, "dtype", None)
+    if isinstance(dtype, np.dtype):
+        return f"{type(x).__name__} of dtype {dtype} and shape {tuple(np.shape(x))}"
+    return f"{type(x).__name__} {_short(x)}"
+
+
+def _short(x):
+    text = repr(x)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _check_leaf(x, api, needed):
+    """A TypeError for an output with no derivative: None, a container, a string, a bool."""
+    if x is None:
+        raise TypeError(f"[{api}] f returned None, but {api} needs {needed}: is a `return` "
+                        "missing at the end of f?")
+    if x.__class__ is tuple or x.__class__ is list:
+        if needed == "a scalar":
+            hint = (" If f returns (loss, something else), pass has_aux=True: the first item is "
+                    "differentiated, the second comes back as it is." if len(x) == 2 else
+                    " Return one scalar (np.sum / np.mean of the items, or one of them).")
+            raise TypeError(f"[{api}] f must return a scalar, got a {type(x).__name__} of "
+                            f"{len(x)} item{'' if len(x) == 1 else 's'}.{hint}")
+        return  # a pytree node: its leaves are checked
+    if isinstance(x, (str, bytes)):
+        raise TypeError(f"[{api}] f returned {_described(x)}, but {api} needs {needed}: a "
+                        "string has no derivative. Return the number computed from the inputs.")
+    if isinstance(x, Traced):
+        kind = dnp.result_dtype(x).kind
+    else:
+        if not isinstance(x, (np.ndarray, np.generic, int, float, complex)) and not is_duck_array(x):
+            raise TypeError(f"[{api}] f returned {_described(x)}, but {api} needs {needed}. "
+                            "Return NumPy arrays or numbers computed from the inputs.")
+        kind = dnp.result_dtype(x).kind
+    if kind == "b":
+        raise TypeError(f"[{api}] f returned {_described(x)}: a boolean (a comparison, np.allclose, "
+                        f"np.isclose) has no derivative, and {api} needs {needed} of floats. "
+                        "Return the float quantity the test compares, e.g. np.sum((a - b) ** 2).")
+    if kind in "USOV":
+        raise TypeError(f"[{api}] f returned {_described(x)}, but {api} needs {needed} of floats. "
+                        "Return NumPy arrays or numbers computed from the inputs.")
