@@ -5,7 +5,8 @@ A traced value turned into a plain Python number or NumPy array (`float()`, `mat
 return zeros or a partial gradient without a word. The test is a generated product: every
 escape route below, under every functional transform, must raise the error that names
 what happened and the fix. Branching, int(), printing and dualtape's own conversions stay
-allowed, and the TF-style GradientTape keeps TF's semantics (the gradient is None).
+allowed. A TF-style GradientTape refuses float() and np.asarray of what it records, but not
+.numpy() (tests/test_tape_escapes.py).
 """
 
 import math
@@ -194,21 +195,23 @@ def test_nested_transforms_refuse_at_every_level():
         jvp(lambda x: grad(inner)(x), (0.5,), (1.0,))
 
 
-# -- the TF-style tape keeps TF's semantics ------------------------------------------------------
+# -- the TF-style tape: .numpy() is the way out (tests/test_tape_escapes.py: the refusals) ------
 
 
-def test_gradient_tape_lets_values_leave_and_gives_none():
+def test_gradient_tape_lets_values_leave_on_purpose_and_gives_none():
     x = tf.Variable(2.0)
     with tf.GradientTape(persistent=True) as tape:
         y = x * x
-        as_float = float(y)
-        as_array = np.array(y)
         as_numpy = y.numpy()
+        with tape.stop_recording():
+            as_float = float(y)
+            as_array = np.array(y)
         z = tf.constant(as_array) * 1.0
-        w = tf.constant(y) * 1.0
+        w = tf.constant(y) * 1.0  # TF's tf.constant of an eager tensor is that tensor
     assert as_float == 4.0 and as_array == 4.0 and as_numpy == 4.0
-    assert tape.gradient(z, x) is None and tape.gradient(w, x) is None
-    assert tape.gradient(y, x).numpy() == 4.0
+    assert float(y) == 4.0 and np.array(y) == 4.0  # after the block, as in TF
+    assert tape.gradient(z, x) is None
+    assert tape.gradient(w, x).numpy() == 4.0 and tape.gradient(y, x).numpy() == 4.0
 
 
 def test_forward_accumulator_lets_values_leave():

@@ -15,6 +15,7 @@ from ..core.duck import is_duck_array, refuse_compute
 from ..core.errors import RefusalError
 from ..core.registry import Traced
 from ..core.scipy_hints import escape_hint
+from .tape_escapes import ROUTES as TAPE_ROUTES, recording_tape, tape_escape_error
 
 _next_id = itertools.count(1).__next__
 
@@ -188,8 +189,9 @@ def escaping_api(tensor):
     """The functional transform (`grad`, `jvp`, ...) that differentiates through `tensor`
     right now, or None: a plain value made from it would silently drop that derivative.
 
-    Only the functional API's private tapes (and its dual numbers) are strict. A user's
-    GradientTape keeps TF's semantics: a value that leaves it just gets no gradient.
+    Only the functional API's private tapes (and its dual numbers) count here. A user's
+    recording GradientTape refuses fewer routes (`.numpy()` stays the way out, as in TF):
+    `_check_escape` asks tape_escapes.py about it.
     """
     value = tensor._value
     if value.__class__ is not np.ndarray and isinstance(value, Traced):
@@ -232,6 +234,9 @@ def _check_escape(tensor, route):
     api = escaping_api(tensor)
     if api is not None:
         raise escape_error(api, route)
+    state = _STATE[0]
+    if route in TAPE_ROUTES and state is not None and state.tapes and recording_tape(tensor, state.tapes):
+        raise tape_escape_error(tensor, route)  # a user's tape: tape_escapes.py
 
 
 def _primal(value):
@@ -287,6 +292,11 @@ def constant(value, dtype=None, shape=None, name=None):
     <tf.Tensor: shape=(2,), dtype=float32, numpy=array([1. , 2.5], dtype=float32)>
     """
     if isinstance(value, Tensor):
+        if dtype is None and shape is None and not getattr(value, "_is_variable", False):
+            api = escaping_api(value)
+            if api is not None:
+                raise escape_error(api, "dualtape.constant()")
+            return value  # TF returns an eager tensor itself: a tape still sees it
         _check_escape(value, "dualtape.constant()")
         value = value._value if dtype is None else value.numpy()
         if dtype is None and shape is None:

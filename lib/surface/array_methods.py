@@ -13,7 +13,8 @@ the functional API's forward mode hands to user code, have NumPy's tuple shape a
 
 `item()` turns a value into a plain Python number: on a value a functional transform
 differentiates it is refused as `float()` is (it would drop the derivative); under a
-user's GradientTape it is allowed, as `float()` is, and the result is a constant.
+user's recording GradientTape it is allowed, as `.numpy()` is (an explicit way out, where
+`float()` of a recorded value is refused: reverse/tape_escapes.py), and the result is a constant.
 """
 
 import numpy as np
