@@ -61,3 +61,33 @@ def test_vjp_keeps_them_read_only_while_its_pullback_may_read_them():
     value, pullback = dualtape.vjp(np.sin, x)
     assert not x.flags.writeable
     np.testing.assert_allclose(pullback(np.ones(2))[0], np.cos([0.5, 1.5]))
+
+
+def test_vjp_gives_them_back_writeable_once_its_pullback_is_gone():
+    w = np.array([0.5, 1.5])
+    value, pullback = dualtape.vjp(lambda w: np.sum(w ** 2), w)
+    assert not w.flags.writeable
+    del pullback  # (issue 19: w -= 1.0 then failed: read-only for good)
+    w -= 1.0
+    np.testing.assert_allclose(w, [-0.5, 0.5])
+    value, pullback, aux = dualtape.vjp(lambda w: (np.sum(w ** 2), "a"), w, has_aux=True)
+    del pullback
+    assert w.flags.writeable
+    with pytest.raises(TypeError, match="returned None"):
+        dualtape.vjp(lambda w: None, w)
+    assert w.flags.writeable  # f's output refused: unlocked too
+
+
+def test_two_pullbacks_on_one_array_keep_it_read_only_until_both_are_gone():
+    w = np.array([0.5, 1.5])
+    _, first = dualtape.vjp(np.sin, w)
+    _, second = dualtape.vjp(np.cos, w)
+    del first
+    assert not w.flags.writeable  # second still reads it: a write would make it silently wrong
+    np.testing.assert_allclose(second(np.ones(2))[0], -np.sin([0.5, 1.5]))
+    dualtape.grad(lambda v: np.sum(v ** 2))(w)  # a grad meanwhile leaves it locked too
+    assert not w.flags.writeable
+    del second
+    assert w.flags.writeable
+    g = dualtape.grad(lambda a, b: np.sum(a * b), argnums=(0, 1))(w, w)  # one array twice
+    assert w.flags.writeable and np.allclose(g[0], w)

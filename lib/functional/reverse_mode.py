@@ -28,6 +28,10 @@ def _watched_inputs(tape, leaves, api):
         if leaf.__class__ is np.ndarray and leaf.dtype.kind == "f":
             if leaf.flags.writeable:
                 locked.append(leaf)
+                _LOCKS[id(leaf)] = [leaf, 1]
+            elif id(leaf) in _LOCKS:  # locked by another live transform (a vjp's pullback)
+                _LOCKS[id(leaf)][1] += 1  # writeable again once the last one is done
+                locked.append(leaf)
             t = wrap(leaf)  # the common case: a float array, as _as_input takes it
         else:
             leaf = _as_input(leaf, api, "the differentiated argument")
@@ -64,10 +68,38 @@ def _record(f, args, nums, api, kwargs=None, persistent=True):
     return tape, inputs, out
 
 
+# id -> [array, number of live transforms reading it]: the caller's arrays made read-only by
+# _watched_inputs, writeable again when the last transform that reads them is done with them
+_LOCKS = {}
+
+
 def _unlock(tape):
     """Give the caller back its arrays writeable, as they were (`_watched_inputs`)."""
-    for leaf in getattr(tape, "_locked", ()):
-        leaf.setflags(write=True)
+    _unlock_arrays(getattr(tape, "_locked", ()))
+    tape._locked = ()  # once only
+
+
+class _Unlocker:
+    """Unlocks `arrays` when freed: held by vjp's pullback, it goes with it (`del vjp_fn`)."""
+
+    __slots__ = ("arrays",)
+
+    def __init__(self, arrays):
+        self.arrays = arrays
+
+    def __del__(self):
+        _unlock_arrays(self.arrays)
+
+
+def _unlock_arrays(arrays):
+    for leaf in arrays:
+        lock = _LOCKS.get(id(leaf))
+        if lock is None or lock[0] is not leaf:
+            continue
+        lock[1] -= 1
+        if lock[1] == 0:
+            del _LOCKS[id(leaf)]
+            leaf.setflags(write=True)
 
 
 def _pullback(tape, inputs, targets, seeds):
@@ -157,9 +189,13 @@ def vjp(f, *primals, has_aux=False):
     while vjp_fn may read them (grad, hessian, hvp and jacrev hand them back writeable).
     """
     tape, inputs, out = _record(f, primals, tuple(range(len(primals))), "vjp")
-    if has_aux:
-        out, aux = _split_aux(out, "vjp")
-    _check_outputs(out, "vjp")
+    try:
+        if has_aux:
+            out, aux = _split_aux(out, "vjp")
+        _check_outputs(out, "vjp")
+    except BaseException:
+        _unlock(tape)
+        raise
     flat_out = nest.tree_flatten(out)
     value = nest.tree_map(_unwrap, out)
 
@@ -177,6 +213,8 @@ def vjp(f, *primals, has_aux=False):
         grads = _pullback(tape, inputs, targets, used) if targets else [_zeros(t) for t in inputs]
         return tuple(nest.tree_unflatten(list(primals), grads))
 
+    if tape._locked:  # the caller's arrays are read-only while vjp_fn may read them
+        vjp_fn._unlock_when_freed = _Unlocker(tape._locked)  # (weakref.finalize costs 10x more)
     return (value, vjp_fn, _aux(aux)) if has_aux else (value, vjp_fn)
 
 
