@@ -15,6 +15,8 @@ import numpy as np
 import pytest
 
 import dualtape as tf
+import dualtape
+from dualtape.errors import RefusalError
 from dualtape import dnp
 from dualtape.functional import (grad, hessian, hvp, jacfwd, jacrev, jvp, linearize,
                                  value_and_grad, vjp)
@@ -237,3 +239,37 @@ def test_gradient_tape_inside_grad_is_strict_for_the_functional_level():
         return tape.gradient(y, x).numpy() * x  # leaves grad's level: refused
     with pytest.raises(TypeError, match=r"^\[grad\].*\.numpy\(\)"):
         grad(g)(2.0)
+
+
+# -- a traced value written into an element of a NumPy array (issue 19) ---------------------------
+
+def _element_write(x):
+    out = np.zeros(3)
+    out[0] = x[0] * 2  # NumPy wraps float()'s refusal in its ValueError: given back as ours
+    return np.sum(out)
+
+
+def _slice_write(x):
+    out = np.zeros(3)
+    out[0:1] = x[0] * 2
+    return np.sum(out)
+
+
+@pytest.mark.parametrize("api, call", [
+    ("grad", lambda f, x: dualtape.grad(f)(x)),
+    ("hvp", lambda f, x: dualtape.hvp(f, (x,), (x,))),
+    ("vjp", lambda f, x: dualtape.vjp(f, x)),
+    ("jvp", lambda f, x: dualtape.jvp(f, (x,), (x,))),
+    ("jacfwd", lambda f, x: dualtape.jacfwd(f)(x)),
+])
+@pytest.mark.parametrize("write", [_element_write, _slice_write])
+def test_a_write_into_a_numpy_array_is_one_refusal_naming_transforms(api, call, write):
+    x = np.array([1.0, 2.0, 3.0])
+    with pytest.raises(RefusalError) as info:
+        call(write, x)
+    message = str(info.value)
+    assert message.startswith((f"[{api}]", "[jvp]")) and "dualtape.transforms" in message  # (a dual's own: [jvp])
+    assert "np.stack" in message and "np.where(mask, v, out)" in message
+    if write is _element_write:
+        assert "a write into a NumPy array" in message
+        assert "test_escapes.py, line" in message and "out[0] = x[0] * 2" in message

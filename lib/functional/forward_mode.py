@@ -7,8 +7,8 @@ from ..core.traced import Traced
 from ..forward.dual import Dual
 from ..reverse.dispatch import new_tag
 from ..reverse.tensor import Tensor
-from .values import (_argnums, _as_input, _as_output, _aux, _check_outputs, _check_tangent, _seen_outside, _split_aux,
-                     _zeros)
+from .values import (_argnums, _as_input, _as_output, _aux, _check_outputs, _check_tangent, _element_write_refusal,
+                     _seen_outside, _split_aux, _zeros)
 
 # -- forward mode ------------------------------------------------------------------------------
 
@@ -26,7 +26,13 @@ def _forward(f, primals, tangents, api, batch=None, has_aux=False):
     if len(flat_p) != len(flat_t):
         raise ValueError(f"[{api}] primals and tangents have different structures.")
     duals = [Dual(p, _check_tangent(t, p, api, batch), tag, batch) for p, t in zip(flat_p, flat_t)]
-    out = f(*nest.tree_unflatten(tuple(primals), duals))
+    try:
+        out = f(*nest.tree_unflatten(tuple(primals), duals))
+    except ValueError as e:
+        refusal = _element_write_refusal(e, api)
+        if refusal is not None:
+            raise refusal from e
+        raise
     if has_aux:
         out, aux = _split_aux(out, api)
         aux = _aux(nest.tree_map(lambda leaf: leaf.primal if type(leaf) is Dual and leaf.tag == tag else leaf, aux))

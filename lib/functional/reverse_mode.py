@@ -10,8 +10,8 @@ from ..reverse.dispatch import new_tag
 from ..reverse.jacobians import tape_jacobian
 from ..reverse.tape import GradientTape
 from ..reverse.tensor import Tensor, wrap
-from .values import (_argnums, _as_input, _as_output, _aux, _check_outputs, _check_scalar, _flatten, _pack,
-                     _split_aux, _unwrap, _zeros)
+from .values import (_argnums, _as_input, _as_output, _aux, _check_outputs, _check_scalar, _element_write_refusal,
+                     _flatten, _pack, _split_aux, _unwrap, _zeros)
 
 # -- reverse mode ------------------------------------------------------------------------------
 
@@ -62,8 +62,11 @@ def _record(f, args, nums, api, kwargs=None, persistent=True):
             for slot, i in enumerate(nums):
                 full[i] = packed[slot]
             out = f(*full, **kwargs) if kwargs else f(*full)
-    except BaseException:
+    except BaseException as e:
         _unlock(tape)
+        refusal = _element_write_refusal(e, api) if isinstance(e, ValueError) else None
+        if refusal is not None:
+            raise refusal from e
         raise
     return tape, inputs, out
 

@@ -1,17 +1,19 @@
 """What the functional API takes and returns: inputs checked and made arrays, tangents
 checked against their primals, flat and nested structures."""
 
+import linecache
 import math
 
 import numpy as np
 
 from ..core import dnp, nest
 from ..core.dtypes import refuse_complex
+from ..core.errors import RefusalError
 from ..core.duck import as_array, is_duck_array, primal_of
 from ..core.traced import Traced
 from ..reverse.dispatch import STATE
 from ..reverse.tensor import EagerTensor as _EagerTensor
-from ..reverse.tensor import Tensor
+from ..reverse.tensor import Tensor, escape_error
 
 # -- inputs and outputs -----------------------------------------------------------------------
 
@@ -121,6 +123,25 @@ def _split_aux(out, api):
         raise TypeError(f"[{api}] has_aux=True needs f to return a pair (output, aux), got "
                         f"{type(out).__name__}. Return `value, aux` from f, or drop has_aux.")
     return out[0], out[1]
+
+
+def _element_write_refusal(error, api):
+    """The RefusalError for `out[i] = value` of a traced value into a NumPy array, or None.
+
+    NumPy converts the value with float(), which refuses (tensor.py, dual.py), but a tensor
+    has __getitem__, so NumPy replaces that refusal with its own ValueError ('setting an
+    array element with a sequence'), the refusal as its cause. Given back here, at the
+    transform's boundary, with the line of the write."""
+    cause = error.__cause__ or error.__context__
+    if not isinstance(cause, RefusalError) or "array element with a sequence" not in str(error):
+        return None
+    tb = error.__traceback__
+    while tb.tb_next is not None:
+        tb = tb.tb_next  # the frame NumPy raised in: the user's line with the write
+    code = tb.tb_frame.f_code
+    source = linecache.getline(code.co_filename, tb.tb_lineno).strip()
+    where = f"{code.co_filename}, line {tb.tb_lineno}" + (f": {source}" if source else "")
+    return escape_error(api, f"a write into a NumPy array (out[i] = value, at {where})")
 
 
 def _top_level(values):

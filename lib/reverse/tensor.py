@@ -208,13 +208,18 @@ def escaping_api(tensor):
 def escape_error(api, route):
     """The error for a traced value turned into a plain Python number or NumPy array."""
     plain = "a plain Python number" if route in ("float()", "complex()", ".item()") else "a plain NumPy array"
+    if route.startswith("a write"):
+        plain = "a plain number in a NumPy array"
     return RefusalError(
         f"[{api}] a value being differentiated became {plain} through {route}, which would "
         "silently drop its derivative (its tangent or gradient). float() is also what math.* "
         "functions and a write into a NumPy array call; np.array / np.asarray also run "
         "inside np.r_, NumPy functions given a list of traced values, and SciPy. "
         "Fix: keep it traced: build arrays with np.stack / np.concatenate instead of "
-        "np.array, np.r_ or writes into np.zeros; use np.* (or dnp.*) functions instead of "
+        "np.array, np.r_ or writes into np.zeros (np.where(mask, v, out) or "
+        "dnp.put_along_axis for a write at indices), or differentiate with dualtape.transforms "
+        "(dualtape.transforms.grad, jvp, ...), which keeps writes into arrays (out[i] = v) as "
+        "written; use np.* (or dnp.*) functions instead of "
         "math.*; call dnp / dualtape ops where NumPy or SciPy has none; or, if the value "
         "is meant to be a constant, apply dnp.stop_gradient(x) first. Branching on a value "
         "(`if x > 0:`), int() and math.floor are fine." + escape_hint())  # the SciPy call that did it, if any
