@@ -143,3 +143,14 @@ def test_forward_accumulators_keep_tfs_semantics():
         y = x * x
         assert float(y) == 4.0
     assert acc.jvp(y).numpy() == 4.0
+
+
+def test_a_write_into_a_numpy_array_leaves_the_block_as_the_refusal():
+    x = tf.Variable([1.0, 2.0])
+    with pytest.raises(RefusalError, match=r"b\[0\] = x\[0\] \* 2  # marker.*\.numpy\(\)"):
+        with tf.GradientTape():
+            b = np.zeros(2)
+            b[0] = x[0] * 2  # marker: NumPy's own ValueError would hide the refusal
+    with pytest.raises(ValueError, match="sequence"):  # not ours: NumPy's error stays
+        with tf.GradientTape():
+            np.zeros(2)[0] = [1.0, 2.0]

@@ -21,6 +21,7 @@ from ..core.apply_rules import _unbroadcast_to, vjp_parts
 from .dispatch import STATE, new_tag
 from .jacobians import tape_batch_jacobian, tape_jacobian
 from ..core.dtypes import is_differentiable_dtype, refuse_complex
+from ..core.errors import RefusalError
 from ..core.duck import as_array, ones_for
 from ..core.registry import GRADIENT_OVERRIDES, NOT_DIFFERENTIABLE as _NOT_DIFFERENTIABLE, Traced
 from .tensor import EagerTensor as _EagerTensor
@@ -64,9 +65,14 @@ class GradientTape:
         self._push()
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, exc_type, exc, traceback):
         if self._recording:
             self._pop()
+        cause = getattr(exc, "__cause__", None)
+        if exc_type is ValueError and isinstance(cause, RefusalError) and str(cause).startswith("[GradientTape]"):
+            # b[0] = y: NumPy replaced our refusal of float(y) by its 'setting an array
+            # element with a sequence' (a tensor has __getitem__): give the refusal back
+            raise cause.with_traceback(traceback) from None
         return False
 
     def _push(self):
