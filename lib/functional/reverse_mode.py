@@ -28,9 +28,9 @@ def _watched_inputs(tape, leaves, api):
         if leaf.__class__ is np.ndarray and leaf.dtype.kind == "f":
             if leaf.flags.writeable:
                 locked.append(leaf)
-                _LOCKS[id(leaf)] = [leaf, 1]
+                _LOCKS[id(leaf)] = 1
             elif id(leaf) in _LOCKS:  # locked by another live transform (a vjp's pullback)
-                _LOCKS[id(leaf)][1] += 1  # writeable again once the last one is done
+                _LOCKS[id(leaf)] += 1  # writeable again once the last one is done
                 locked.append(leaf)
             t = wrap(leaf)  # the common case: a float array, as _as_input takes it
         else:
@@ -71,8 +71,10 @@ def _record(f, args, nums, api, kwargs=None, persistent=True):
     return tape, inputs, out
 
 
-# id -> [array, number of live transforms reading it]: the caller's arrays made read-only by
-# _watched_inputs, writeable again when the last transform that reads them is done with them
+# id(array) -> number of live transforms reading it: the caller's arrays made read-only by
+# _watched_inputs, writeable again when the last transform that reads them is done with them.
+# (Each id is held alive by a lock list while counted, so it cannot be reused meanwhile; ints
+# keep the dict out of the cyclic collector's sight, as test_no_cycles checks.)
 _LOCKS = {}
 
 
@@ -96,13 +98,14 @@ class _Unlocker:
 
 def _unlock_arrays(arrays):
     for leaf in arrays:
-        lock = _LOCKS.get(id(leaf))
-        if lock is None or lock[0] is not leaf:
+        count = _LOCKS.get(id(leaf))
+        if count is None:
             continue
-        lock[1] -= 1
-        if lock[1] == 0:
+        if count == 1:
             del _LOCKS[id(leaf)]
             leaf.setflags(write=True)
+        else:
+            _LOCKS[id(leaf)] = count - 1
 
 
 def _pullback(tape, inputs, targets, seeds):
