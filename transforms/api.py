@@ -16,7 +16,7 @@ from dualtape.core.duck import lazy_scalar, lazy_seed
 from . import emit
 from .analysis import value_kind
 from .concrete import arg_value
-from .cache import cache_on
+from .cache import Guard, cache_on
 from .naming import fresh_function_name
 from .parse import TransformError
 from .revolve import parse_spec
@@ -78,6 +78,7 @@ class _Transform:
         self._variants = {}  # type key -> how many shape specializations were compiled
         self._plain = {}  # shape_key(args) -> grad's specialization for them, called at once (see _grad)
         self._general = None
+        self._guard = Guard()  # the module globals the compiled versions were made from
         functools.update_wrapper(self, f, assigned=("__module__",), updated=())
         module = self._general_module()  # transform now: refusals surface at decoration time
         if self.name in module.namespace or self.name in module.user_names:
@@ -90,9 +91,24 @@ class _Transform:
 
     def _general_module(self):
         """The all-array version, recording (not raising) refusals that hold for arrays only."""
+        self._fresh()
         if self._general is None:
-            self._general = self._build({p: "array" for p in self.params}, defer=True)
+            self._general = self._watched(self._build({p: "array" for p in self.params}, defer=True))
         return self._general[0]
+
+    def _watched(self, built):
+        """`_build`'s (module, parameters), the globals its code was made from watched."""
+        self._guard.watch(built[0].user_functions)
+        return built
+
+    def _fresh(self):
+        """Drop every compiled version once a module global it was made from is rebound
+        (cache.Guard): calls see the module's current globals, as plain Python does."""
+        if not self._guard.holds():
+            self._compiled.clear()
+            self._variants.clear()
+            self._plain.clear()
+            self._general, self._guard = None, Guard()
 
     @property
     def module(self):
@@ -132,14 +148,15 @@ class _Transform:
             if self._variants.get(types, 0) < MAX_SHAPES:
                 self._variants[types] = self._variants.get(types, 0) + 1
                 bound = self._bind(args, kwargs) if bound is None else bound
-                module, params = self._build(_arg_kinds(bound), *extra, **(options or {}),
-                                             **self._specialize(bound, more))
+                module, params = self._watched(self._build(_arg_kinds(bound), *extra, **(options or {}),
+                                                           **self._specialize(bound, more)))
                 entry = self._compiled[shaped] = (module.compile(self.name), params)
                 return entry
         entry = self._compiled.get(key)
         if entry is None:
             bound = self._bind(args, kwargs) if bound is None else bound
-            module, params = self._build(_arg_kinds(bound), *extra, **(options or {}), **self._specialize(bound))
+            module, params = self._watched(self._build(_arg_kinds(bound), *extra, **(options or {}),
+                                                       **self._specialize(bound)))
             entry = self._compiled[key] = (module.compile(self.name), params)
         return entry
 
@@ -202,6 +219,8 @@ class Transformed(_Transform):
         return module, seed
 
     def __call__(self, *args, **kwargs):
+        if not self._guard.holds():
+            self._fresh()
         if self.mode == "vjp":
             if not args:
                 raise TypeError(f"[{self.api}] call it as f_vjp(*args, dy).")

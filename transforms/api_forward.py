@@ -85,6 +85,8 @@ class ForwardTransformed(_Transform):
         return args, ts, bound, batch
 
     def __call__(self, *args, **kwargs):
+        if not self._guard.holds():
+            self._fresh()
         if self.concrete and not kwargs and args:  # hvp, with shapes seen before: nothing to check
             ts = args[-1] if self.wrt_is_tuple else (args[-1],)
             hit = self._plain.get((shape_key(args[:-1]), shape_key(ts))) if type(ts) is tuple else None
@@ -106,6 +108,7 @@ class ForwardTransformed(_Transform):
 
     def value_and_tangent(self, *args, **kwargs):
         """For hvp: (gradient, Hessian @ v) from the one generated function."""
+        self._fresh()
         args, ts, bound, batch = self._split(args, kwargs)
         fn, tparams = self._compiled_for(args, kwargs, batch, bound=bound, more=ts)
         kwargs = dict(kwargs, **{p: t for p, t in zip(tparams, ts)})

@@ -32,3 +32,82 @@ def cache_on(owner):
         store = attributes[ATTRIBUTE] = _Store()
         store.owner = owner
     return store
+
+
+class Guard:
+    """The module globals (and closure cells) that generated code was made from, checked at
+    call time: `holds()` is False once one of them is rebound (`module.G = 1.62`), and the
+    owner then drops what it compiled (issue 19: the generated code ran in a copy of the
+    user's globals, and the transformer folds some of them while generating: a global's kind,
+    the function a called name is, so rebinding one gave the old value, or a mix of the two).
+
+    The check is one generated function comparing each captured value by identity (a few
+    tens of ns per call; benchmarks/wl_globals.py measures it)."""
+
+    __slots__ = ("_globals", "_cells", "holds")
+
+    def __init__(self):
+        self._globals = {}  # id(globals dict) -> (the dict, {name: value})
+        self._cells = {}  # id(cell) -> (the cell, its value)
+        self.holds = _always
+
+    def watch(self, functions):
+        """Capture the globals each of `functions` reads and its closure cells; generated
+        functions stand for the user functions they were made from."""
+        before = (sum(len(v) for _, v in self._globals.values()), len(self._cells))
+        for fn in user_functions(functions):
+            names = self._globals.setdefault(id(fn.__globals__), (fn.__globals__, {}))[1]
+            for name in _global_names(fn.__code__):
+                if name in fn.__globals__:
+                    names.setdefault(name, fn.__globals__[name])
+            for cell in fn.__closure__ or ():
+                try:
+                    self._cells.setdefault(id(cell), (cell, cell.cell_contents))
+                except ValueError:  # (not yet bound)
+                    pass
+        if (sum(len(v) for _, v in self._globals.values()), len(self._cells)) != before:
+            self.holds = self._compile()
+
+    def _compile(self):
+        terms, defaults = [], {}
+        for i, (namespace, names) in enumerate(self._globals.values()):
+            defaults[f"d{i}"] = namespace
+            for j, (name, value) in enumerate(names.items()):
+                defaults[f"v{i}_{j}"] = value
+                terms.append(f"d{i}[{name!r}] is v{i}_{j}")
+        for i, (cell, value) in enumerate(self._cells.values()):
+            defaults[f"c{i}"], defaults[f"w{i}"] = cell, value
+            terms.append(f"c{i}.cell_contents is w{i}")
+        if not terms:
+            return _always
+        source = (f"def holds({', '.join(f'{k}={k}' for k in defaults)}):\n    try:\n"
+                  f"        return {' and '.join(terms)}\n    except (KeyError, ValueError):\n        return False\n")
+        namespace = dict(defaults)
+        exec(compile(source, "<dualtape globals guard>", "exec"), namespace)
+        return namespace["holds"]
+
+
+def _always():
+    return True
+
+
+def user_functions(functions):
+    """`functions`, each generated one replaced by the user functions it was made from (hvp
+    reads grad's compiled adjoint back)."""
+    seen = []
+    for fn in functions:
+        made_from = getattr(fn, "__dualtape_user_functions__", None)
+        for f in (made_from if made_from is not None else (fn,)):
+            if f not in seen:
+                seen.append(f)
+    return tuple(seen)
+
+
+def _global_names(code):
+    """The names a code object and the code nested in it (comprehensions, lambdas) may read
+    as globals."""
+    out = set(code.co_names)
+    for const in code.co_consts:
+        if hasattr(const, "co_names"):
+            out |= _global_names(const)
+    return out

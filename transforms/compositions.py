@@ -151,8 +151,8 @@ def svd(a, full_matrices=True, compute_uv=True, hermitian=False):
 
 
 def eigh(a, UPLO="L"):  # noqa: N803  (NumPy's name)
-    """np.linalg.eigh: (eigenvalues, eigenvectors) of the symmetric part, as dnp."""
-    return (dnp.linalg_eigh_w(a), dnp.linalg_eigh_v(a))
+    """np.linalg.eigh: (eigenvalues, eigenvectors) of the triangle UPLO names, mirrored, as dnp."""
+    return (dnp.linalg_eigh_w(a, UPLO), dnp.linalg_eigh_v(a, UPLO))
 
 
 def qr(a, mode="reduced"):

@@ -17,10 +17,11 @@ import numpy as np
 from . import _gast, opmap
 from ._gast import nodes as n
 from .aliasing import check_writes
+from .cache import user_functions
 from .desugar import MethodRewriter, desugar_jumps, desugar_returns, desugar_walrus
 from .forward import Forward
 from .fwd_rules import ForwardNormalizer
-from .naming import alias_shadowed_globals, rename_reserved, shadowed_helper
+from .naming import alias_foreign_globals, alias_shadowed_globals, rename_reserved, shadowed_helper
 from .normalize import Normalizer
 from .parse import FunctionInfo, TransformError, check_supported, error
 from .reverse import Reverse
@@ -48,7 +49,10 @@ class FunctionIR:
                 api, info, node, f"the parameter `{name}` has the name of a value the generated code uses",
                 f"Rename the parameter (e.g. `{name}_`); generated code reads `{name}` itself."))
             locals_ = set(params_of(node)) | _gast.store_names(node)
-            for alias, value in alias_shadowed_globals(node, locals_, info.namespace).items():
+            aliases = alias_shadowed_globals(node, locals_, info.namespace)
+            if module is not None:
+                aliases.update(alias_foreign_globals(node, locals_, info.namespace, module.namespace))
+            for alias, value in aliases.items():
                 info.namespace[alias] = value  # (the normalizer resolves calls through it)
                 if module is not None:
                     module.namespace[alias] = value
@@ -177,6 +181,7 @@ class Module:
         weakref.finalize(fn, linecache.cache.pop, filename, None)  # the source goes with the code
         fn.__dualtape_source__ = source
         fn.__dualtape_scalar_output__ = self.scalar_output
+        fn.__dualtape_user_functions__ = user_functions(self.user_functions)  # (what cache.Guard watches)
         return fn
 
 
@@ -294,8 +299,10 @@ def traced_module(module):
     for fn in called:
         info = FunctionInfo(fn, module.api)
         node = info.node
-        MethodRewriter(set(a.id for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs)
-                       | _gast.store_names(node)).visit(node)
+        locals_ = set(a.id for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs) \
+            | _gast.store_names(node)
+        module.namespace.update(alias_foreign_globals(node, locals_, info.namespace, module.namespace))
+        MethodRewriter(locals_).visit(node)
         node.name = renames[fn.__name__]
         copies.append(respell_traced(_gast.unparse(node)))
     def rename(source):

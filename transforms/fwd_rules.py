@@ -164,7 +164,7 @@ def is_rule_helper(obj):
 
 
 _RULE_HELPER_MODULES = ("dualtape.core.rulekit_decomp", "dualtape.core.rulekit_stats", "dualtape.core.rulekit_numpy",
-                        "dualtape.core.rulekit_signal")
+                        "dualtape.core.rulekit_signal", "dualtape.core.rulekit_shapes")  # (shapes: power_slope)
 
 
 def helper_spec(obj):

@@ -26,7 +26,7 @@ import numpy as np
 from dualtape.core.dtypes import complex_error
 
 from .analysis import value_kind
-from .cache import cache_on
+from .cache import Guard, cache_on
 from .emit import RUNTIME_NAMES
 from .jit_stack import _Probe, jit_source, positional_source, probe_source
 from .parse import TransformError
@@ -203,6 +203,7 @@ class Jitted:
         self._fast = {}  # argument types -> (compiled gradient, its entry, the defaults after them)
         self._last = None
         self.fallback_reason = None
+        self._guard = Guard()  # the module globals the compiled versions were made from (numba freezes them)
 
     def __repr__(self):
         return repr(self.inner)[:-1] + ", jit>"
@@ -231,10 +232,15 @@ class Jitted:
         if entry is None:
             kinds = _arg_kinds(self.inner._bind(args, kwargs) if bound is None else bound)
             module, params = self.inner._build(kinds, *extra, **(options or {}))
+            self._guard.watch(module.user_functions)
             entry = self._entries[key] = (_Entry(self, module, extra), params)
         return entry
 
     def __call__(self, *args, **kwargs):
+        if not self._guard.holds():  # a global was rebound: compile again from the current ones
+            self._entries.clear()
+            self._fast.clear()
+            self._last, self._guard = None, Guard()
         if not kwargs:  # the fast path: a gradient compiled for these argument types already
             hit = self._fast.get(tuple(map(type, args)))
             if hit is not None:

@@ -36,6 +36,7 @@ matmul_cotangent_x = _stub("matmul_cotangent_x")
 matmul_cotangent_y = _stub("matmul_cotangent_y")
 check_scalar_output = _stub("check_scalar_output")
 zero_slot = _stub("zero_slot")
+power_slope = _stub("power_slope")
 
 
 def _tuple_len(shape):
@@ -211,6 +212,19 @@ def _ov_check_scalar_output(value, name):
     return lambda value, name: None
 
 
+@overload(power_slope)
+def _ov_power_slope(x, y):  # y * x ** (y - 1), 0 where x == y == 0 (rulekit.power_slope)
+    if isinstance(x, types.Array) or isinstance(y, types.Array):
+        def impl(x, y):
+            at_zero = (x == 0) & (y == 0)
+            return np.where(at_zero, 0.0, y * np.where(at_zero, 1.0, x) ** (y - 1))
+        return impl
+
+    def scalar(x, y):
+        return 0.0 * x if x == 0 and y == 0 else y * x ** (y - 1)
+    return scalar
+
+
 @overload(zero_slot)
 def _ov_zero_slot(b, index, x):  # (compiled code holds arrays and numbers: no list items)
     def impl(b, index, x):
@@ -229,5 +243,5 @@ def grow(buf):
 
 NAMES = {name: globals()[name] for name in (
     "unbroadcast", "unreduce", "zeros_like", "owned", "saved", "add_at", "shape_of",
-    "matmul_cotangent_x", "matmul_cotangent_y", "check_scalar_output", "grow")}
+    "matmul_cotangent_x", "matmul_cotangent_y", "check_scalar_output", "grow", "power_slope")}
 NAMES["zero_slot"] = zero_slot

@@ -120,6 +120,21 @@ def alias_shadowed_globals(fn_node, local_names, namespace):
     return {new: namespace[old] for old, new in mapping.items()}
 
 
+def alias_foreign_globals(fn_node, local_names, namespace, shared):
+    """Rename the globals and closure variables the function reads that the shared namespace
+    of the generated module holds under the same name with another object: a helper from
+    another module reading its own `K` while the transformed function's module has a `K` of
+    its own (the helper's adjoint read the caller's, a wrong number; issue 19). Returns
+    {alias: object}, added to `shared` by the caller."""
+    clash = {x.id for x in _gast.walk(fn_node) if isinstance(x, n.Name) and isinstance(x.ctx, n.Load)
+             and x.id not in local_names and x.id in namespace and shared.get(x.id, namespace[x.id]) is not
+             namespace[x.id]}
+    if not clash:
+        return {}
+    mapping = _rename(fn_node, sorted(clash), all_names(fn_node) | set(namespace) | set(shared) | _reserved())
+    return {new: namespace[old] for old, new in mapping.items()}
+
+
 def _rename(fn_node, names, used):
     """Rename each of `names` in `fn_node` to `name_1` (`name_2`, ... past those in `used`);
     returns {old: new}."""

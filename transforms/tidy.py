@@ -65,6 +65,11 @@ class Simplifier(_gast.NodeTransformer):
     def visit_Call(self, node):
         self.generic_visit(node)
         func = node.func
+        if (isinstance(func, n.Name) and func.id == "power_slope" and len(node.args) == 2 and not node.keywords
+                and _num(node.args[1]) and node.args[1].value != 0):  # Pow's x slope, exponent a nonzero literal:
+            c = node.args[1]                                        # no 0 ** 0 guard (rulekit.power_slope)
+            return self.visit_BinOp(n.BinOp(left=c, op=n.Mult(), right=n.BinOp(
+                left=node.args[0], op=n.Pow(), right=n.BinOp(left=c, op=n.Sub(), right=_gast.constant(1)))))
         if isinstance(func, n.Attribute) and isinstance(func.value, n.Name) and func.value.id == "dnp":
             name = func.attr
             if name in _OPERATOR_FNS and len(node.args) == 2 and not node.keywords:

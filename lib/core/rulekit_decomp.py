@@ -92,27 +92,45 @@ def svd_jvp_vh(da, a):
 
 # -- eigh of the symmetric part of a ----------------------------------------------------------
 
-def eigh_vjp_w(g, a):
-    v = dnp.linalg_eigh_v(a)
-    return dnp.matmul(v * _row(g), swap_last(v))
+def _read_triangle(x, uplo):
+    """The symmetric matrix np.linalg.eigh reads from x: its lower (UPLO='L') or upper ('U')
+    triangle, mirrored; the other triangle is never read."""
+    return _copyltu(x) if _lower(uplo) else _copyltu(swap_last(x))
 
 
-def eigh_vjp_v(g, a):
-    w, v = dnp.linalg_eigh_w(a), dnp.linalg_eigh_v(a)
+def _onto_triangle(s, uplo):
+    """The adjoint of _read_triangle: s + s^T on the read triangle (the diagonal once), 0 on the
+    other, so a gradient has entries only where np.linalg.eigh reads its input."""
+    lower = _tril(s) + _tril(swap_last(s), -1)
+    return lower if _lower(uplo) else swap_last(lower)
+
+
+def _lower(uplo):
+    if str(uplo).upper() not in ("L", "U"):
+        raise ValueError(f"[SelfAdjointEig] UPLO must be 'L' or 'U' (the triangle np.linalg.eigh reads), "
+                         f"got {uplo!r}.")
+    return str(uplo).upper() == "L"
+
+
+def eigh_vjp_w(g, a, uplo="L"):
+    v = dnp.linalg_eigh_v(a, uplo)
+    return _onto_triangle(dnp.matmul(v * _row(g), swap_last(v)), uplo)
+
+
+def eigh_vjp_v(g, a, uplo="L"):
+    w, v = dnp.linalg_eigh_w(a, uplo), dnp.linalg_eigh_v(a, uplo)
     inner = _mm(v, _coupling(w) * dnp.matmul(swap_last(v), g), swap_last(v))
-    return 0.5 * (inner + swap_last(inner))
+    return _onto_triangle(0.5 * (inner + swap_last(inner)), uplo)
 
 
-def eigh_jvp_w(da, a):
-    v = dnp.linalg_eigh_v(a)
-    sym = 0.5 * (da + swap_last(da))
-    return dnp.sum(dnp.matmul(sym, v) * v, axis=-2)  # diag(V^T da V)
+def eigh_jvp_w(da, a, uplo="L"):
+    v = dnp.linalg_eigh_v(a, uplo)
+    return dnp.sum(dnp.matmul(_read_triangle(da, uplo), v) * v, axis=-2)  # diag(V^T da V)
 
 
-def eigh_jvp_v(da, a):
-    w, v = dnp.linalg_eigh_w(a), dnp.linalg_eigh_v(a)
-    sym = 0.5 * (da + swap_last(da))
-    return dnp.matmul(v, _coupling(w) * _mm(swap_last(v), sym, v))
+def eigh_jvp_v(da, a, uplo="L"):
+    w, v = dnp.linalg_eigh_w(a, uplo), dnp.linalg_eigh_v(a, uplo)
+    return dnp.matmul(v, _coupling(w) * _mm(swap_last(v), _read_triangle(da, uplo), v))
 
 
 # -- qr (reduced, m >= n) ---------------------------------------------------------------------

@@ -151,6 +151,16 @@ def log_where_positive(x):
     return dnp.where(positive, dnp.log(dnp.where(positive, x, dnp.ones_like(x))), dnp.zeros_like(x))
 
 
+def power_slope(x, y):
+    """d(x ** y)/dx = y * x ** (y - 1), and 0 where x == 0 and y == 0: x ** 0 is 1 for every x
+    (NumPy's 0 ** 0 too), but the formula reads 0 * 0 ** -1 = NaN there. The double `where`
+    (as JAX's Pow rule) keeps every order NaN-free; a nonzero Python exponent needs no guard."""
+    if isinstance(y, (int, float)) and y != 0:
+        return y * dnp.power(x, y - 1)
+    at_zero = dnp.logical_and(dnp.equal(x, 0), dnp.equal(y, 0))
+    return dnp.where(at_zero, 0.0, y * dnp.power(dnp.where(at_zero, 1.0, x), y - 1))
+
+
 def matmul_vjp_left(g, x, y):
     """Cotangent of x in x @ y, for vectors, matrices and broadcast stacks of matrices."""
     if _ndim(y) == 1:

@@ -102,38 +102,43 @@ SVD_S = defop("SvdValues", _svd_s, vjp=svds_vjp, jvp=svds_jvp, batch_vjp=False, 
 SVD_VH = defop("SvdVh", _svd_vh, vjp=svdvh_vjp, jvp=svdvh_jvp, batch_vjp=False, samples=SVD_SAMPLES)
 
 
-def _sym(a):
-    return 0.5 * (a + np.swapaxes(a, -1, -2))
+def _eigh_w(a, *, UPLO="L"):  # noqa: N803  (NumPy's name)
+    return np.linalg.eigh(a, UPLO=UPLO)[0]
 
 
-def _eigh_w(a):
-    return np.linalg.eigh(_sym(a))[0]
+def _eigh_v(a, *, UPLO="L"):  # noqa: N803
+    return np.linalg.eigh(a, UPLO=UPLO)[1]
 
 
-def _eigh_v(a):
-    return np.linalg.eigh(_sym(a))[1]
+def eighw_vjp(g, ans, a, *, UPLO="L"):  # noqa: N803
+    return eigh_vjp_w(g, a, UPLO)
 
 
-def eighw_vjp(g, ans, a):
-    return eigh_vjp_w(g, a)
+def eighw_jvp(da, ans, a, *, UPLO="L"):  # noqa: N803
+    return eigh_jvp_w(da, a, UPLO)
 
 
-def eighw_jvp(da, ans, a):
-    return eigh_jvp_w(da, a)
+def eighv_vjp(g, ans, a, *, UPLO="L"):  # noqa: N803
+    return eigh_vjp_v(g, a, UPLO)
 
 
-def eighv_vjp(g, ans, a):
-    return eigh_vjp_v(g, a)
+def eighv_jvp(da, ans, a, *, UPLO="L"):  # noqa: N803
+    return eigh_jvp_v(da, a, UPLO)
 
 
-def eighv_jvp(da, ans, a):
-    return eigh_jvp_v(da, a)
+def _s_nonsymmetric(rng):  # np.linalg.eigh reads one triangle: the other is noise it ignores
+    return (np.tril(_s_symmetric(rng)[0][0]) + np.triu(rng.standard_normal((3, 3)), 1),), {}
 
 
+def _s_nonsymmetric_upper(rng):
+    return (np.triu(_s_symmetric_stack(rng)[0][0]) + np.tril(rng.standard_normal((2, 3, 3)), -1),), {"UPLO": "U"}
+
+
+EIGH_SAMPLES = (_s_symmetric, _s_symmetric_stack, _s_nonsymmetric, _s_nonsymmetric_upper)
 EIGH_W = defop("SelfAdjointEigValues", _eigh_w, vjp=eighw_vjp, jvp=eighw_jvp, batch_vjp=False,
-               samples=(_s_symmetric, _s_symmetric_stack))
+               samples=EIGH_SAMPLES)
 EIGH_V = defop("SelfAdjointEigVectors", _eigh_v, vjp=eighv_vjp, jvp=eighv_jvp, batch_vjp=False,
-               samples=(_s_symmetric, _s_symmetric_stack))
+               samples=EIGH_SAMPLES)
 
 
 def _qr_q(a):
@@ -255,24 +260,31 @@ def linalg_svd(a, full_matrices=True, compute_uv=True, hermitian=False):
     return SVDResult(SVD_U(a), SVD_S(a), SVD_VH(a))
 
 
-def linalg_eigh_w(a):
-    return EIGH_W(a)
+def _uplo(uplo):
+    if not isinstance(uplo, str) or uplo.upper() not in ("L", "U"):
+        raise ValueError(f"[SelfAdjointEig] UPLO must be 'L' or 'U' (the triangle np.linalg.eigh reads), "
+                         f"got {uplo!r}.")
+    return uplo.upper()
 
 
-def linalg_eigh_v(a):
-    return EIGH_V(a)
+def linalg_eigh_w(a, UPLO="L"):  # noqa: N803
+    return EIGH_W(a, UPLO=_uplo(UPLO))
+
+
+def linalg_eigh_v(a, UPLO="L"):  # noqa: N803
+    return EIGH_V(a, UPLO=_uplo(UPLO))
 
 
 def linalg_eigh(a, UPLO="L"):  # noqa: N803
-    """np.linalg.eigh of the symmetric part (a + a^T) / 2 (np.linalg reads one triangle):
-    the gradient is symmetric, as Cholesky's."""
+    """np.linalg.eigh, which reads one triangle of a (UPLO='L': the lower one, mirrored): the
+    values, and the derivatives of that function; the gradient has entries in that triangle only."""
     _check_matrix("SelfAdjointEig", a, square=True)
-    return EighResult(EIGH_W(a), EIGH_V(a))
+    return EighResult(EIGH_W(a, UPLO=_uplo(UPLO)), EIGH_V(a, UPLO=_uplo(UPLO)))
 
 
 def linalg_eigvalsh(a, UPLO="L"):  # noqa: N803
     _check_matrix("SelfAdjointEigValues", a, square=True)
-    return EIGH_W(a)
+    return EIGH_W(a, UPLO=_uplo(UPLO))
 
 
 def linalg_qr_q(a):

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..core import dnp
 from ..core.registry import LINEAR, NOT_DIFFERENTIABLE, elementwise_op
-from ..core.rulekit import log_where_positive, zeros_like
+from ..core.rulekit import log_where_positive, power_slope, zeros_like
 
 __all__ = [
     "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "mod", "remainder",
@@ -97,7 +97,7 @@ MOD = elementwise_op("FloorMod", np.mod, vjp=(add_vjp_x, mod_vjp_y), jvp=(mod_jv
 
 
 def pow_vjp_x(g, ans, x, y):
-    return g * (y * dnp.power(x, y - 1))
+    return g * power_slope(x, y)  # 0 at x == y == 0 (x ** 0 is 1 everywhere)
 
 
 def pow_vjp_y(g, ans, x, y):
@@ -105,7 +105,7 @@ def pow_vjp_y(g, ans, x, y):
 
 
 def pow_jvp_x(dx, ans, x, y):
-    return dx * (y * dnp.power(x, y - 1))
+    return dx * power_slope(x, y)
 
 
 def pow_jvp_y(dy, ans, x, y):
