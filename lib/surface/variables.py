@@ -6,7 +6,7 @@ gradients: after `x1.assign_add(x0)` the tape sees x1's new value, not how it wa
 
 import numpy as np
 
-from ..core import dtypes
+from ..core import dnp, dtypes
 from ..core.duck import as_array, is_duck_array
 from ..reverse.tensor import Tensor, TensorShape, _check_escape, _next_id, _numpy_repr, wrap
 
@@ -46,10 +46,19 @@ class Variable(Tensor):
         return TensorShape(self._shape)
 
     def value(self):
-        """The current value as a tensor (a snapshot: later assignments do not change it)."""
-        return wrap(self._value)
+        """The current value as a tensor (a snapshot: later assignments do not change it).
 
-    read_value = value
+        A read, recorded as one (TF's ReadVariableOp): an Identity op on the variable, so a
+        recording tape watches a trainable variable read this way (watch_accessed_variables)
+        and the gradient flows through, as do forward accumulators' tangents.
+        """
+        if is_duck_array(self._value):  # Identity copies into NumPy; this identity stays lazy
+            return dnp.reshape(self, self._shape)
+        return dnp.identity(self)
+
+    def read_value(self):
+        """The current value as a tensor, recorded as a read: see `value`."""
+        return self.value()
 
     def assign(self, value, use_locking=False, name=None, read_value=True):
         """Replace the value (same shape and dtype). Not recorded: state stops gradients."""
