@@ -281,6 +281,27 @@ def test_bad_options_are_refused():
         dt.grad(scalar_loop, checkpoint="sqrt", jit=True)
 
 
+@pytest.mark.parametrize("spec, same", [(True, "sqrt"), (500, ("binomial", 500)), (3, ("binomial", 3)),
+                                        (np.int64(4), ("binomial", 4)), (["binomial", 2], ("binomial", 2))])
+def test_true_and_an_int_are_accepted(spec, same):
+    """checkpoint=True is 'sqrt', an int s the binomial schedule with s states (issue 19: both
+    crashed in the option parser, `tuple(spec)`)."""
+    x, w = np.array([0.3, -0.5, 0.9]), np.array([1.1, 0.7, -0.4])
+    for n in (0, 7, 60):
+        np.testing.assert_allclose(dt.grad(scalar_loop, checkpoint=spec)(0.7, n), dt.grad(scalar_loop)(0.7, n),
+                                   rtol=1e-12)
+        for a, b in zip(dt.grad(array_loop, wrt=(0, 1), checkpoint=spec)(x, w, n),
+                        dt.grad(array_loop, wrt=(0, 1))(x, w, n)):
+            np.testing.assert_allclose(a, b, rtol=1e-12)
+    assert dt.grad(scalar_loop, checkpoint=spec).source == dt.grad(scalar_loop, checkpoint=same).source
+
+
+@pytest.mark.parametrize("spec", [0, -2, 2.5, ("binomial", True), ("binomial", 2.0), {"sqrt": 1}, object()])
+def test_other_spellings_are_refused_naming_the_accepted_ones(spec):
+    with pytest.raises(ValueError, match=r"(?s)not a checkpointing schedule.*'sqrt' \(or True\).*\(or the int s\)"):
+        dt.grad(scalar_loop, checkpoint=spec)
+
+
 def _peak(fn, *args, warm=3):
     fn(args[0], warm)  # compile this specialization (and warm its caches) first: not the loop's memory
     tracemalloc.start()

@@ -36,20 +36,31 @@ class _Discard:
 
 
 def parse_spec(spec, api="transforms.grad"):
-    """`checkpoint=` normalized: None, ("sqrt", k or None) or ("binomial", s or None, block or None)."""
+    """`checkpoint=` normalized: None, ("sqrt", k or None) or ("binomial", s or None, block or None).
+    `True` is "sqrt", an int s the binomial schedule with s kept states (issue 19: both crashed
+    in `tuple(spec)`)."""
     if spec is None or spec is False:
         return None
-    parts = (spec,) if isinstance(spec, str) else tuple(spec)
+    parts = (("sqrt",) if spec is True else ("binomial", spec) if _count(spec) is not None
+             else (spec,) if isinstance(spec, str) else tuple(spec) if isinstance(spec, (tuple, list)) else (None,))
     kind, arg, block = (parts + (None, None))[:3]
+    arg, block = (v if v is None else _count(v) or 0 for v in (arg, block))
     if kind == "revolve":
         kind = "binomial"
     if (kind not in ("sqrt", "binomial") or len(parts) > (3 if kind == "binomial" else 2)
-            or any(v is not None and not (isinstance(v, int) and v >= 1) for v in (arg, block))):
+            or any(v is not None and v < 1 for v in (arg, block))):
         raise ValueError(f"[{api}] checkpoint={spec!r} is not a checkpointing schedule.\n  Pass "
-                         "checkpoint='sqrt', ('sqrt', k) for a state every k iterations, 'binomial' or "
-                         "('binomial', s) for Griewank's schedule with s kept states (s >= 1), "
+                         "checkpoint='sqrt' (or True), ('sqrt', k) for a state every k iterations, 'binomial' or "
+                         "('binomial', s) (or the int s) for Griewank's schedule with s kept states (s >= 1), "
                          "('binomial', s, b) to treat b iterations as one step, or None.")
     return (kind, arg) if kind == "sqrt" or block in (None, 1) else (kind, arg, block)
+
+
+def _count(value):
+    """An integer (Python's or NumPy's, not a bool) as an int, else None."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return int(value)
+    return None
 
 
 def binomial(s, t):
