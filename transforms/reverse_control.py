@@ -5,7 +5,7 @@ counts and overwritten slices on `_stack`; the backward sweep pops them and repl
 branch taken, the loop reversed, the slice restored.
 """
 
-from . import _gast, checkpoint
+from . import _gast, checkpoint, symbolic_zeros
 from .analysis import Segment, diff_args, needed_names, walk_items
 from .normalize import Op, Primal, SetItem, is_name
 from .reverse_util import index_expr, subscript_src
@@ -190,9 +190,18 @@ class ControlFlow:
         return self._touched(item.body) & (needed_names(item.body, []) | outside)
 
     def _loop_body(self, item, depth):
-        touched = self._carried(item)
+        """The carried adjoints that may be nonzero in some backward iteration start from zeros
+        before the loop and are zeroed again at the end of the body where it consumed them;
+        the others are symbolic zeros all through the loop (symbolic_zeros.py)."""
+        adjoints = self.namer._adjoints
+        entry = {var for var, adj in adjoints.items() if adj in self.nonzero}
+        may = symbolic_zeros.loop_entry(item, entry, self.active)
+        touched = self._carried(item) & may
         pre = self._materialize(touched)
         body = self.bwd_block(item.body, depth + 1)
+        missed = {var for var in self._carried(item) - may if adjoints.get(var) in self.nonzero}
+        if missed:  # the analysis must over-approximate what the generated code writes
+            raise AssertionError(f"symbolic zeros: adjoints of {sorted(missed)} written in `{item.text}`")
         body += self._materialize(touched)
         return pre, body
 

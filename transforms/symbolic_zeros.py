@@ -1,0 +1,60 @@
+"""Symbolic zeros of the backward sweep: which adjoints are statically zero.
+
+An adjoint no statement has written yet, or one a statement reset by overwriting its value
+(`x1 = x0` makes the adjoint of the old `x1` zero), is a symbolic zero: the backward sweep
+emits nothing for a statement whose incoming adjoint is one, so `0 * inf` never turns a
+gradient into NaN (as JAX's symbolic zeros). Straight-line code tracks them as it goes
+(`Reverse.nonzero`); a loop's backward sweep needs the set at the start of every iteration,
+the least fixed point of `entry | body(set)` over the body, computed here on the IR.
+
+`nonzero_after(items, nonzero, active)` is the set of names whose adjoints may be nonzero
+before `items`, given those that may be nonzero after them (names of values, not adjoints).
+It may say "nonzero" where the generated code leaves a zero (a zero is then materialized),
+never the reverse: `Reverse` checks that after generating a loop's body.
+"""
+
+from .analysis import Segment, diff_args
+from .normalize import For, If, Op, SetItem, While, is_name
+
+
+def nonzero_after(items, nonzero, active):
+    """Names whose adjoints may be nonzero before `items` (walked backward), from `nonzero`."""
+    out = set(nonzero)
+    for item in reversed(items):
+        if isinstance(item, Segment):
+            for st in reversed(item.stmts):
+                _statement(st, out, active)
+        elif isinstance(item, If):
+            out = nonzero_after(item.body, out, active) | nonzero_after(item.orelse, out, active)
+        elif isinstance(item, (For, While)):
+            out = loop_entry(item, out, active)
+        elif isinstance(item, SetItem):
+            if item.target in active and item.target in out and is_name(item.value) and item.value.id in active:
+                out.add(item.value.id)
+    return out
+
+
+def loop_entry(item, nonzero, active):
+    """Names whose adjoints may be nonzero at the start of any backward iteration of a loop
+    (and after the loop, which may run no iteration): the least fixed point from `nonzero`."""
+    current = set(nonzero)
+    while True:
+        grown = current | nonzero_after(item.body, current, active)
+        if grown == current:
+            return current
+        current = grown
+
+
+def _statement(st, out, active):
+    if not (isinstance(st, Op) and st.target in active):
+        out.difference_update(st.writes)  # an inactive value overwritten: its old adjoint is zero
+        return
+    if st.target not in out:
+        return  # a symbolic zero: the statement has no adjoint code
+    out.discard(st.target)
+    if st.kind == "prim":
+        names = [name for _, name in diff_args(st)]
+    else:  # copy, getitem, pack, listop, calls (their helper's adjoints, odeint's): every named argument
+        names = [a.id for a in st.args if is_name(a)]
+        names += [a.id for a in st.keywords.values() if is_name(a)]
+    out.update(name for name in names if name in active)
