@@ -140,3 +140,76 @@ def test_lists_it_cannot_see_are_refused_not_summed():
     # its adjoint then meets a list and says so, instead of summing the items (a wrong number)
     with pytest.raises(TypeError, match="is a Python list"):
         dt.grad(concatenated_call_results)(np.array([0.3, 0.7, 1.1]))
+
+
+# A list a loop rebuilds with `.append` (issue 19): the loop's backward sweep recomputed
+# `acc1 = []; v4 = sum(acc1)` without the append (an impure statement), so v4 was 0 and the
+# gradient 0 for 0.5. A mutator method call now writes its receiver: pushed as a copy
+# (`saved(acc)`) where the list outlives the iteration, replayed on a version in the recomputation.
+def rebuilt_each_iteration(x0, x1):  # the issue's program: d/dx1 is 0.5, grad gave 0
+    for i0 in range(1):
+        acc1 = []
+        acc1.append(0.5)
+        v4 = sum(acc1)
+        x0 = x1 * v4
+    return np.sum(x0)
+
+
+def rebuilt_twice(x0, x1):
+    for i0 in range(2):
+        acc1 = []
+        acc1.append(0.5)
+        acc1.append(1.5)
+        v4 = sum(acc1)
+        x0 = x0 * x1 * v4
+    return np.sum(x0)
+
+
+def grown_across_iterations(x0, x1):  # the backward sweep read the final list in every pass
+    acc = []
+    for i in range(3):
+        acc.append(0.5)
+        v = sum(acc)
+        x0 = x0 * v + x1
+    return np.sum(x0)
+
+
+def read_after_the_loop(x0, x1):
+    for i in range(2):
+        acc = []
+        acc.append(0.5 + i)
+        x0 = x0 * x1
+    return np.sum(x0) * sum(acc)
+
+
+def other_mutators_in_a_while(x0, x1):
+    k = 0
+    while k < 2:
+        acc = [0.5]
+        acc.extend([1.0, 2.0 + k])
+        acc.reverse()
+        v = acc[0]
+        x0 = x0 * x1 * v
+        k += 1
+    return np.sum(x0)
+
+
+def popped_in_a_loop(x0, x1):
+    acc = [1.0, 2.0, 3.0, 4.0]
+    for i in range(3):
+        v = acc.pop()
+        x0 = x0 * v + x1 * x0
+    return x0
+
+
+APPENDED = [rebuilt_each_iteration, rebuilt_twice, grown_across_iterations, read_after_the_loop,
+            other_mutators_in_a_while, popped_in_a_loop]
+
+
+@pytest.mark.parametrize("f", APPENDED, ids=[f.__name__ for f in APPENDED])
+def test_lists_changed_in_place_in_a_loop(f):
+    check_modes(f, [0.7, 1.3])
+
+
+def test_rebuilt_list_gradient():
+    assert dt.grad(rebuilt_each_iteration, argnums=(0, 1))(1.0, 3.0) == (0.0, 0.5)

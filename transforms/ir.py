@@ -7,6 +7,7 @@ structured rest. `normalize.py` builds it from a function's gast tree.
 
 from . import _gast
 from ._gast import nodes as n
+from .mutations import MUTATORS
 
 
 class Stmt:
@@ -23,7 +24,10 @@ class Primal(Stmt):
         # dropped `c = np.ones(2)` before a kept `for ...: c *= 2.0` (UnboundLocalError; issue 9)
         self.reads = _gast.load_names(node) | {
             sub.target.id for sub in _gast.walk(node) if isinstance(sub, n.AugAssign) and isinstance(sub.target, n.Name)}
-        self.writes = _gast.store_names(node)
+        # `acc.append(v)` changes the list `acc` in place: it writes `acc` (saved as a copy
+        # before it, and replayed on a copy by a loop's backward sweep; reverse.py)
+        self.mutates = {root for root in map(_receiver, _gast.walk(node)) if root is not None}
+        self.writes = _gast.store_names(node) | self.mutates
         self.pure = isinstance(node, (n.Assign, n.AugAssign, n.AnnAssign))
 
 
@@ -68,6 +72,17 @@ class While(Stmt):
     def __init__(self, test, body, break_flag, line, text):
         self.test, self.body, self.break_flag, self.line, self.text = test, body, break_flag, line, text
         self.reads = _gast.load_names(test)
+
+
+def _receiver(node):
+    """The name whose object a mutator method call changes (`acc` of `acc.append(v)`,
+    `xs[0].sort()`), or None."""
+    if not (isinstance(node, n.Call) and isinstance(node.func, n.Attribute) and node.func.attr in MUTATORS):
+        return None
+    root = node.func.value
+    while isinstance(root, (n.Subscript, n.Attribute)):
+        root = root.value
+    return root.id if isinstance(root, n.Name) else None
 
 
 def is_name(atom):

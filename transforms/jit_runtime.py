@@ -139,7 +139,7 @@ def _ov_owned(g):
 
 @overload(saved)
 def _ov_saved(v):
-    if isinstance(v, types.Array):
+    if isinstance(v, (types.Array, types.List)):
         return lambda v: v.copy()
     return lambda v: v
 

@@ -10,7 +10,7 @@ import numpy as np
 from . import _gast, opmap
 from ._gast import nodes as n
 
-_MUTATORS = {"append", "extend", "insert", "pop", "remove", "sort", "reverse", "clear", "fill",
+MUTATORS = {"append", "extend", "insert", "pop", "remove", "sort", "reverse", "clear", "fill",
              "update", "setdefault", "__setitem__", "resize", "put", "itemset"}
 
 
@@ -92,7 +92,7 @@ def _mutations(fn, depth=0):
 
     for node in _gast.walk(tree):
         hit = None
-        if isinstance(node, n.Call) and isinstance(node.func, n.Attribute) and node.func.attr in _MUTATORS:
+        if isinstance(node, n.Call) and isinstance(node.func, n.Attribute) and node.func.attr in MUTATORS:
             hit = root(node.func.value)
         elif isinstance(node, (n.Assign, n.AugAssign, n.AnnAssign)):
             targets = node.targets if isinstance(node, n.Assign) else [node.target]

@@ -17,7 +17,7 @@ from ._gast import nodes as n
 from .ir import For, If, Op, Primal, SetItem, Stmt, While, is_name  # noqa: F401 (re-exported)
 from .normalize_expr import Expressions, _as_load, _hint, _simple  # noqa: F401
 from .desugar import _stmt as _desugar_stmt
-from .mutations import _MUTATORS, _mutations, _value_arguments, in_place_numpy
+from .mutations import MUTATORS, _mutations, _value_arguments, in_place_numpy
 from .parse import error
 
 
@@ -203,7 +203,7 @@ class Normalizer(Expressions):
                 return None
             call = s.value
             if (isinstance(call, n.Call) and isinstance(call.func, n.Attribute)
-                    and call.func.attr in _MUTATORS and self.expr_varied(call.func.value) is not None
+                    and call.func.attr in MUTATORS and self.expr_varied(call.func.value) is not None
                     and (self.expr_varied(call.func.value) or any(self.expr_varied(a) for a in call.args))):
                 raise self.fail(s, f"in-place mutation `.{call.func.attr}(...)` of a differentiated value "
                                 "cannot be tracked", "Build a new list or array instead (e.g. "

@@ -128,7 +128,7 @@ class Reverse(ControlFlow, _Adjoints):
                 if w not in self.loop_entry_defined and w not in self.preinit:
                     self.preinit.append(w)
             if mods:
-                lines.append(self.push(mods))
+                lines.append(self.push(self._saved(mods, seg.stmts)))
             for st in seg.stmts:
                 lines += self._stmt_src(st).split("\n")
                 self.reads_before |= st.reads
@@ -142,7 +142,7 @@ class Reverse(ControlFlow, _Adjoints):
                         self.preinit.append(w)
                     st.saved.append(w)
             if st.saved:
-                lines.append(self.push(st.saved))
+                lines.append(self.push(self._saved(st.saved, [st])))
             lines += self._stmt_src(st).split("\n")
             if isinstance(st, Op) and st.target in self.active and uses_ans(st):
                 self.reads_before.add(st.target)
@@ -150,6 +150,13 @@ class Reverse(ControlFlow, _Adjoints):
             if self.in_branch == 0:
                 self.defined |= st.writes
         return lines
+
+    @staticmethod
+    def _saved(names, stmts):
+        """What to push for `names`: a copy (`saved(acc)`) of a value the statements change in
+        place (`acc.append(v)`), else the value itself."""
+        mutated = set().union(*(getattr(st, "mutates", ()) for st in stmts))
+        return [f"saved({w})" if w in mutated else w for w in names]
 
     def _enter_loop(self, depth):
         if depth == 0:
@@ -191,11 +198,18 @@ class Reverse(ControlFlow, _Adjoints):
         for st in seg.stmts:
             for w in st.writes:
                 count[w] = count.get(w, 0) + 1
-        seen, cur, plan = {}, {}, []
+        seen, cur, plan, copies = {}, {}, [], {}
         for st in seg.stmts:
             loads = dict(cur)
             stores, adj_names = {}, {}
-            for w in st.writes:
+            for w in sorted(getattr(st, "mutates", ())):  # `acc.append(v)` replayed on a version of acc:
+                seen[w] = seen.get(w, 0) + 1             # the one made above, else a copy of the value
+                if w not in cur:                          # before the segment (restored, kept as it is)
+                    cur[w] = self.namer.version(w)
+                    copies.setdefault(id(st), []).append((cur[w], w))
+                loads[w] = stores[w] = cur[w]
+                adj_names[w] = self.namer.adjoint(w)
+            for w in st.writes - set(stores):
                 seen[w] = seen.get(w, 0) + 1
                 last = seen[w] == count[w]
                 if w in self.needed or not last:
@@ -227,12 +241,13 @@ class Reverse(ControlFlow, _Adjoints):
         keep, wanted = [], set(reads)
         for st, loads, stores, _ in reversed(plan):
             outs = {stores.get(w, w) for w in st.writes}
-            if (outs & wanted) and not (isinstance(st, Primal) and not st.pure):
+            if (outs & wanted) and not (isinstance(st, Primal) and not st.pure and not st.mutates):
                 keep.append((st, loads, stores))
-                wanted |= {loads.get(r, r) for r in st.reads}
+                wanted |= {loads.get(r, r) for r in st.reads} | {w for _, w in copies.get(id(st), ())}
         adj_lines = propagate_copies(adj_lines, self._local_adjoints(plan))
         lines = [self.pop(seg.saved)] if seg.saved else []
         for st, loads, stores in reversed(keep):
+            lines += [f"{copy} = saved({w})" for copy, w in copies.get(id(st), ())]
             lines += self._stmt_src(st, loads, stores).split("\n")
         return lines + adj_lines
 

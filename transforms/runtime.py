@@ -165,8 +165,11 @@ def take_axis(x):
 
 
 def saved(value):
-    """A copy of an overwritten slice, pushed before a subscript write."""
-    return value.copy() if isinstance(value, np.ndarray) else value
+    """A copy of a value about to change in place, pushed before a subscript write or a mutator
+    method call (`acc.append(v)`); a loop's backward sweep replays such a call on a copy."""
+    if isinstance(value, (np.ndarray, list, dict, set)):
+        return value.copy()
+    return value
 
 
 # -- forward mode (tangent code) ------------------------------------------------------------
