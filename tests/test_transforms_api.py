@@ -78,3 +78,102 @@ def test_save_writes_a_self_contained_module(tmp_path):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     np.testing.assert_allclose(module.f_vjp(0.7, 1.3), dt.grad(f, wrt=(0, 1))(0.7, 1.3), rtol=1e-12)
+
+
+# -- tuple argnums of jacfwd and hessian (issue 19): `TypeError: 'NoneType' object is not iterable`
+
+def two_args(x, y):
+    return np.sin(x) * y ** 2
+
+
+def scalar_of_two(x, y):
+    return np.sum(x ** 2 * y[0]) + np.sum(x) * np.sum(y ** 3)
+
+
+XA, YA = np.array([0.3, 0.5]), np.array([1.5, 2.0, -0.5])
+
+
+def test_jacfwd_with_a_tuple_of_argnums_returns_a_tuple_of_jacobians():
+    x, y = XA, YA[:2]
+    jx, jy = np.diag(np.cos(x) * y ** 2), np.diag(np.sin(x) * 2 * y)
+    (got,) = dt.jacfwd(two_args, argnums=(0,))(x, y)
+    np.testing.assert_allclose(got, jx, rtol=1e-12)
+    got = dt.jacfwd(two_args, argnums=(0, 1))(x, y)
+    assert isinstance(got, tuple) and len(got) == 2
+    np.testing.assert_allclose(got[0], jx, rtol=1e-12)
+    np.testing.assert_allclose(got[1], jy, rtol=1e-12)
+    (gy,) = dt.jacfwd(two_args, argnums=(1,))(x, y)
+    np.testing.assert_allclose(gy, jy, rtol=1e-12)
+    np.testing.assert_allclose(dt.jacfwd(two_args, argnums=1)(x, y), jy, rtol=1e-12)  # (an int: one array)
+    jx_scalar, jy_scalar = dt.jacfwd(two_args, argnums=(0, 1))(0.3, 1.5)  # scalars: 0-d Jacobians
+    assert np.isclose(jx_scalar, np.cos(0.3) * 1.5 ** 2) and np.isclose(jy_scalar, np.sin(0.3) * 3.0)
+
+
+def test_hessian_with_a_tuple_of_argnums_returns_the_blocks_as_jax_does():
+    x, y = XA, YA
+    hxx = 2 * y[0] * np.eye(2)
+    hxy = np.zeros((2, 3))
+    hxy[:, 0] = 2 * x
+    hxy += 3 * y ** 2
+    hyy = 6 * np.sum(x) * np.diag(y)
+    ((got,),) = dt.hessian(scalar_of_two, argnums=(0,))(x, y)
+    np.testing.assert_allclose(got, hxx, rtol=1e-12)
+    blocks = dt.hessian(scalar_of_two, argnums=(0, 1))(x, y)
+    assert [len(row) for row in blocks] == [2, 2]
+    want = ((hxx, hxy), (hxy.T, hyy))
+    for i in range(2):
+        for j in range(2):
+            np.testing.assert_allclose(blocks[i][j], want[i][j], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(dt.hessian(scalar_of_two, argnums=1)(x, y), hyy, rtol=1e-12, atol=1e-12)
+
+
+# -- lambdas on a compound statement's line (issue 19): a raw SyntaxError about valid code
+
+def lambda_in_try():
+    try: return dt.grad(lambda x: x * x)(3.0)  # noqa: E701
+    except ZeroDivisionError: return None  # noqa: E701
+
+
+def lambda_in_for_header():
+    out = []
+    for g in [dt.grad(lambda x: x * x * x), dt.grad(lambda x: np.sin(x) * 2.0)]: out.append(g(2.0))  # noqa: E701
+    return out
+
+
+def lambda_in_if_and_with():
+    import contextlib
+    if True: first = dt.jvp(lambda x, y=2.0: (K * x  # noqa: E701
+                                              + y * x ** 2))(1.0, 1.0)
+    with contextlib.nullcontext(): second = dt.hvp(lambda x: np.sum(x ** 3))(np.ones(2), np.ones(2))  # noqa: E701
+    return first, second
+
+
+square = lambda x: x * x  # noqa: E731
+
+
+def calls_a_lambda(x):
+    return square(x) + K * x
+
+
+def test_a_lambda_on_a_compound_statement_line_is_transformed():
+    assert lambda_in_try() == 6.0
+    assert lambda_in_for_header() == [12.0, 2.0 * np.cos(2.0)]
+    (value, tangent), hv = lambda_in_if_and_with()
+    assert (value, tangent) == (K + 2.0, K + 4.0)
+    np.testing.assert_allclose(hv, [6.0, 6.0])
+    assert dt.grad(calls_a_lambda)(2.0) == 4.0 + K  # a lambda called by f: its adjoint too
+    assert "def lambda_vjp(x, bout=1.0):" in dt.grad(square).source
+
+
+def test_two_lambdas_of_one_line_without_columns_are_refused_naming_the_line(tmp_path):
+    """Without column positions (python -X no_debug_ranges) two different lambdas of one line
+    cannot be told apart: a TransformError names the line and the fix."""
+    import subprocess
+    import sys
+    script = tmp_path / "two_lambdas.py"
+    script.write_text("import dualtape.transforms as dt\n"
+                      "fs = [lambda x: x * 2.0, lambda x: x * x]\n"
+                      "try:\n    dt.grad(fs[1])\nexcept dt.TransformError as e:\n    print(e)\n")
+    out = subprocess.run([sys.executable, "-X", "no_debug_ranges", str(script)], capture_output=True, text=True,
+                         timeout=120, check=True).stdout
+    assert f"{script}:2: cannot tell which lambda" in out and "with `def`" in out

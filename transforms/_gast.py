@@ -19,6 +19,11 @@ def parse(source):
     return gast.parse(source)
 
 
+def from_ast(tree):
+    """The gast tree of a standard-library `ast` tree (parse.lambda_source builds one)."""
+    return gast.ast_to_gast(tree)
+
+
 def parse_expr(source):
     """A gast expression node for `source`."""
     return gast.parse(source).body[0].value

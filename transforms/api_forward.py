@@ -149,36 +149,59 @@ def hvp(f=None, argnums=None, *, wrt=None, optimize=True, verbose=False, jit=Fal
     return _make_forward("hvp", f, wrt, optimize, verbose)
 
 
-def _directions(x):
-    size = int(np.prod(np.shape(x)))
-    return np.eye(size).reshape((size,) + np.shape(x)), size
+def _directions(xs):
+    """The basis directions of the arguments `xs`, as one batch of N = their total size:
+    (each argument's tangent, of shape (N,) + its shape, and each one's slice of the N rows)."""
+    sizes = [int(np.prod(np.shape(x))) for x in xs]
+    total, ends = sum(sizes), np.cumsum([0] + sizes)
+    tangents = tuple(np.eye(total)[:, ends[i]:ends[i + 1]].reshape((total,) + np.shape(x)) for i, x in enumerate(xs))
+    return tangents, [slice(ends[i], ends[i + 1]) for i in range(len(xs))]
+
+
+def _wrt_values(transform, args, kwargs):
+    bound = transform._split(args + (tuple(None for _ in transform.wrt) if transform.wrt_is_tuple else None,),
+                             kwargs)[2]
+    return [bound.arguments[w] for w in transform.wrt]
 
 
 def jacfwd(f, argnums=None, *, wrt=None, optimize=True):
-    """The Jacobian of f w.r.t. args[argnums] (shape out.shape + x.shape): one call of the
-    generated tangent code, with all basis directions as one vector tangent. `wrt=`: an alias."""
+    """The Jacobian of f w.r.t. args[argnums] (shape out.shape + x.shape; a tuple of them when
+    argnums is a tuple, as JAX's): one call of the generated tangent code, with all basis
+    directions as one vector tangent. `wrt=`: an alias."""
     fj = jvp(f, resolve_argnums(argnums, wrt, "transforms.jacfwd"), optimize=optimize)
 
     def jacobian(*args, **kwargs):
-        x = fj._split(args + (None,), kwargs)[2].arguments[fj.wrt[0]]
-        eye, size = _directions(x)
-        _, dy = fj(*args, eye, **kwargs)
+        xs = _wrt_values(fj, args, kwargs)
+        tangents, blocks = _directions(xs)
+        _, dy = fj(*args, tangents if fj.wrt_is_tuple else tangents[0], **kwargs)
         dy = np.asarray(dy)
         out_shape = np.shape(dy)[1:]
-        return np.moveaxis(dy.reshape((size,) + out_shape), 0, -1).reshape(out_shape + np.shape(x))
+        jacs = tuple(np.moveaxis(dy[block], 0, -1).reshape(out_shape + np.shape(x)) for x, block in zip(xs, blocks))
+        return jacs if fj.wrt_is_tuple else jacs[0]
 
     return jacobian
 
 
 def hessian(f, argnums=None, *, wrt=None, optimize=True):
-    """The Hessian of scalar f w.r.t. args[argnums]: one call of the generated hvp code with all
-    basis directions as one vector tangent. `wrt=`: an alias of `argnums=`."""
+    """The Hessian of scalar f w.r.t. args[argnums] (with a tuple, the tuple of tuples of blocks
+    d2f / dx_i dx_j of shape x_i.shape + x_j.shape, as JAX's): one call of the generated hvp
+    code with all basis directions as one vector tangent. `wrt=`: an alias of `argnums=`."""
     fh = hvp(f, resolve_argnums(argnums, wrt, "transforms.hessian"), optimize=optimize)
 
     def hess(*args, **kwargs):
-        x = fh._split(args + (None,), kwargs)[2].arguments[fh.wrt[0]]
-        eye, size = _directions(x)
-        rows = np.asarray(fh(*args, eye, **kwargs))
-        return rows.reshape((size, size)).T.reshape(np.shape(x) + np.shape(x)) if size else rows
+        xs = _wrt_values(fh, args, kwargs)
+        tangents, blocks = _directions(xs)
+        rows = fh(*args, tangents if fh.wrt_is_tuple else tangents[0], **kwargs)
+        rows = tuple(map(np.asarray, rows)) if fh.wrt_is_tuple else (np.asarray(rows),)
+        out = tuple(tuple(_block(r, xi, xj, block) for xj, block in zip(xs, blocks)) for r, xi in zip(rows, xs))
+        return out if fh.wrt_is_tuple else out[0][0]
 
     return hess
+
+
+def _block(rows, xi, xj, block):
+    """d2f / dx_i dx_j from the rows H·e_k (each of x_i's shape) of x_j's directions e_k."""
+    size_i, size_j = int(np.prod(np.shape(xi))), block.stop - block.start
+    if not size_i or not size_j:
+        return np.zeros(np.shape(xi) + np.shape(xj))
+    return rows[block].reshape((size_j, size_i)).T.reshape(np.shape(xi) + np.shape(xj))

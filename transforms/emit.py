@@ -21,7 +21,7 @@ from .cache import user_functions
 from .desugar import MethodRewriter, desugar_jumps, desugar_returns, desugar_walrus
 from .forward import Forward
 from .fwd_rules import ForwardNormalizer
-from .naming import alias_foreign_globals, alias_shadowed_globals, rename_reserved, shadowed_helper
+from .naming import alias_foreign_globals, alias_shadowed_globals, identifier, rename_reserved, shadowed_helper
 from .normalize import Normalizer
 from .parse import FunctionInfo, TransformError, check_supported, error
 from .reverse import Reverse
@@ -158,7 +158,7 @@ class Module:
                                  "with dualtape.custom_gradient.")
         self.in_progress.add(fn)
         try:
-            name = self.unique(f"{fn.__name__}_{suffix}")
+            name = self.unique(identifier(f"{fn.__name__}_{suffix}"))
             source, params = make(name)
         finally:
             self.in_progress.discard(fn)

@@ -161,13 +161,19 @@ def _code_names(code):
     return out
 
 
+def identifier(name):
+    """`name` as a Python identifier: a lambda's `<lambda>_vjp` is `lambda_vjp`."""
+    return re.sub(r"\W", "", name)
+
+
 def fresh_function_name(base, fn, taken=()):
     """`base` (`f_vjp`), or `base_2`, ... when the user's function `fn` could see it: a global or
     closure variable of fn's, or a name fn mentions. The generated module runs in a copy of fn's
     globals, so a user's own `f_vjp` would otherwise be replaced by the generated function, or
     (in .save) clobber it (issue 9); helper names are made fresh the same way (Module.unique)."""
     used = set(fn.__globals__) | set(fn.__code__.co_freevars) | _code_names(fn.__code__) | _reserved() | set(taken)
-    name, k = base, 1
+    name = base = identifier(base)
+    k = 1
     while name in used:
         k += 1
         name = f"{base}_{k}"

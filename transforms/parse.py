@@ -3,7 +3,9 @@
 Every refusal is a `TransformError` naming the construct, the file and line, and the fix.
 """
 
+import ast
 import inspect
+import linecache
 import textwrap
 
 from . import _gast
@@ -28,13 +30,18 @@ class FunctionInfo:
         self.name = fn.__name__
         self.filename = inspect.getsourcefile(fn) or "<unknown>"
         try:
-            lines, self.first_line = inspect.getsourcelines(fn)
+            if self.name == "<lambda>":  # (its statement may not parse alone: `try: grad(lambda x: x * x)`)
+                lines, module = lambda_source(fn, self.filename, api)
+                self.first_line = 1
+            else:
+                lines, self.first_line = inspect.getsourcelines(fn)
+                module = None
         except (OSError, TypeError) as exc:
             raise TransformError(
                 f"[{api}] cannot read the source of {fn.__name__}: {exc}.\n  Define it "
                 "in a file (not a REPL or exec string) so the transformer can read it.") from None
         self.source_lines = textwrap.dedent("".join(lines)).splitlines()
-        module = _gast.parse("\n".join(self.source_lines))
+        module = module or _gast.parse("\n".join(self.source_lines))
         node = module.body[0]
         if not isinstance(node, n.FunctionDef):
             what = "a lambda" if self.name == "<lambda>" else f"a {type(node).__name__}"
@@ -61,6 +68,35 @@ class FunctionInfo:
 
     def abs_line(self, node):
         return self.first_line + getattr(node, "lineno", 1) - 1
+
+
+def lambda_source(fn, filename, api):
+    """(the lines of `fn`'s file, a module holding `def <lambda>(args): return body`) for the
+    lambda `fn`: the whole file is parsed and the lambda found by the positions of its code
+    (the statement `inspect` reads may not parse alone: a lambda in a `try:`, `for` or `if`
+    line gave a raw SyntaxError, issue 19). Line numbers are the file's."""
+    lines = linecache.getlines(filename, fn.__globals__)
+    if not lines:
+        raise OSError("could not get source code")
+    try:
+        tree = ast.parse("".join(lines))
+    except SyntaxError as exc:
+        raise OSError(f"the file does not parse ({exc.msg}, line {exc.lineno})") from None
+    spans = [(a, c, b, d) for a, b, c, d in fn.__code__.co_positions()
+             if None not in (a, b, c, d) and (a, c) != (b, d)]
+    line = fn.__code__.co_firstlineno
+    found = [x for x in ast.walk(tree) if isinstance(x, ast.Lambda) and x.lineno == line and all(
+        (x.lineno, x.col_offset) <= (a, c) and (b, d) <= (x.end_lineno, x.end_col_offset) for a, c, b, d in spans)]
+    found.sort(key=lambda x: (x.end_lineno - x.lineno, x.end_col_offset - x.col_offset))  # the innermost
+    if not found or not spans and len({ast.dump(x) for x in found}) > 1:  # (no columns: python -X no_debug_ranges)
+        raise TransformError(f"[{api}] {filename}:{line}: cannot tell which lambda of this line is the function "
+                             "to transform.\n  Write it with `def` (or put the lambda on a line of its own).")
+    lam = found[0]
+    node = ast.FunctionDef(name="<lambda>", args=lam.args, body=[ast.Return(value=lam.body)], decorator_list=[],
+                           returns=None, type_comment=None, **({"type_params": []} if hasattr(ast, "TypeVar") else {}))
+    ast.copy_location(node, lam)
+    ast.copy_location(node.body[0], lam.body)
+    return lines, _gast.from_ast(ast.Module(body=[node], type_ignores=[]))
 
 
 _REFUSED = {
