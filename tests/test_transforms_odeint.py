@@ -81,6 +81,24 @@ def full_output(y0, k):
 
 def varied_tolerance(y0, k):
     return np.sum(odeint(rhs, y0, T, args=(k, 0.1), rtol=np.sum(k) * 1e-8))
+
+
+def neural_field(y, t, layers, scale):
+    h = y
+    for W, b in layers[:-1]:
+        h = np.tanh(h @ W + b)
+    W, b = layers[-1]
+    return scale["out"] * (h @ W + b) - 0.1 * y
+
+
+def neural_scipy(layers, y0):
+    ys = odeint(neural_field, y0, T, args=(layers, {"out": 0.9}), rtol=1e-11, atol=1e-11)
+    return np.sum(ys ** 2)
+
+
+def neural_runtime(layers, y0):
+    ys = dsi.odeint(neural_field, y0, T, args=(layers, {"out": 0.9}), rtol=1e-11, atol=1e-11)
+    return np.sum(ys ** 2)
 '''
 
 Y0, K, C = np.array([1.0, 0.5]), np.array([0.7, 1.2]), 0.3
@@ -179,3 +197,52 @@ def test_save_imports_scipys_odeint(mod, tmp_path):
               "print(repr(np.concatenate([np.ravel(g) for g in got]).tolist()))")
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
     np.testing.assert_allclose(eval(out), expected, rtol=1e-9)
+
+
+_RNG = np.random.default_rng(19)
+LAYERS = [(0.4 * _RNG.standard_normal((2, 3)), 0.1 * _RNG.standard_normal(3)),
+          (0.4 * _RNG.standard_normal((3, 2)), 0.1 * _RNG.standard_normal(2))]
+
+
+def _neural_differences(f, layers, y0, eps=1e-4):
+    """Central differences of f in every leaf of layers, in layers' structure, and in y0."""
+    leaves = [a for pair in layers for a in pair]
+
+    def at(flat_leaves):
+        it = iter(flat_leaves)
+        return f([(next(it), next(it)) for _ in layers], y0)
+    grads = []
+    for i, a in enumerate(leaves):
+        g = np.zeros_like(a)
+        for j in np.ndindex(a.shape):
+            up, down = [x.copy() for x in leaves], [x.copy() for x in leaves]
+            up[i][j] += eps
+            down[i][j] -= eps
+            g[j] = (at(up) - at(down)) / (2 * eps)
+        grads.append(g)
+    return [(grads[2 * k], grads[2 * k + 1]) for k in range(len(layers))], _differences(lambda y: f(layers, y), (y0,))[0]
+
+
+@pytest.mark.parametrize("name", ["neural_scipy", "neural_runtime"])
+def test_args_holding_a_list_of_weight_pairs(mod, name):
+    # a neural ODE's parameters, args=([(W, b), ...], {"out": s}): odeint raised a RefusalError
+    # from dualtape's own code (np.shape of the list) and the transformer's adjoint a ValueError
+    # (np.asarray of the list's adjoint); the gradient has the list's structure
+    f = getattr(mod, name)
+    expected, expected_y0 = _neural_differences(f, LAYERS, Y0)
+    runs = {"transforms.grad": dt.grad(f, wrt=(0, 1))(LAYERS, Y0)}
+    if name == "neural_runtime":  # the runtime's odeint: dualtape.grad and the tape
+        runs["dualtape.grad"] = F.grad(f, argnums=(0, 1))(LAYERS, Y0)
+        import dualtape as tf  # noqa: PLC0415
+        watched = [(tf.Variable(W), tf.Variable(b)) for W, b in LAYERS]
+        with tf.GradientTape() as tape:
+            loss = f(watched, tf.constant(Y0))
+        runs["tape"] = (tape.gradient(loss, watched), F.grad(f, argnums=1)(LAYERS, Y0))
+    for mode, (g_layers, g_y0) in runs.items():
+        assert len(g_layers) == len(LAYERS), mode
+        for (gw, gb), (ew, eb) in zip(g_layers, expected):
+            np.testing.assert_allclose(np.asarray(gw), ew, rtol=1e-6, atol=1e-8, err_msg=mode)
+            np.testing.assert_allclose(np.asarray(gb), eb, rtol=1e-6, atol=1e-8, err_msg=mode)
+        np.testing.assert_allclose(g_y0, expected_y0, rtol=1e-6, atol=1e-8, err_msg=mode)
+    if "dualtape.grad" in runs:
+        assert all(isinstance(pair, tuple) for pair in runs["dualtape.grad"][0])  # the structure of LAYERS

@@ -24,13 +24,19 @@ def odeint_adjoint(func, func_vjp, seed, active, ys, y0, t, args, g, rtol=None, 
     ys, times, g = np.asarray(ys, float), np.asarray(t, float), np.asarray(g, float)
     y_shape = ys.shape[1:]
     n = int(np.prod(y_shape))
-    shapes = [np.shape(args[k]) for k in active]
-    sizes = [int(np.prod(s)) for s in shapes]
+    shapes = [[np.shape(leaf) for leaf in _leaves(args[k])] for k in active]  # args may nest: [(W, b), ...]
+    sizes = [[int(np.prod(s)) for s in leaf_shapes] for leaf_shapes in shapes]
+    templates = [args[k] for k in active]  # the adjoints' structure: func_vjp's (lists for a list of tuples)
 
     def parts(y, time, v):
         out = func_vjp(np.reshape(y, y_shape), time, *args, **{seed: np.reshape(v, y_shape)})
         by, bt, rest = out[0], out[1], out[2:]
-        flat = [np.ravel(np.asarray(b, float)) * np.ones(size) for b, size in zip(rest, sizes)]
+        flat = []
+        for j, (b, leaf_sizes) in enumerate(zip(rest, sizes)):
+            leaves = _leaves(b) if _nested(b) else [b] * len(leaf_sizes)  # (a zero for a whole list)
+            if _nested(b):
+                templates[j] = b
+            flat += [np.ravel(np.asarray(leaf, float)) * np.ones(size) for leaf, size in zip(leaves, leaf_sizes)]
         return (np.ravel(np.asarray(by, float)) * np.ones(n), float(np.sum(bt)),
                 np.concatenate(flat) if flat else np.zeros(0))
 
@@ -44,7 +50,7 @@ def odeint_adjoint(func, func_vjp, seed, active, ys, y0, t, args, g, rtol=None, 
 
     g = np.reshape(g, (len(times), n))
     flat_y = np.reshape(ys, (len(times), n))
-    adj, adj_t0, adj_args = g[-1], 0.0, np.zeros(sum(sizes))
+    adj, adj_t0, adj_args = g[-1], 0.0, np.zeros(sum(map(sum, sizes)))
     time_grads = []
     for i in range(len(times) - 1, 0, -1):
         here = float(np.dot(rhs(flat_y[i], times[i]), g[i]))
@@ -56,11 +62,40 @@ def odeint_adjoint(func, func_vjp, seed, active, ys, y0, t, args, g, rtol=None, 
         adj, adj_t0, adj_args = out[n:2 * n] + g[i - 1], out[2 * n], out[2 * n + 1:]
     time_grads.append(adj_t0)
     b_args, start = [], 0
-    for shape, size in zip(shapes, sizes):
-        piece = adj_args[start:start + size]
-        b_args.append(np.reshape(piece, shape) if shape else float(piece[0]))
-        start += size
+    for template, leaf_shapes, leaf_sizes in zip(templates, shapes, sizes):
+        pieces = []
+        for shape, size in zip(leaf_shapes, leaf_sizes):
+            piece = adj_args[start:start + size]
+            pieces.append(np.reshape(piece, shape) if shape else float(piece[0]))
+            start += size
+        b_args.append(_rebuild(template, iter(pieces)) if _nested(template) else pieces[0])
     return np.reshape(adj, np.shape(y0)), np.reshape(time_grads[::-1], np.shape(t)), tuple(b_args)
+
+
+def _nested(x):
+    return isinstance(x, (list, tuple, dict))
+
+
+def _leaves(x):
+    """The leaves of nested lists, tuples and dicts (dict values in sorted-key order)."""
+    if isinstance(x, dict):
+        return [leaf for key in sorted(x) for leaf in _leaves(x[key])]
+    if isinstance(x, (list, tuple)):
+        return [leaf for item in x for leaf in _leaves(item)]
+    return [x]
+
+
+def _rebuild(template, leaves):
+    """`template`'s structure with its leaves taken, in order, from the iterator `leaves`."""
+    if isinstance(template, dict):
+        built = {key: None for key in template}
+        for key in sorted(template):
+            built[key] = _rebuild(template[key], leaves)
+        return built
+    if isinstance(template, (list, tuple)):
+        items = [_rebuild(item, leaves) for item in template]
+        return type(template)(*items) if hasattr(template, "_fields") else type(template)(items)
+    return next(leaves)
 
 
 def odeint_tangent(func, func_jvp, tparams, active, ys, y0, t, args, dy0, dt, dargs, rtol=None, atol=None):

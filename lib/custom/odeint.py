@@ -11,7 +11,8 @@ SciPy's own with its own adjoint of `func` (transforms/odeint_calls.py, runtime_
 
 import numpy as np
 
-from ..core import dnp
+from ..core import dnp, nest
+from ..core.traced import Traced
 from ..functional.reverse_mode import vjp as _vjp
 from .primitives import defvjp, primitive
 
@@ -21,30 +22,44 @@ def _integrate():
     return scipy.integrate
 
 
-def _unflatten(flat, shapes):
-    out, start = [], 0
+class _Leaf:
+    """Where a numeric leaf of odeint's args sits in its skeleton (cut from the flat vector)."""
+
+
+_LEAF = _Leaf()
+
+
+def _numeric(leaf):
+    return isinstance(leaf, Traced) or np.asarray(leaf).dtype.kind in "fc"
+
+
+def _unflatten(flat, shapes, skeleton):
+    """`args` again: its numeric leaves cut from `flat` (to their shapes) into the skeleton, the
+    nested lists, tuples and dicts of args (a neural ODE's [(W, b), ...]) holding _LEAF there."""
+    leaves, start = [], 0
     for shape in shapes:
         size = int(np.prod(shape))
-        out.append(np.reshape(flat[start:start + size], shape))
+        leaves.append(np.reshape(flat[start:start + size], shape))
         start += size
-    return tuple(out)
+    it = iter(leaves)
+    return nest.tree_map(lambda x: next(it) if x is _LEAF else x, skeleton)
 
 
-def _solve(y0, t, flat_args, *, func, shapes, options):
-    args = _unflatten(flat_args, shapes)
+def _solve(y0, t, flat_args, *, func, shapes, options, skeleton):
+    args = _unflatten(flat_args, shapes, skeleton)
     return _integrate().odeint(func, y0, t, args=args, **dict(options))
 
 
 ODEINT = primitive(_solve)
 
 
-def _odeint_vjp(yt, y0, t, flat_args, *, func, shapes, options):
+def _odeint_vjp(yt, y0, t, flat_args, *, func, shapes, options, skeleton):
     rtol = dict(options).get("rtol", 1e-10)
     atol = dict(options).get("atol", 1e-10)
     n = np.size(y0)
 
     def flat_func(y, time, flat):
-        return func(y, time, *_unflatten(flat, shapes))
+        return func(y, time, *_unflatten(flat, shapes, skeleton))
 
     def augmented(state, time, flat):
         y, adj = state[:n], state[n:2 * n]
@@ -78,10 +93,16 @@ defvjp(ODEINT, lambda ans, y0, t, flat, **kw: lambda g: _odeint_vjp(ans, y0, t, 
 
 
 def odeint(func, y0, t, args=(), **options):
-    """scipy.integrate.odeint(func, y0, t, args): differentiable in y0, t and args (arrays).
+    """scipy.integrate.odeint(func, y0, t, args): differentiable in y0, t and args, whose entries
+    may be arrays, floats or nested lists, tuples and dicts of them (a neural ODE's parameters
+    [(W, b), ...]: the gradient has the same structure); int and other leaves stay constants.
 
     The gradient runs the adjoint ODE backwards (rtol / atol of the adjoint solve default
     to 1e-10; pass them to tighten the forward solve as well)."""
-    shapes = tuple(tuple(np.shape(a)) for a in args)
-    flat = dnp.concatenate([dnp.ravel(a) for a in args]) if args else np.zeros(0)
-    return ODEINT(y0, t, flat, func=func, shapes=shapes, options=tuple(sorted(options.items())))
+    args = tuple(args)
+    numeric = [leaf for leaf in nest.tree_flatten(args) if _numeric(leaf)]
+    skeleton = nest.tree_map(lambda leaf: _LEAF if _numeric(leaf) else leaf, args)
+    shapes = tuple(tuple(np.shape(a)) for a in numeric)
+    flat = dnp.concatenate([dnp.ravel(a) for a in numeric]) if numeric else np.zeros(0)
+    return ODEINT(y0, t, flat, func=func, shapes=shapes, options=tuple(sorted(options.items())),
+                  skeleton=skeleton)
