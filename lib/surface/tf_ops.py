@@ -325,7 +325,9 @@ def ones(shape, dtype=dtypes.float32, name=None):
 
 
 def fill(dims, value, name=None):
-    return wrap(np.full(_dims(dims), dtypes.to_array(value)))
+    """`value` (its dtype: Python int int32, float float32) broadcast to `dims`; its
+    gradient is the sum of the upstream, as TF's Fill."""
+    return _out(dnp.broadcast_to(_t(value), _dims(dims)))
 
 
 def zeros_like(input, dtype=None, name=None):  # noqa: A002
@@ -345,9 +347,24 @@ def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name
 
 
 def linspace(start, stop, num, name=None, axis=0):
-    start_t = _t(start)
-    values = np.linspace(np.asarray(start_t), np.asarray(_t(stop)), int(num), axis=axis)
-    return wrap(values.astype(start_t.dtype._np))
+    """`num` values from `start` to `stop` along a new `axis`, as TF's linspace_nd: `stop`
+    converts to `start`'s dtype, integers divide into float64 (tf.linspace(-2, 2, 9) is
+    float64 [-2, -1.5, ...]), float32 stays float32; value i is start + i * delta in that
+    dtype, the last one `stop` itself. Differentiable in start and stop, as in TF."""
+    start = _t(start)
+    stop = _t(stop, start.dtype)
+    n = int(num)
+    if start.dtype._np.kind not in "fc":  # TF: int32 / int32 is float64
+        start, stop = dnp.cast(start, np.float64), dnp.cast(stop, np.float64)
+    npd = dnp.result_dtype(start)
+    shape = np.broadcast_shapes(tuple(start.shape), tuple(stop.shape))
+    ax = int(axis) if int(axis) >= 0 else len(shape) + 1 + int(axis)
+    first = dnp.expand_dims(dnp.broadcast_to(start, shape), ax)
+    last = dnp.expand_dims(dnp.broadcast_to(stop, shape), ax)
+    delta = (last - first) / np.asarray(max(n - 1, 1), npd)
+    inner = np.arange(1, max(n - 1, 1), dtype=npd).reshape((-1,) + (1,) * (len(shape) - ax))
+    values = dnp.concatenate([first, first + inner * delta, last], axis=ax)
+    return _out(values[(slice(None),) * ax + (slice(0, max(n, 0)),)])
 
 
 def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
