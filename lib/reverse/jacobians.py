@@ -93,9 +93,8 @@ def _as_tensor(x):
 
 def _check_loop_allowed(tape, api, use_pfor):
     if not use_pfor and not tape._persistent:
-        raise ValueError("GradientTape must be created with persistent=True to compute the "
-                         f"{api} with eager execution enabled and with experimental_use_pfor "
-                         "set to False.")
+        raise RuntimeError("GradientTape must be created with persistent=True to compute the "
+                           f"{api} with experimental_use_pfor=False.")  # TF 2.21's error
 
 
 def tape_jacobian(tape, target, sources, zero_unconnected, use_pfor):
