@@ -50,13 +50,23 @@ def custom_gradient(f=None):
     """
     if f is None:
         return custom_gradient
+    return _Decorated(f)
 
-    @functools.wraps(f)
-    def decorated(*args, **kwargs):
-        return _call_custom(f, args, kwargs)
 
-    decorated.__dualtape_opaque__ = "a custom_gradient function"
-    return decorated
+class _Decorated:
+    """A custom_gradient function. On a method, `self` is bound before the call, as TF's
+    decorator does: it is no input, and `grad_fn` returns no gradient for it."""
+
+    def __init__(self, f):
+        functools.update_wrapper(self, f)
+        self._f = f
+        self.__dualtape_opaque__ = "a custom_gradient function"
+
+    def __call__(self, *args, **kwargs):
+        return _call_custom(self._f, args, kwargs)
+
+    def __get__(self, instance, owner=None):
+        return self if instance is None else _Decorated(self._f.__get__(instance, owner))
 
 
 def _call_custom(f, args, kwargs):
@@ -134,10 +144,11 @@ def _vjp_fn(name, grad_fn, n_inputs, variables, tensors):
         else:
             input_grads, variable_grads = grad_fn(*dys), []
         input_grads = nest.flatten(input_grads) if isinstance(input_grads, (tuple, list)) else [input_grads]
-        if len(input_grads) != n_inputs:
-            raise ValueError(f"[custom_gradient] the gradient function of {name} returned "
-                             f"{len(input_grads)} gradients for {n_inputs} inputs; return one per "
-                             "(flattened) input, None for an input with no gradient.")
+        if len(input_grads) != n_inputs:  # TF's wording, then which function and the fix
+            raise ValueError(f"[custom_gradient] custom_gradient function expected to return "
+                             f"{n_inputs} gradients, but returned {len(input_grads)} instead "
+                             f"(the gradient function of {name}). Return one per (flattened) "
+                             "input, None for an input with no gradient.")
         return input_grads + list(variable_grads)
 
     return vjp

@@ -91,16 +91,19 @@ class ForwardAccumulator:
             raise ValueError(f"[ForwardAccumulator] tangent shape {tuple(np.shape(tangent))} does "
                              f"not match the primal shape {tuple(primal.shape)}. Give one tangent "
                              "per primal element.")
-        previous = self._tangents.get(primal._id)
-        self._tangents[primal._id] = tangent if previous is None else previous + tangent
+        if primal._id in self._tangents:  # TF: ValueError (the tangents were summed)
+            raise ValueError(f"[ForwardAccumulator] the primal {primal!r} is watched twice; an "
+                             "accumulator watches each tensor once, with one tangent. Pass it once "
+                             "(with the sum of the tangents if that is what you meant).")
+        self._tangents[primal._id] = tangent
 
     # -- context ------------------------------------------------------------------------
     def __enter__(self):
         if self._active:
             raise ValueError("[ForwardAccumulator] is already active; an accumulator can only "
                              "be entered once at a time.")
-        if not self._dual_level:  # orders it among jvp levels and tapes (dual.py)
-            self._dual_level = new_tag()
+        # orders it among jvp levels and tapes (dual.py), as entered now: a level per entry
+        self._dual_level = new_tag()
         STATE.accumulators.append(self)
         self._active = True
         return self

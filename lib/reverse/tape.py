@@ -62,6 +62,8 @@ class GradientTape:
 
     # -- recording ------------------------------------------------------------------------
     def __enter__(self):
+        if not self._recording:  # a level per entry: nest as entered now (not stop_recording's)
+            self._dual_level = new_tag()
         self._push()
         return self
 
@@ -70,8 +72,7 @@ class GradientTape:
             self._pop()
         cause = getattr(exc, "__cause__", None)
         if exc_type is ValueError and isinstance(cause, RefusalError) and str(cause).startswith("[GradientTape]"):
-            # b[0] = y: NumPy replaced our refusal of float(y) by its 'setting an array
-            # element with a sequence' (a tensor has __getitem__): give the refusal back
+            # b[0] = y: NumPy replaced float(y)'s refusal by its ValueError: give ours back
             raise cause.with_traceback(traceback) from None
         return False
 
