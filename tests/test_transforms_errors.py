@@ -429,3 +429,57 @@ def test_an_argument_at_its_default_is_read_as_absent():
 
     x = np.array([0.3, 0.7, 1.1])
     np.testing.assert_allclose(dt.grad(f)(x), [-1.0 + 0.6 + 1.0, 1.4 + 1.0, 1.0 + 2.2 + 1.0], rtol=1e-12)
+
+
+# -- errors raised inside generated code name the user's line (issue 19): the traceback ended at
+#    File "<dualtape f_vjp#1>", line 32
+
+def mismatched_dot(x, w):
+    y = np.tanh(x)
+    z = np.dot(w, y)
+    return np.sum(z)
+
+
+def calls_a_bad_helper(x):
+    y = x * 2.0
+    return np.sum(np.log(y) + bad_helper(x))
+
+
+def bad_helper(x):
+    return np.dot(np.ones((2, 3)), x)
+
+
+def _line_of(fn, text):
+    lines, first = inspect.getsourcelines(fn)
+    return f"{__file__}:{first + [s.strip() for s in lines].index(text)} in {fn.__name__}: {text}"
+
+
+@pytest.mark.parametrize("mode", ["grad", "vjp", "hvp", "jvp"])
+def test_an_error_inside_generated_code_names_the_users_file_and_line(mode):
+    import traceback
+    x, w = np.ones(3), np.ones((2, 4))
+    call = {"grad": lambda: dt.grad(mismatched_dot)(x, w), "vjp": lambda: dt.vjp(mismatched_dot)(x, w, np.ones(2)),
+            "hvp": lambda: dt.hvp(mismatched_dot)(x, w, x), "jvp": lambda: dt.jvp(mismatched_dot)(x, w, x)}[mode]
+    with pytest.raises(ValueError, match="not aligned|mismatch") as info:  # (jvp: np.matmul's message)
+        call()
+    where = _line_of(mismatched_dot, "z = np.dot(w, y)")
+    assert info.value.__notes__ == [f"dualtape.transforms: raised by the generated code of {where}"]
+    assert where in "".join(traceback.format_exception(info.value))
+
+
+@pytest.mark.parametrize("mode", ["grad", "jvp"])
+def test_an_error_in_a_helpers_generated_code_names_both_lines(mode):
+    x = np.ones(2)
+    with pytest.raises(ValueError) as info:
+        dt.grad(calls_a_bad_helper)(x) if mode == "grad" else dt.jvp(calls_a_bad_helper)(x, x)
+    notes = "\n".join(info.value.__notes__)
+    assert _line_of(calls_a_bad_helper, "return np.sum(np.log(y) + bad_helper(x))") in notes
+    if mode == "jvp":  # (grad's forward sweep calls bad_helper itself: its frame is the user's file)
+        assert _line_of(bad_helper, "return np.dot(np.ones((2, 3)), x)") in notes
+
+
+def test_an_error_in_jits_uncompiled_first_run_names_the_users_line():
+    pytest.importorskip("numba")
+    with pytest.raises(ValueError, match="not aligned") as info:
+        dt.grad(mismatched_dot, jit=True)(np.ones(3), np.ones((2, 4)))
+    assert _line_of(mismatched_dot, "z = np.dot(w, y)") in "\n".join(info.value.__notes__)

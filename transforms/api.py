@@ -21,6 +21,7 @@ from .naming import fresh_function_name
 from .parse import TransformError
 from .revolve import parse_spec
 from .runtime import shape_of
+from .tracebacks import name_user_lines
 
 MAX_SHAPES = 8  # shape specializations per combination of argument types; then the general version
 _SCALAR_TYPES = (float, int, bool, np.float64, np.float32, np.int64, np.int32)
@@ -219,26 +220,30 @@ class Transformed(_Transform):
         return module, seed
 
     def __call__(self, *args, **kwargs):
-        if not self._guard.holds():
-            self._fresh()
-        if self.mode == "vjp":
-            if not args:
-                raise TypeError(f"[{self.api}] call it as f_vjp(*args, dy).")
-            *args, dy = args
-            refuse_complex(self.api, (dy,))
-        if self.mode == "grad" and not kwargs:
-            fn = self._plain.get(shape_key(args))
-            if fn is not None:  # real NumPy arrays and numbers of shapes seen before: nothing to check
-                return fn(*args)
-        refuse_complex(self.api, args)
-        refuse_complex(self.api, kwargs.values())
-        if self.mode == "grad":
-            return self._grad(args, kwargs)
-        fn, seed = self._compiled_for(args, kwargs)
-        if self.mode == "vjp":
-            kwargs = dict(kwargs)
-            kwargs[seed] = lazy_scalar(dy, args)  # a scalar dy with dask data: a lazy scalar
-        return fn(*args, **kwargs)
+        try:
+            if not self._guard.holds():
+                self._fresh()
+            if self.mode == "vjp":
+                if not args:
+                    raise TypeError(f"[{self.api}] call it as f_vjp(*args, dy).")
+                *args, dy = args
+                refuse_complex(self.api, (dy,))
+            if self.mode == "grad" and not kwargs:
+                fn = self._plain.get(shape_key(args))
+                if fn is not None:  # real NumPy arrays and numbers of shapes seen before: nothing to check
+                    return fn(*args)
+            refuse_complex(self.api, args)
+            refuse_complex(self.api, kwargs.values())
+            if self.mode == "grad":
+                return self._grad(args, kwargs)
+            fn, seed = self._compiled_for(args, kwargs)
+            if self.mode == "vjp":
+                kwargs = dict(kwargs)
+                kwargs[seed] = lazy_scalar(dy, args)  # a scalar dy with dask data: a lazy scalar
+            return fn(*args, **kwargs)
+        except Exception as exc:  # (an error inside generated code: name the user's line)
+            name_user_lines(exc)
+            raise
 
     def _grad(self, args, kwargs):
         """A gradient is of a scalar function: where the transformer cannot tell that the output

@@ -13,6 +13,7 @@ from . import emit
 from .api import _arg_kinds, _make, _memo, _Transform, param_values, refuse_complex, resolve_argnums, shape_key
 from .concrete import arg_value
 from .parse import TransformError
+from .tracebacks import name_user_lines
 
 
 
@@ -85,26 +86,30 @@ class ForwardTransformed(_Transform):
         return args, ts, bound, batch
 
     def __call__(self, *args, **kwargs):
-        if not self._guard.holds():
-            self._fresh()
-        if self.concrete and not kwargs and args:  # hvp, with shapes seen before: nothing to check
-            ts = args[-1] if self.wrt_is_tuple else (args[-1],)
-            hit = self._plain.get((shape_key(args[:-1]), shape_key(ts))) if type(ts) is tuple else None
-            if hit is not None:
-                return hit[0](*args[:-1], **dict(zip(hit[1], ts)))[1]
-        args, ts, bound, batch = self._split(args, kwargs)
-        options = {"tangent_only": True} if self.mode == "hvp" else None
-        fn, tparams = self._compiled_for(args, kwargs, batch, bound=bound, more=ts, options=options)
-        if self.concrete and not kwargs and type(ts) is tuple and self._is_shaped(args, fn, batch, options=options,
-                                                                                   more=ts):
-            self._plain[(shape_key(args), shape_key(ts))] = (fn, tparams)
-        kwargs = dict(kwargs)
-        for p, t in zip(tparams, ts):
-            kwargs[p] = t
-        value, tangent = fn(*args, **kwargs)
-        if self.mode == "hvp":
-            return tangent
-        return value, tangent
+        try:
+            if not self._guard.holds():
+                self._fresh()
+            if self.concrete and not kwargs and args:  # hvp, with shapes seen before: nothing to check
+                ts = args[-1] if self.wrt_is_tuple else (args[-1],)
+                hit = self._plain.get((shape_key(args[:-1]), shape_key(ts))) if type(ts) is tuple else None
+                if hit is not None:
+                    return hit[0](*args[:-1], **dict(zip(hit[1], ts)))[1]
+            args, ts, bound, batch = self._split(args, kwargs)
+            options = {"tangent_only": True} if self.mode == "hvp" else None
+            fn, tparams = self._compiled_for(args, kwargs, batch, bound=bound, more=ts, options=options)
+            if self.concrete and not kwargs and type(ts) is tuple and self._is_shaped(
+                    args, fn, batch, options=options, more=ts):
+                self._plain[(shape_key(args), shape_key(ts))] = (fn, tparams)
+            kwargs = dict(kwargs)
+            for p, t in zip(tparams, ts):
+                kwargs[p] = t
+            value, tangent = fn(*args, **kwargs)
+            if self.mode == "hvp":
+                return tangent
+            return value, tangent
+        except Exception as exc:  # (an error inside generated code: name the user's line)
+            name_user_lines(exc)
+            raise
 
     def value_and_tangent(self, *args, **kwargs):
         """For hvp: (gradient, Hessian @ v) from the one generated function."""
@@ -112,7 +117,11 @@ class ForwardTransformed(_Transform):
         args, ts, bound, batch = self._split(args, kwargs)
         fn, tparams = self._compiled_for(args, kwargs, batch, bound=bound, more=ts)
         kwargs = dict(kwargs, **{p: t for p, t in zip(tparams, ts)})
-        return fn(*args, **kwargs)
+        try:
+            return fn(*args, **kwargs)
+        except Exception as exc:
+            name_user_lines(exc)
+            raise
 
     def source_for(self, *args, **kwargs):
         """The source specialized for these arguments and tangents (what a call with them runs)."""

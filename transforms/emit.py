@@ -176,12 +176,14 @@ class Module:
         namespace = dict(self.namespace)
         namespace.update(RUNTIME_NAMES)
         namespace["__builtins__"] = builtins
+        # (what cache.Guard watches, and where tracebacks.py finds the user's lines)
+        namespace["__dualtape_user_functions__"] = made_from = user_functions(self.user_functions)
         exec(compile(source, filename, "exec"), namespace)
         fn = namespace[name]
         weakref.finalize(fn, linecache.cache.pop, filename, None)  # the source goes with the code
         fn.__dualtape_source__ = source
         fn.__dualtape_scalar_output__ = self.scalar_output
-        fn.__dualtape_user_functions__ = user_functions(self.user_functions)  # (what cache.Guard watches)
+        fn.__dualtape_user_functions__ = made_from
         return fn
 
 

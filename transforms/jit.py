@@ -20,17 +20,19 @@ import itertools
 import linecache
 import re
 import time
+import warnings
 
 import numpy as np
 
 from dualtape.core.dtypes import complex_error
 
 from .analysis import value_kind
-from .cache import Guard, cache_on
+from .cache import Guard, cache_on, user_functions
 from .emit import RUNTIME_NAMES
 from .jit_stack import _Probe, jit_source, positional_source, probe_source
 from .parse import TransformError
 from .runtime import shape_of
+from .tracebacks import name_user_lines
 
 _counter = itertools.count(1)
 _FAST_TYPES = (float, int, bool, np.float64, np.int64)  # scalars: their type is the whole key
@@ -69,6 +71,7 @@ def _namespace(module, overrides):
     ns.update(RUNTIME_NAMES)
     ns.update(overrides)
     ns["__builtins__"] = builtins
+    ns["__dualtape_user_functions__"] = user_functions(module.user_functions)  # (tracebacks.py)
     return ns
 
 
@@ -156,6 +159,8 @@ class _Entry:
                 raise error from None
             self.fallback_reason = str(error)
             self.owner.fallback_reason = self.fallback_reason
+            warnings.warn(f"{self.fallback_reason}\n  jit='fallback': running the uncompiled generated code instead "
+                          "(the same numbers, at Python's speed).", RuntimeWarning, stacklevel=5)
             self.source = positional_source(generated)
             self.fn, _ = _exec(self.source, name, _namespace(self.module, {}), "fallback")
             self.compile_seconds = time.perf_counter() - start
@@ -246,7 +251,11 @@ class Jitted:
             if hit is not None:
                 self._last = hit[1]
                 return hit[0](*args, *hit[2])
-        return self._call(args, kwargs)
+        try:
+            return self._call(args, kwargs)
+        except Exception as exc:  # (an error inside the uncompiled generated code: name the user's line)
+            name_user_lines(exc)
+            raise
 
     def _call(self, args, kwargs):
         # a 0-d array is a scalar to numba (np.sin of one is a float): pass its value
