@@ -18,10 +18,13 @@ import dualtape.transforms as dt
 from dualtape.core.errors import RefusalError
 
 try:
+    import scipy.signal
     import scipy.special
     import scipy.stats
+
+    from dualtape.scipy import signal as dsignal
 except ImportError:  # the scipy extra is optional
-    scipy = None
+    scipy = dsignal = None
 
 needs_scipy = pytest.mark.skipif(scipy is None, reason="SciPy is not installed (the scipy extra)")
 
@@ -263,3 +266,51 @@ def test_scipy_signal_convolve_in_every_mode():
     got = dt.grad(scipy_signal_model, wrt=(0, 1))(x, k)
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w, rtol=1e-10)
+
+
+def convolve_along_rows(x, k):  # a batch of signals (rows) and one kernel broadcast over them
+    return np.sum(np.sin(dsignal.convolve(x, k, mode="same", axes=-1)) ** 2)
+
+
+def fftconvolve_valid(x, k):
+    return np.sum(np.sin(scipy.signal.fftconvolve(x, k, mode="valid", axes=[0, 2])) ** 2)
+
+
+@needs_scipy
+@pytest.mark.parametrize("f, shapes", [(convolve_along_rows, ((3, 6), (1, 3))),
+                                       (fftconvolve_valid, ((5, 2, 4), (2, 1, 3)))])
+def test_convolve_along_axes_in_every_mode(f, shapes):
+    # dualtape.scipy.signal.convolve(..., axes=) raised TypeError; the axes not convolved are
+    # elementwise and broadcast, as scipy.signal.fftconvolve's (the VJP sums where an input was
+    # broadcast); every mode against central differences, SciPy's own spelling in the transformer
+    import scipy.signal  # noqa: PLC0415, F401
+    from dualtape.scipy import signal  # noqa: PLC0415
+    from dualtape.testing import check_modes  # noqa: PLC0415
+    rng = np.random.default_rng(19)
+    x, k = (rng.standard_normal(s) for s in shapes)
+    report = check_modes(f, [x, k])
+    assert {"transforms.grad", "transforms.jvp", "transforms.hvp"} <= set(report.checked), report.refused
+    if f is convolve_along_rows:
+        assert {"tape", "functional.grad", "functional.jvp", "functional.hvp"} <= set(report.checked)
+        np.testing.assert_allclose(signal.convolve(x, k, mode="same", axes=-1),
+                                   scipy.signal.fftconvolve(x, k, mode="same", axes=-1), rtol=1e-12, atol=1e-12)
+    else:
+        got = dualtape.grad(lambda x, k: np.sum(np.sin(signal.fftconvolve(x, k, "valid", [0, 2])) ** 2),
+                            argnums=(0, 1))(x, k)
+        for g, w in zip(got, dt.grad(f, wrt=(0, 1))(x, k)):
+            np.testing.assert_allclose(g, w, rtol=1e-10, atol=1e-12)
+
+
+@needs_scipy
+@pytest.mark.parametrize("shapes, axes, match", [
+    (((3, 4), (3, 2)), ([1], [1]), "autograd's convention"),
+    (((3, 4), (2,)), [1], "same number of dimensions"),
+    (((3, 4), (2, 2)), [1], "do not broadcast on axis 0"),
+    (((3, 4), (3, 2)), [1, -1], "unique"),
+    (((3, 4), (3, 2)), [2], r"ints in \[-2, 2\)"),
+])
+def test_convolve_axes_refusals_name_the_op_and_shapes(shapes, axes, match):
+    from dualtape.scipy import signal  # noqa: PLC0415
+    x, k = (np.ones(s) for s in shapes)
+    with pytest.raises(ValueError, match=r"\[ScipyConvolve\].*" + match):
+        dualtape.grad(lambda x: np.sum(signal.convolve(x, k, axes=axes)))(x)

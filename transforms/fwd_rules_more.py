@@ -101,7 +101,7 @@ HELPERS_MORE = {
     _R.interp_weights: _helper("interp_weights", _R.interp_weights, (iw_x, ND)),
     _R.average_weights: _helper("average_weights", _R.average_weights, LINEAR, (0, 2)),
     _R.unaverage_weights: _helper("unaverage_weights", _R.unaverage_weights, LINEAR, (1, 2, 3)),
-    _R.conv_full_cotangent: _helper("conv_full_cotangent", _R.conv_full_cotangent, LINEAR, (1, 2, 3)),
+    _R.conv_full_cotangent: _helper("conv_full_cotangent", _R.conv_full_cotangent, LINEAR, (1, 2, 3, 4)),
     _R.dense_to_band: _helper("dense_to_band", _R.dense_to_band, LINEAR, (1,)),
     _R.band_to_dense: _helper("band_to_dense", _R.band_to_dense, LINEAR, (1,)),
     _R.band_transpose: _helper("band_transpose", _R.band_transpose, LINEAR, (1,)),
