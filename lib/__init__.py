@@ -15,7 +15,7 @@ from . import ops  # noqa: F401  (declares every op, filling dnp)
 from .reverse import dispatch as _dispatch  # noqa: F401  (installs the primitive binder)
 from .surface import operators as _operators  # noqa: F401  (Tensor operators and NumPy protocols)
 from .surface import image, layers, linalg, math, nn, random  # noqa: A004
-from .custom.gradient import custom_gradient
+from .custom.gradient import custom_gradient, grad_pass_through
 from .custom.rules import custom_jvp, custom_vjp
 from .custom.primitives import defjvp, defvjp, primitive
 from .custom.checkpoint import checkpoint, recompute_grad, remat

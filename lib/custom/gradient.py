@@ -162,3 +162,18 @@ def _value(x):
 
 def _as_list(x):
     return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+def grad_pass_through(f):
+    """`f` whose gradient is the identity, as tf.grad_pass_through: the value is f(x), the
+    upstream gradient passes to each input unchanged (f(x) must be shaped like x), and
+    variables f reads get none. Forward modes transpose the identity: the tangent too."""
+    def pass_through(*args, **kwargs):
+        def grad(*upstreams, variables=None):
+            if variables is not None:
+                return list(upstreams), [None] * len(variables)
+            return list(upstreams)
+        return f(*args, **kwargs), grad
+
+    pass_through.__name__ = getattr(f, "__name__", "grad_pass_through")
+    return custom_gradient(pass_through)
