@@ -37,6 +37,7 @@ matmul_cotangent_y = _stub("matmul_cotangent_y")
 check_scalar_output = _stub("check_scalar_output")
 zero_slot = _stub("zero_slot")
 power_slope = _stub("power_slope")
+reduced_size = _stub("reduced_size")
 
 
 def _tuple_len(shape):
@@ -233,6 +234,30 @@ def _ov_zero_slot(b, index, x):  # (compiled code holds arrays and numbers: no l
     return impl
 
 
+@overload(reduced_size)
+def _ov_reduced_size(shape, axis):  # how many elements fed each output of a reduction (np.mean's VJP)
+    n = _tuple_len(shape)
+    if n == 0:
+        return lambda shape, axis: 1
+    if isinstance(axis, (types.NoneType, types.Omitted)) or axis is None:
+        def every(shape, axis):
+            size = 1
+            for s in shape:
+                size *= s
+            return size
+        return every
+    if isinstance(axis, types.Integer):
+        return lambda shape, axis: shape[axis % n]
+    if isinstance(axis, types.UniTuple) and isinstance(axis.dtype, types.Integer):
+        def some(shape, axis):
+            size = 1
+            for a in axis:
+                size *= shape[a % n]
+            return size
+        return some
+    raise TypingError(f"reduced_size of axis {axis} is not compiled (None, an int or a tuple of ints are)")
+
+
 @njit
 def grow(buf):
     """A full preallocated stack, twice as long (its items copied)."""
@@ -243,5 +268,5 @@ def grow(buf):
 
 NAMES = {name: globals()[name] for name in (
     "unbroadcast", "unreduce", "zeros_like", "owned", "saved", "add_at", "shape_of",
-    "matmul_cotangent_x", "matmul_cotangent_y", "check_scalar_output", "grow", "power_slope")}
+    "matmul_cotangent_x", "matmul_cotangent_y", "check_scalar_output", "grow", "power_slope", "reduced_size")}
 NAMES["zero_slot"] = zero_slot

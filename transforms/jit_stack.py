@@ -22,7 +22,7 @@ _NEW = re.compile(r"^(\s*)(_d?stack) = \[\]\s*$")
 _DEL = re.compile(r"^\s*del .*$")
 _NONE = re.compile(r"^(\s*)(\w+) = None\s*$")
 _DEF = re.compile(r"^\s*def \w+\(.*\):\s*$")
-_FOR_REVERSED = re.compile(r"^(\s*)for (.+) in reversed\((range\(.*\))\):(.*)$")
+_FOR_REVERSED = re.compile(r"^(\s*)for (.+?) in reversed\((.*)\):(.*)$")
 
 
 def _key(stack, text, pushed):
@@ -129,20 +129,33 @@ def _positional_def(line):
 
 
 def _reversed_range(line, m):
-    """`for i in reversed(range(...)):` as a range counting down (numba has no `reversed`)."""
-    indent, target, call, rest = m.groups()
+    """`for i in reversed(r):` as a range counting down (numba has no `reversed`): r is a
+    `range(...)` call, a name holding one (`_range1 = range(m)`, a bound computed in f), or
+    either cut to a break's trip count (`r[:_count1]`)."""
+    indent, target, rest = m.group(1), m.group(2), m.group(4)
     try:
-        args = ast.parse(call, mode="eval").body.args
+        r = ast.parse(m.group(3), mode="eval").body
     except SyntaxError:
         return line
-    u = [ast.unparse(a) for a in args]
-    if len(u) == 1:
-        down = f"range({u[0]} - 1, -1, -1)"
-    elif len(u) == 2:
-        down = f"range({u[1]} - 1, {u[0]} - 1, -1)"
-    elif isinstance(args[2], ast.Constant) and isinstance(args[2].value, int) and args[2].value > 0:
-        a, b, k = u[0], u[1], args[2].value
-        down = f"range({a} + max({b} - ({a}) - 1, -1) // {k} * {k}, {a} - 1, -{k})"
+    count = None
+    if isinstance(r, ast.Subscript) and isinstance(r.slice, ast.Slice) and r.slice.lower is None \
+            and r.slice.step is None and r.slice.upper is not None:
+        r, count = r.value, ast.unparse(r.slice.upper)
+    is_range = isinstance(r, ast.Call) and isinstance(r.func, ast.Name) and r.func.id == "range" and not r.keywords
+    u = [ast.unparse(a) for a in r.args] if is_range else []
+    if is_range and len(u) == 1:
+        down = f"range({count or u[0]} - 1, -1, -1)"
+    elif is_range and len(u) == 2:
+        down = f"range({u[1]} - 1, {u[0]} - 1, -1)" if count is None else f"range({u[0]} + {count} - 1, {u[0]} - 1, -1)"
+    elif is_range and len(u) == 3 and isinstance(r.args[2], ast.Constant) and type(r.args[2].value) is int \
+            and r.args[2].value > 0:
+        a, b, k = u[0], u[1], r.args[2].value
+        last = f"max({b} - ({a}) - 1, -1) // {k}" if count is None else f"({count} - 1)"
+        down = f"range({a} + {last} * {k}, {a} - 1, -{k})"
+    elif isinstance(r, ast.Name) or is_range:  # any range: its own start, step and length
+        v = r.id if isinstance(r, ast.Name) else f"({ast.unparse(r)})"
+        n = count or f"len({v})"
+        down = f"range({v}.start + ({n} - 1) * {v}.step, {v}.start - {v}.step, -{v}.step)"
     else:
         return line
     return f"{indent}for {target} in {down}:{rest}"
