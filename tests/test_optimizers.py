@@ -1,11 +1,13 @@
-"""Optimizers against Keras: the same steps give the same numbers, bit for bit.
+"""Optimizers against Keras: the same steps give the same numbers, bit for bit where no CPU can differ.
 
 The reference values below were recorded from Keras with tests/keras_reference_recorder.py
 (TensorFlow 2.21.0, Keras 3.15.1, NumPy 2.4.6; in a throwaway virtualenv, never a test
 dependency): each case of tests/optimizer_cases.py runs four `apply_gradients` steps of
 fixed gradients on two variables, and the variables after each step are written in the
 shortest decimal that round-trips in their dtype. Both surfaces (the Keras classes and the
-functional form) must reproduce them exactly: the rules follow Keras' operations in order.
+functional form) must reproduce them exactly where the arithmetic is the same on every CPU
+(the rules follow Keras' operations in order), and within a few ulp where np.power, np.cos or a
+norm's sum take CPU-dependent code (ORDER_FIXED_RULES, below).
 """
 
 import math
@@ -470,26 +472,52 @@ def run_functional(name, kwargs, dtype="float32", none_at=None, schedule=None):
     return out
 
 
-def assert_matches(got, reference, dtype, exact=True):
+def assert_matches(got, reference, dtype, compare="exact"):
+    """compare: "exact" (bit for bit), "ulp" (within MAX_ULP units in the last place: see
+    _compare) or "rounding" (a few roundings apart: the functional form's weight decay)."""
     for step, ((w, b), (ref_w, ref_b)) in enumerate(zip(got, reference), start=1):
         for value, ref in ((w, ref_w), (b, ref_b)):
             assert value.dtype == np.dtype(dtype)
             expected = np.array(ref, dtype)
-            if exact:
+            if compare == "exact":
                 np.testing.assert_array_equal(value, expected, err_msg=f"after step {step}")
+            elif compare == "ulp":
+                assert_within_ulp(value, expected, f"after step {step}")
             else:
                 # a few roundings of O(1) values apart: absolute as well as relative eps
                 eps = np.finfo(dtype).eps
                 np.testing.assert_allclose(value, expected, rtol=4 * eps, atol=4 * eps, err_msg=f"after step {step}")
 
 
+MAX_ULP = 4
+
+
+def assert_within_ulp(value, expected, what):
+    try:
+        np.testing.assert_array_max_ulp(value, expected, maxulp=MAX_ULP)
+    except AssertionError as exc:
+        raise AssertionError(f"{what}: {value!r} vs Keras' {expected!r}: {exc}") from None
+
+
 SURFACES = {"keras": run_keras, "functional": run_functional}
 
+# Bit for bit where the arithmetic is the same on every CPU: +, -, *, / and sqrt of each element
+# are correctly rounded (IEEE), whatever SIMD width runs them. np.power and np.cos (Adam's
+# beta ** t, the exponential, polynomial and cosine decays) are not: NumPy takes SVML on an
+# AVX-512 Intel and other code elsewhere, and a norm's sum (clipnorm, global_clipnorm) adds in an
+# order that depends on the SIMD width. Those agree with Keras within MAX_ULP units in the last
+# place: Adam's values are 1 ulp off Keras' recording on an AVX-512 Intel (issue 19).
+ORDER_FIXED_RULES = {"SGD", "RMSprop", "Adagrad"}
+ORDER_FIXED_SCHEDULES = {None, "piecewise", "inverse_time", "inverse_time_staircase"}
 
-def _exact(surface, name, kwargs):
+
+def _compare(surface, name, kwargs, schedule=None):
     # The functional form adds `delta - decay` in one update where Keras assigns the decayed
     # variable first: with weight decay they agree to rounding (a few ulp), not bit for bit.
-    return surface == "keras" or (name != "AdamW" and kwargs.get("weight_decay") is None)
+    if surface != "keras" and (name == "AdamW" or kwargs.get("weight_decay") is not None):
+        return "rounding"
+    reduces = kwargs.get("clipnorm") is not None or kwargs.get("global_clipnorm") is not None
+    return "exact" if name in ORDER_FIXED_RULES and schedule in ORDER_FIXED_SCHEDULES and not reduces else "ulp"
 
 
 # ---- the recorded steps --------------------------------------------------------------------
@@ -498,7 +526,7 @@ def _exact(surface, name, kwargs):
 @pytest.mark.parametrize("case", CASES)
 def test_float32_steps_match_keras(case, surface):
     name, kwargs = CASES[case]
-    assert_matches(SURFACES[surface](name, kwargs), FLOAT32[case], np.float32, _exact(surface, name, kwargs))
+    assert_matches(SURFACES[surface](name, kwargs), FLOAT32[case], np.float32, _compare(surface, name, kwargs))
 
 
 @pytest.mark.parametrize("surface", SURFACES)
@@ -507,7 +535,7 @@ def test_float64_steps_match_keras(case, surface):
     """Keras casts hyperparameters through float32 (ops.cast) in some places and not others."""
     name, kwargs = CASES[case]
     assert_matches(SURFACES[surface](name, kwargs, "float64"), FLOAT64_REFS[case], np.float64,
-                   _exact(surface, name, kwargs))
+                   _compare(surface, name, kwargs))
 
 
 @pytest.mark.parametrize("surface", SURFACES)
@@ -517,7 +545,7 @@ def test_none_gradient_is_skipped_as_keras(case, surface):
     name, kwargs = CASES[case]
     got = SURFACES[surface](name, kwargs, none_at=1)
     np.testing.assert_array_equal(got[1][1], got[0][1])
-    assert_matches(got, NONE_GRAD_REFS[case], np.float32, _exact(surface, name, kwargs))
+    assert_matches(got, NONE_GRAD_REFS[case], np.float32, _compare(surface, name, kwargs))
 
 
 @pytest.mark.parametrize("case", SCHEDULES)
@@ -526,21 +554,25 @@ def test_schedule_values_match_keras(case):
     schedule = getattr(S, name)(**kwargs)
     values = [schedule(step) for step in range(8)]
     assert all(np.asarray(v).dtype == np.float32 for v in values)
-    np.testing.assert_array_equal(np.array(values, np.float32), np.array(SCHEDULE_VALUES[case], np.float32))
+    if case in ORDER_FIXED_SCHEDULES:
+        np.testing.assert_array_equal(np.array(values, np.float32), np.array(SCHEDULE_VALUES[case], np.float32))
+    else:  # np.power / np.cos: see ORDER_FIXED_SCHEDULES
+        assert_within_ulp(np.array(values, np.float32), np.array(SCHEDULE_VALUES[case], np.float32), case)
     assert schedule(tf.constant(3)) == values[3] == schedule(tf.Variable(np.int64(3)))
 
 
 @pytest.mark.parametrize("surface", SURFACES)
 @pytest.mark.parametrize("case", SCHEDULES)
 def test_scheduled_adam_matches_keras(case, surface):
-    assert_matches(SURFACES[surface]("Adam", {}, schedule=case), SCHEDULED_ADAM[case], np.float32)
+    assert_matches(SURFACES[surface]("Adam", {}, schedule=case), SCHEDULED_ADAM[case], np.float32,
+                   _compare(surface, "Adam", {}, case))
 
 
 @pytest.mark.parametrize("surface", SURFACES)
 @pytest.mark.parametrize("case", SCHEDULED_FLOAT64)
 def test_scheduled_adam_float64_matches_keras(case, surface):
     assert_matches(SURFACES[surface]("Adam", {}, "float64", schedule=case), SCHEDULED_ADAM_FLOAT64[case],
-                   np.float64)
+                   np.float64, _compare(surface, "Adam", {}, case))
 
 
 # ---- the Keras surface ---------------------------------------------------------------------
