@@ -118,9 +118,8 @@ def test_accumulator_flat_watch_and_jvp_without_copies():
     assert acc.jvp((x, y))[0] is v           # a watched primal: its own tangent tensor
     nested = acc.jvp({"y": [y], "x": x})
     assert nested["y"][0] is t1 and nested["x"] is v
-    with tf.autodiff.ForwardAccumulator([x, x], [v, v]) as twice:   # watched twice: tangents add
-        z = x * 1.0
-    np.testing.assert_allclose(twice.jvp(z).numpy(), 2 * v0, rtol=1e-15)
+    with pytest.raises(ValueError, match="watched twice"):  # TF 2.21 (the tangents were added)
+        tf.autodiff.ForwardAccumulator([x, x], [v, v])
     with pytest.raises(ValueError, match="tangent shape"):
         tf.autodiff.ForwardAccumulator([x], [tf.constant(np.ones(3))])
     with pytest.raises(ValueError, match="only floating"):
@@ -169,7 +168,7 @@ def test_linear_ops_with_every_tangent_plain():
         np.testing.assert_array_equal(fast, slow)
     v32 = tf.constant(np.ones(4, np.float32))
     x32 = tf.constant(np.arange(4.0, dtype=np.float32))
-    with tf.autodiff.ForwardAccumulator([x32, x32], [v32, v32]) as acc:
+    with tf.autodiff.ForwardAccumulator([x32], [v32 * 2.0]) as acc:  # (once: TF refuses twice)
         y = dnp.sum(x32 + x32 * 2.0)
     assert acc.jvp(y).dtype == tf.float32 and acc.jvp(y).numpy() == 24.0
 
