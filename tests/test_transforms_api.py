@@ -6,6 +6,7 @@ import linecache
 import math
 
 import numpy as np
+import pytest
 
 import dualtape.transforms as dt
 
@@ -177,3 +178,48 @@ def test_two_lambdas_of_one_line_without_columns_are_refused_naming_the_line(tmp
     out = subprocess.run([sys.executable, "-X", "no_debug_ranges", str(script)], capture_output=True, text=True,
                          timeout=120, check=True).stdout
     assert f"{script}:2: cannot tell which lambda" in out and "with `def`" in out
+
+
+# -- integer arguments (issue 19): the transformer gave `n * n` at 3 the derivative 6.0 where
+#    dualtape.grad refuses; the modes agree now
+
+def n_squared(n):
+    return n * n
+
+
+def scaled(x, n):
+    return np.sum(x * n)
+
+
+@pytest.mark.parametrize("value", [3, True, np.int64(3), np.int32(2), np.bool_(True), np.arange(3),
+                                   np.array([True, False])])
+@pytest.mark.parametrize("mode", ["grad", "vjp", "jvp", "hvp", "jacfwd", "hessian"])
+def test_a_differentiated_integer_argument_is_refused_as_dualtape_grad_refuses_it(mode, value):
+    import dualtape
+    call = {"grad": lambda: dt.grad(n_squared)(value), "vjp": lambda: dt.vjp(n_squared)(value, 1.0),
+            "jvp": lambda: dt.jvp(n_squared)(value, 1.0), "hvp": lambda: dt.hvp(n_squared)(value, 1.0),
+            "jacfwd": lambda: dt.jacfwd(n_squared)(value), "hessian": lambda: dt.hessian(n_squared)(value)}[mode]
+    with pytest.raises(TypeError, match="only floating inputs can be differentiated") as transformer:
+        call()
+    dtype = np.asarray(value).dtype
+    assert f"the differentiated argument `n` has dtype {dtype}" in str(transformer.value)
+    with pytest.raises(TypeError, match=f"has dtype {dtype}, but only floating inputs can be differentiated"):
+        dualtape.grad(lambda n: np.sum(n * n))(value)
+
+
+def test_integer_arguments_that_are_not_differentiated_keep_working():
+    x = np.array([0.5, 2.0])
+    np.testing.assert_allclose(dt.grad(scaled)(x, 3), [3.0, 3.0])
+    np.testing.assert_allclose(dt.grad(scaled)(x, np.int64(2)), [2.0, 2.0])
+    np.testing.assert_allclose(dt.jvp(scaled)(x, 3, np.ones(2)), (7.5, 6.0))
+    np.testing.assert_allclose(dt.hvp(lambda x, n: np.sum(x ** n))(x, 2, np.ones(2)), [2.0, 2.0])
+    with pytest.raises(TypeError, match="argument `n` has dtype int64"):
+        dt.grad(scaled, argnums=(0, 1))(x, 3)
+    assert dt.grad(n_squared)(3.0) == 6.0
+
+
+def test_jit_refuses_a_differentiated_integer_argument_too():
+    pytest.importorskip("numba")
+    with pytest.raises(TypeError, match="argument `n` has dtype int64, but only floating inputs"):
+        dt.grad(n_squared, jit=True)(3)
+    assert dt.grad(scaled, jit=True)(np.array([0.5, 2.0]), 3).tolist() == [3.0, 3.0]

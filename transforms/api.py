@@ -73,6 +73,8 @@ class _Transform:
                 raise TransformError(f"[{self.api}] wrt={wrt!r} does not name a parameter of {f.__name__}"
                                      f"{self.signature}.\n  Pass an index or a tuple of indices of its parameters.")
         self.wrt, self.wrt_is_tuple = tuple(names), isinstance(wrt, tuple)
+        defaults = {k: p.default for k, p in self.signature.parameters.items() if p.default is not p.empty}
+        self._wrt_at = tuple((self.params.index(w), w, defaults.get(w)) for w in self.wrt if w in self.params)
         base = f"{f.__name__}_{suffix}"
         self.name = self.__name__ = fresh_function_name(base, f)
         self._compiled = {}
@@ -176,6 +178,22 @@ class _Transform:
             v is not None and v[2] is not complex and getattr(v[2], "kind", "") != "c"
             for v in map(arg_value, tuple(args) + tuple(more)))
 
+    def refuse_integers(self, args, kwargs):
+        """A differentiated argument that is an integer or a bool (a Python or NumPy one, or an
+        array of them) is refused as dualtape.grad refuses it (the generated code gave `n * n`
+        at 3 the derivative 6.0); integer arguments that are not differentiated are fine."""
+        for i, name, default in self._wrt_at:
+            value = args[i] if i < len(args) else kwargs.get(name, default)
+            if type(value) is float:
+                continue
+            dtype = np.result_type(value) if isinstance(value, (int, np.integer, np.bool_)) else getattr(
+                value, "dtype", None)
+            if getattr(dtype, "kind", None) in ("b", "i", "u"):
+                raise TypeError(f"[{self.api}] the differentiated argument `{name}` has dtype {dtype}, but only "
+                                "floating inputs can be differentiated. Cast it first, e.g. np.asarray(x, "
+                                f"dtype=float), or leave `{name}` out of argnums= (an integer argument that is not "
+                                "differentiated is fine).")
+
     def __repr__(self):
         return f"<dualtape.transforms.{self.mode} of {self.f.__qualname__} wrt {self.wrt}>"
 
@@ -234,6 +252,7 @@ class Transformed(_Transform):
                     return fn(*args)
             refuse_complex(self.api, args)
             refuse_complex(self.api, kwargs.values())
+            self.refuse_integers(args, kwargs)
             if self.mode == "grad":
                 return self._grad(args, kwargs)
             fn, seed = self._compiled_for(args, kwargs)

@@ -79,6 +79,7 @@ class ForwardTransformed(_Transform):
         bound = self._bind(args, kwargs)
         ts = tangents if self.wrt_is_tuple else (tangents,)
         refuse_complex(self.api, list(args) + list(kwargs.values()) + list(ts))
+        self.refuse_integers(args, kwargs)
         if len(ts) != len(self.wrt):
             raise TypeError(f"[{self.api}] expected {len(self.wrt)} tangents (one per wrt argument "
                             f"{self.wrt}), got {len(ts)}. Pass a tuple of tangents when wrt is a tuple.")

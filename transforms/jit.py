@@ -274,6 +274,7 @@ class Jitted:
             refuse_complex(self.api, (dy,))
         refuse_complex(self.api, args)
         refuse_complex(self.api, kwargs.values())
+        self.inner.refuse_integers(args, kwargs)
         args = tuple(args)
         if self.mode == "vjp":
             entry, seed = self._entry(args, kwargs)
