@@ -1,8 +1,13 @@
 """Long run of the random-program checker: N programs through every mode, then the counts.
 
     python benchmarks/check_programs.py [N=20000] [--exclude f1,f2] [--features f1,f2] [--seed S] [--show K]
+                                        [--every P] [--live L]
 
-Prints programs checked, checks per mode, wrong numbers, crashes and refusals by construct
+While it runs, on stderr: a progress line every P programs (default 50) or 30 s (programs so far,
+wrong numbers and crashes, elapsed time, an estimate of the time left), and each failing
+program as soon as it is found (mode, kind, message with the program's source and inputs: the
+first L of each (mode, kind) class in full, default 3, then one line each). At the end: programs
+checked, checks per mode, wrong numbers, crashes and refusals by construct
 (dualtape.testing.Tally), and the K smallest failing programs of each (mode, kind) class.
 Hypothesis draws the programs (derandomized by --seed, no shrinking: minimize a failure
 with `hypothesis.find(programs(), ...)` or by hand, see docs/testing.md).
@@ -28,11 +33,16 @@ def main(argv=None):
                         "comma-separated: focus a run on one construct, e.g. --features svd,matrix_inputs")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--show", type=int, default=1, help="failing programs shown per class")
+    parser.add_argument("--every", type=int, default=50, help="a progress line every this many programs "
+                        "(and at least every 30 s)")
+    parser.add_argument("--live", type=int, default=3, help="failing programs printed in full per class as "
+                        "they are found (later ones: one line each)")
     args = parser.parse_args(argv)
     tally, failures = Tally(), defaultdict(list)
     exclude = {f for f in args.exclude.split(",") if f}
     features = {f for f in args.features.split(",") if f} or None
     start = time.time()
+    progress = Progress(args.n, args.every, start)
 
     @hypothesis_seed(args.seed)
     @settings(max_examples=args.n, deadline=None, database=None, phases=[Phase.generate],
@@ -43,10 +53,8 @@ def main(argv=None):
         tally.add(report)
         for mode, kind, message in report.failures:
             failures[(mode, kind)].append((len(program.source), message))
-            if len(failures[(mode, kind)]) == 1:  # the first of each class at once (a long run may be stopped)
-                print(f"\n=== first {mode} {kind} (program {tally.programs}):\n{message}", file=sys.stderr)
-        if tally.programs % 500 == 0:
-            print(f"... {tally.programs} programs, {time.time() - start:.0f} s", file=sys.stderr)
+            live_failure(mode, kind, message, len(failures[(mode, kind)]), tally.programs, args.live)
+        progress.update(tally)
 
     def stop(signum, frame):  # (a background job ignores SIGINT: SIGTERM stops it too)
         raise KeyboardInterrupt
@@ -61,6 +69,47 @@ def main(argv=None):
         for _, message in sorted(found)[:args.show]:
             print(f"\n=== {mode} {kind} ({len(found)} programs); the smallest:\n{message}")
     return 0 if not failures else 1
+
+
+def _err(text):
+    print(text, file=sys.stderr, flush=True)
+
+
+def live_failure(mode, kind, message, nth, program, live):
+    """A failing program as soon as it is found (a long run may be stopped, or watched): the
+    first `live` of its (mode, kind) class in full, later ones as one line with the count."""
+    if nth <= live:
+        _err(f"\n=== {mode} {kind} #{nth} (program {program}):\n{message}")
+    else:
+        first = message.splitlines()[0] if message else ""
+        _err(f"=== {mode} {kind} #{nth} (program {program}; {live} shown in full): {first[:200]}")
+
+
+class Progress:
+    """A progress line every `every` programs or 30 s, whichever comes first."""
+
+    def __init__(self, total, every, start, seconds=30.0):
+        self.total, self.every, self.start, self.seconds = total, max(1, every), start, seconds
+        self.last = start
+
+    def update(self, tally):
+        now, done = time.time(), tally.programs
+        if done % self.every and now - self.last < self.seconds and done != self.total:
+            return
+        self.last = now
+        elapsed = now - self.start
+        left = elapsed / done * (self.total - done) if done else float("nan")
+        wrong, crashes = sum(tally.wrong.values()), sum(tally.crashes.values())
+        _err(f"... {done}/{self.total} programs, {wrong} wrong, {crashes} crashes, {tally.skipped} skipped; "
+             f"{_duration(elapsed)} elapsed, about {_duration(left)} left ({elapsed / max(done, 1):.1f} s/program)")
+
+
+def _duration(seconds):
+    if seconds != seconds:  # nan
+        return "?"
+    seconds = int(round(seconds))
+    hours, rest = divmod(seconds, 3600)
+    return f"{hours}h{rest // 60:02d}m" if hours else f"{rest // 60}m{rest % 60:02d}s"
 
 
 if __name__ == "__main__":

@@ -73,3 +73,32 @@ def test_rounds_are_interleaved_and_rotated():
     harness.run_case(case, rounds=3, target_s=1e-9, max_calls=1, log=lambda _: None)
     # the check call and two warm-up calls each, then one call per implementation per round
     assert "".join(calls[-9:]) == "fab" + "abf" + "bfa"
+
+
+def test_check_programs_reports_progress_and_each_failure_as_found(monkeypatch, capsys):
+    # it printed nothing until the end but the first failure per class and every 500 programs;
+    # a long run shows progress every few programs and every failing program as it is found
+    import types  # noqa: PLC0415
+
+    import check_programs  # noqa: PLC0415
+
+    seen = []
+
+    def fake_check_modes(program, raise_on_failure):
+        seen.append(program)
+        n = len(seen)
+        failures = [("tape", "wrong", f"message {n}\nprogram:\n{program.source}")] if n in (2, 3, 5) else []
+        return types.SimpleNamespace(skipped="", fd_unstable=False, checked=["tape"], failures=failures, refused={})
+
+    monkeypatch.setattr(check_programs, "check_modes", fake_check_modes)
+    assert check_programs.main(["6", "--every", "2", "--live", "2", "--seed", "3"]) == 1
+    err = capsys.readouterr().err
+    lines = err.splitlines()
+    progress = [line for line in lines if line.startswith("... ")]
+    assert [line.split()[1] for line in progress] == ["2/6", "4/6", "6/6"], err
+    assert "1 wrong, 0 crashes" in progress[0] and "3 wrong" in progress[2] and "left" in progress[0]
+    assert "=== tape wrong #1 (program 2):" in err and "message 2" in err   # in full, with its source
+    assert "=== tape wrong #2 (program 3):" in err and "message 3" in err
+    assert "=== tape wrong #3 (program 5; 2 shown in full): message 5" in err  # later: one line
+    # each failure comes before the progress line that counts it
+    assert err.index("message 2") < err.index("... 2/6") < err.index("message 3") < err.index("... 4/6")
