@@ -3,8 +3,9 @@
 A module with `G = 9.81`, a helper reading `G` and `f` calling it: after `module.G = 1.62`
 every transform (and every cache level: the transform object, its versions per argument
 type and shape, jit) gave the old value or a mix of the old and the new constant. The same
-for a rebound module array, a helper of another module (whose own `K` the caller's `K`
-shadowed in the generated code: a wrong number even without rebinding), and a closure.
+for a rebound module array, an attribute of another module read as `other.K` (numba froze it),
+a helper of another module (whose own `K` the caller's `K` shadowed in the generated code: a
+wrong number even without rebinding), and a closure.
 """
 
 import importlib
@@ -28,6 +29,7 @@ def h(x):
 
 MAIN = """
 import numpy as np
+import {other} as other_module
 from {other} import h
 
 G = 9.81
@@ -49,6 +51,10 @@ def f_array(x):
 
 def f_other(x):
     return np.sum(h(x)) + K * np.sum(x)
+
+
+def f_attribute(x):
+    return np.sum(other_module.K * x * x)
 """
 
 
@@ -72,6 +78,8 @@ def _coefficients(case, main, other):
         return 2 * main.G, main.G
     if case == "array":
         return 2 * main.A, 0.0
+    if case == "attribute":
+        return 2 * other.K, 0.0
     return 2 * other.K, main.K
 
 
@@ -80,6 +88,8 @@ def _rebind(case, main, other):
         main.G = 1.62
     elif case == "array":
         main.A = np.array([-4.0, 0.5, 7.0])
+    elif case == "attribute":
+        other.K = -3.0
     else:
         other.K, main.K = -3.0, 0.25
 
@@ -121,7 +131,8 @@ def _check(got, want):
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
 
 
-CASES = ("scalar", "array", "other module")
+CASES = ("scalar", "array", "other module", "attribute")
+NAMES = {"scalar": "f_scalar", "array": "f_array", "other module": "f_other", "attribute": "f_attribute"}
 KINDS = ("grad", "vjp", "jvp", "jvp batched", "hvp", "jacfwd", "hessian")
 
 
@@ -129,7 +140,7 @@ KINDS = ("grad", "vjp", "jvp", "jvp batched", "hvp", "jacfwd", "hessian")
 @pytest.mark.parametrize("kind", KINDS)
 def test_every_transform_sees_rebound_globals(mods, case, kind):
     main, other = mods
-    f = getattr(main, {"scalar": "f_scalar", "array": "f_array", "other module": "f_other"}[case])
+    f = getattr(main, NAMES[case])
     _check(_run(kind, f), _expected(kind, *_coefficients(case, main, other)))
     _run(kind, f)  # (the cached versions, the fast paths)
     _rebind(case, main, other)
@@ -146,7 +157,7 @@ def test_jit_sees_rebound_globals(mods, case, kind):
     if case != "scalar" and kind in ("vjp", "hvp"):
         pytest.skip("the scalar case covers these modes (numba compiles are slow)")
     main, other = mods
-    f = getattr(main, {"scalar": "f_scalar", "array": "f_array", "other module": "f_other"}[case])
+    f = getattr(main, NAMES[case])
     _check(_run(kind, f, jit=True), _expected(kind, *_coefficients(case, main, other)))
     _run(kind, f, jit=True)
     _rebind(case, main, other)

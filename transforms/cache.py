@@ -8,6 +8,9 @@ module-level dict keyed by the function kept every function and its code forever
 a long run grew to 1.8 GB).
 """
 
+import sys
+import types
+
 ATTRIBUTE = "__dualtape_transforms__"
 
 
@@ -56,17 +59,26 @@ class Guard:
         functions stand for the user functions they were made from."""
         before = (sum(len(v) for _, v in self._globals.values()), len(self._cells))
         for fn in user_functions(functions):
-            names = self._globals.setdefault(id(fn.__globals__), (fn.__globals__, {}))[1]
-            for name in _global_names(fn.__code__):
-                if name in fn.__globals__:
-                    names.setdefault(name, fn.__globals__[name])
+            read = _global_names(fn.__code__)
+            values = self._capture(fn.__globals__, read)
             for cell in fn.__closure__ or ():
                 try:
                     self._cells.setdefault(id(cell), (cell, cell.cell_contents))
+                    values.append(cell.cell_contents)
                 except ValueError:  # (not yet bound)
                     pass
+            for module in {id(v): v for v in values if _user_module(v)}.values():  # `other.K`: the
+                self._capture(vars(module), read)  # attribute names are among the names fn reads
         if (sum(len(v) for _, v in self._globals.values()), len(self._cells)) != before:
             self.holds = self._compile()
+
+    def _capture(self, namespace, read):
+        """Watch the names of `read` that `namespace` holds; their values."""
+        names = self._globals.setdefault(id(namespace), (namespace, {}))[1]
+        for name in read:
+            if name in namespace:
+                names.setdefault(name, namespace[name])
+        return [namespace[name] for name in read if name in namespace]
 
     def _compile(self):
         terms, defaults = [], {}
@@ -85,6 +97,20 @@ class Guard:
         namespace = dict(defaults)
         exec(compile(source, "<dualtape globals guard>", "exec"), namespace)
         return namespace["holds"]
+
+
+_LIBRARIES = {"numpy", "scipy", "numba", "dualtape"}
+
+
+def _user_module(value):
+    """A module of the user's (not the standard library's or an installed package's), whose
+    attributes generated code may read (`other.K`; numba freezes them at compile time)."""
+    if not isinstance(value, types.ModuleType):
+        return False
+    top = (value.__name__ or "").partition(".")[0]
+    origin = getattr(getattr(value, "__spec__", None), "origin", None) or ""
+    return (top not in _LIBRARIES and top not in sys.stdlib_module_names and origin not in ("built-in", "frozen")
+            and "site-packages" not in origin and "dist-packages" not in origin)
 
 
 def _always():
