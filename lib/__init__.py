@@ -24,6 +24,7 @@ from .core.dtypes import (DType, as_dtype, bool, complex64, complex128, double, 
 from .surface.module import Module
 from .core.registry import REGISTRY, RegisterGradient, defop
 from .reverse.tape import GradientTape, UnconnectedGradients
+from .reverse.indexed_slices import IndexedSlices
 from .reverse.tensor import Tensor, TensorShape, constant, convert_to_tensor, is_tensor
 from .surface.tf_ops import (abs, add, argmax, argmin, broadcast_to, cast, clip_by_norm, clip_by_value,  # noqa: A004
                      concat, cos, cumsum, divide, einsum, equal, exp, expand_dims, eye, fill, gather,

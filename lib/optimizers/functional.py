@@ -20,6 +20,7 @@ import numpy as np
 
 from . import rules
 from ..core import nest
+from ..reverse.indexed_slices import IndexedSlices
 from ..reverse.tensor import Tensor, constant
 
 
@@ -31,6 +32,10 @@ class GradientTransformation(NamedTuple):
 
 
 def _leaf(x):
+    """A gradient as an ndarray; an IndexedSlices (the gradient of a gather, tf.gather or
+    embedding_lookup) is added into its dense rows first, as Keras' rules do."""
+    if isinstance(x, IndexedSlices):
+        x = x._dense()
     return x.numpy() if isinstance(x, Tensor) else np.asarray(x)
 
 

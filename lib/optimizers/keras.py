@@ -20,11 +20,16 @@ import numpy as np
 
 from . import rules
 from .schedules import LearningRateSchedule
+from ..reverse.indexed_slices import IndexedSlices
 from ..reverse.tensor import Tensor, constant
 from ..surface.variables import Variable
 
 
 def _array(x):
+    """A gradient as an ndarray; an IndexedSlices (the gradient of a gather, tf.gather or
+    embedding_lookup) is added into its dense rows first, as Keras' rules do."""
+    if isinstance(x, IndexedSlices):
+        x = x._dense()
     return x.numpy() if isinstance(x, Tensor) else np.asarray(x)
 
 

@@ -17,18 +17,18 @@ import numpy as np
 
 from ..core import nest
 from ..core import dnp
-from ..core.apply_rules import _unbroadcast_to, vjp_parts
 from .dispatch import STATE, new_tag
 from .jacobians import tape_batch_jacobian, tape_jacobian
 from ..core.dtypes import is_differentiable_dtype, refuse_complex
 from ..core.errors import RefusalError
 from ..core.duck import as_array, ones_for
-from ..core.registry import GRADIENT_OVERRIDES, NOT_DIFFERENTIABLE as _NOT_DIFFERENTIABLE, Traced
+from ..core.registry import Traced
+from .indexed_slices import merge_slices, slices_result
+from .replay import replay
 from .tensor import EagerTensor as _EagerTensor
-from .tensor import Tensor, alias, wrap
+from .tensor import Tensor, wrap
 
 _ndarray = np.ndarray
-_np_add = np.add
 _FLOAT_VALUES = frozenset((np.ndarray, np.float64, np.float32))  # have .shape and .dtype
 _accumulator_replay = [None]  # set by accumulator.py: (entries, watched, grads, keep) -> grads or None
 
@@ -161,8 +161,12 @@ class GradientTape:
         for seed in seeds:
             if seed is not None:
                 refuse_complex(dnp.result_dtype(seed), "GradientTape.gradient", "output_gradients")
-        grads = self._backward(flat_targets, seeds, {s._id for s in flat_sources})
-        results = [_as_result(grads.get(s._id), s, unconnected) for s in flat_sources]
+        slices = {}  # axis-0 gathers of the sources: TF's IndexedSlices (indexed_slices.py)
+        grads = self._backward(flat_targets, seeds, {s._id for s in flat_sources}, slices=slices)
+        results = [_as_result(grads.get(s._id), s, unconnected) if s._id not in slices else
+                   slices_result(slices[s._id], s) if s._id not in grads else
+                   _as_result(merge_slices(grads[s._id], slices[s._id], s._value), s, unconnected)
+                   for s in flat_sources]
         if _is_flat(sources):  # a plain list or tuple of tensors: no walk over the structure
             return sources.__class__(results)
         return nest.pack_sequence_as(sources, results)
@@ -179,7 +183,7 @@ class GradientTape:
                           "if you actually want to trace the gradient in order to compute higher "
                           "order derivatives.", stacklevel=3)
 
-    def _backward(self, targets, seeds, keep, consume=True, batch=0):
+    def _backward(self, targets, seeds, keep, consume=True, batch=0, slices=None):
         """Replay the records backwards from `targets`; return {tensor id: cotangent}.
 
         batch: 0, or k when each seed carries a leading axis of k cotangents (shape
@@ -216,7 +220,7 @@ class GradientTape:
             if done is not None:
                 return done
         return replay(entries, self._watched, grads, keep, consume and not self._persistent,
-                      traced, batch)
+                      traced, batch, None if traced or batch else slices)
 
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
                  parallel_iterations=None, experimental_use_pfor=True):
@@ -233,92 +237,6 @@ class GradientTape:
         self._check_usable("batch_jacobian")
         zero = unconnected is UnconnectedGradients.ZERO
         return tape_batch_jacobian(self, target, source, zero, experimental_use_pfor)
-
-
-def replay(entries, watched, grads, keep, release, traced, batch=0):
-    """The backward pass: walk the records in reverse, adding each op's VJP into `grads`.
-
-    grads: {tensor id: cotangent}, seeded with the targets'. keep: ids whose cotangents
-    stay in `grads` (the sources); the others are dropped once used. release: forget each
-    record once used. traced: run the rules on tensor aliases so that recording tapes and
-    accumulators see the backward pass (higher order). batch: see `_backward`.
-    """
-    owned = {}  # id -> a cotangent buffer this pass allocated, safe to add into in place
-    direct = not traced and not batch and not GRADIENT_OVERRIDES  # rules on the values as they are
-    for index in range(len(entries) - 1, -1, -1):
-        op, in_ids, values, out_id, ans, static = entries[index]
-        g = grads.get(out_id) if out_id in keep else grads.pop(out_id, None)
-        if owned:
-            owned.pop(out_id, None)  # handed to the rules now: never written again
-        if release:
-            entries[index] = None  # release what the rest of the pass no longer needs
-        if g is None:
-            continue
-        rules = op.vjp
-        if direct and rules.__class__ is tuple and op.custom_vjp is None and op.name != "StridedSlice":
-            # vjp_parts' common path, inline: one rule call per watched input (every watched
-            # input gets a gradient, also one watched after the op ran, as in TF)
-            wanted = []
-            parts = []
-            for i, tid in enumerate(in_ids):
-                if tid in watched and i < len(rules):
-                    rule = rules[i]
-                    if rule is not _NOT_DIFFERENTIABLE:
-                        part = rule(g, ans, *values, **static) if static else rule(g, ans, *values)
-                        if part is not None:
-                            wanted.append(i)
-                            parts.append(_unbroadcast_to(part, values[i]) if op.elementwise else part)
-        else:
-            wanted = [i for i, tid in enumerate(in_ids) if tid in watched]
-            if traced:
-                values = tuple([alias(v, tid) if tid is not None else v for v, tid in zip(values, in_ids)])
-                ans = alias(ans, out_id)
-            elif (op.name == "StridedSlice" and not batch and wanted and g.__class__ is _ndarray
-                  and _slice_into(grads, owned, in_ids[0], values[0], g, static, op)):
-                continue  # added into the source's cotangent buffer: no full-size zeros per slice
-            parts = vjp_parts(op, g, ans, values, static, wanted, batch)
-        for i, part in zip(wanted, parts):
-            if part is None:
-                continue
-            tid = in_ids[i]
-            prev = grads.get(tid)
-            if prev is None:
-                grads[tid] = part
-            elif (prev is owned.get(tid) and part.__class__ is _ndarray and part.shape == prev.shape
-                  and part.dtype == prev.dtype):
-                _np_add(prev, part, out=prev)  # a buffer this pass made: add in place
-            else:
-                grads[tid] = total = prev + part
-                if not traced and total.__class__ is _ndarray:
-                    owned[tid] = total  # a fresh sum, only ever seen through grads[tid]
-    return grads
-
-
-def _slice_into(grads, owned, tid, x, g, static, op):
-    """Add a basic slice's cotangent `g` into the cotangent of its source `x` in place (a
-    buffer this pass owns), as `prev + unindex(g)` would, without the zeros it allocates.
-    False when it does not apply (fancy indices, overrides, other dtypes): the rule runs."""
-    index = static.get("index")
-    if (x.__class__ is not _ndarray or op.custom_vjp is not None or op.name in GRADIENT_OVERRIDES
-            or index.__class__ is not tuple or g.dtype != x.dtype):
-        return False
-    for item in index:
-        if item.__class__ is _ndarray:
-            return False  # fancy: np.add.at semantics, left to the rule
-    prev = grads.get(tid)
-    if prev is None:
-        buffer = np.zeros(x.shape, dtype=g.dtype)
-        buffer[index] = g  # exactly what the rule's unindex makes
-    elif prev is owned.get(tid):
-        prev[index] += g
-        return True
-    elif prev.__class__ is _ndarray and prev.shape == x.shape and prev.dtype == g.dtype:
-        buffer = prev.copy()
-        buffer[index] += g
-    else:
-        return False
-    grads[tid] = owned[tid] = buffer
-    return True
 
 
 def _is_flat(structure):

@@ -319,7 +319,11 @@ def constant(value, dtype=None, shape=None, name=None):
 
 
 def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
-    """`value` as a tensor: tensors and variables pass through (checked against `dtype`)."""
+    """`value` as a tensor: tensors and variables pass through (checked against `dtype`);
+    an IndexedSlices becomes its dense tensor, as in TF."""
+    dense = getattr(value, "_dense", None)  # IndexedSlices (indexed_slices.py)
+    if dense is not None and not isinstance(value, Tensor):
+        return dense(dtype)
     if isinstance(value, Traced) and not isinstance(value, Tensor) and dtype is None:
         return wrap(value)  # a dual number inside jvp: the tensor holds it, tangent and all
     if isinstance(value, Tensor):

@@ -267,7 +267,7 @@ def broadcast_to(input, shape, name=None):  # noqa: A002
 
 
 def gather(params, indices, axis=None, batch_dims=0, name=None):
-    indices = np.asarray(indices)
+    indices = _t(indices)  # TF's rules (a Python list is int32), kept for IndexedSlices' indices
     return _out(dnp.gather(_t(params), indices, axis=0 if axis is None else int(axis)))
 
 
