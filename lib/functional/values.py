@@ -141,7 +141,7 @@ def _element_write_refusal(error, api):
     code = tb.tb_frame.f_code
     source = linecache.getline(code.co_filename, tb.tb_lineno).strip()
     where = f"{code.co_filename}, line {tb.tb_lineno}" + (f": {source}" if source else "")
-    return escape_error(api, f"a write into a NumPy array (out[i] = value, at {where})")
+    return escape_error(api, f"float() in a write into a NumPy array (out[i] = value, at {where})")
 
 
 def _top_level(values):

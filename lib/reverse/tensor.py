@@ -208,8 +208,8 @@ def escaping_api(tensor):
 def escape_error(api, route):
     """The error for a traced value turned into a plain Python number or NumPy array."""
     plain = "a plain Python number" if route in ("float()", "complex()", ".item()") else "a plain NumPy array"
-    if route.startswith("a write"):
-        plain = "a plain number in a NumPy array"
+    if route.startswith("float() in "):  # float() in a write into a NumPy array (functional/values.py)
+        plain = "a plain Python number"
     return RefusalError(
         f"[{api}] a value being differentiated became {plain} through {route}, which would "
         "silently drop its derivative (its tangent or gradient). float() is also what math.* "
