@@ -33,7 +33,7 @@ class Dual(Traced):
     same path whatever the tangent (or the chunk size) is.
     """
 
-    __slots__ = ("primal", "tangent", "tag", "batch")
+    __slots__ = ("primal", "tangent", "tag", "batch", "__weakref__")  # (weak: inplace.py's views)
     __array_priority__ = 200
 
     def __init__(self, primal, tangent, tag, batch=None):
@@ -261,7 +261,10 @@ def _bind_level(op, args, static, tag, batch):
             tangent = jvp_output(op, tangents, ans, primals, static)
     if tangent is None:
         return ans
-    return Dual(ans, tangent, tag, batch)
+    out = Dual(ans, tangent, tag, batch)
+    if ans.__class__ is _ndarray and (ans.base is not None or ans is primals[0]):
+        dispatch._note_view[0](ans, primals, args, out)  # NumPy's views, for in-place ops (inplace.py)
+    return out
 
 
 def level_of(x):

@@ -5,6 +5,7 @@ import numpy as np
 from ..core import dnp, nest
 from ..core.traced import Traced
 from ..forward.dual import Dual
+from ..forward.inplace import arguments
 from ..reverse.dispatch import new_tag
 from ..reverse.tensor import Tensor
 from .values import (_argnums, _as_input, _as_output, _aux, _check_outputs, _check_tangent, _element_write_refusal,
@@ -12,7 +13,7 @@ from .values import (_argnums, _as_input, _as_output, _aux, _check_outputs, _che
 
 # -- forward mode ------------------------------------------------------------------------------
 
-def _forward(f, primals, tangents, api, batch=None, has_aux=False):
+def _forward(f, primals, tangents, api, batch=None, has_aux=False, originals=None):
     """Run f on duals of a fresh tag: (out, out tangents) with zeros for unconnected outputs;
     with `has_aux`, f returns (out, aux) and aux comes third, this level's duals as values."""
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
@@ -27,7 +28,8 @@ def _forward(f, primals, tangents, api, batch=None, has_aux=False):
         raise ValueError(f"[{api}] primals and tangents have different structures.")
     duals = [Dual(p, _check_tangent(t, p, api, batch), tag, batch) for p, t in zip(flat_p, flat_t)]
     try:
-        out = f(*nest.tree_unflatten(tuple(primals), duals))
+        with arguments(duals, originals or nest.tree_flatten(primals)):  # x += 1: forward/inplace.py
+            out = f(*nest.tree_unflatten(tuple(primals), duals))
     except ValueError as e:
         refusal = _element_write_refusal(e, api)
         if refusal is not None:
@@ -114,7 +116,8 @@ def jacfwd(f, argnums=0, chunk_size=None, has_aux=False):
                     full[i] = selected[slot]
                 return f(*full, **kwargs)
 
-            return _forward(g, tuple(packed_p), tuple(packed_t), "jacfwd", batch=k, has_aux=has_aux)
+            return _forward(g, tuple(packed_p), tuple(packed_t), "jacfwd", batch=k, has_aux=has_aux,
+                            originals=nest.tree_flatten(wrt))
 
         out, first, *aux = run(0, min(chunk, n)) if n else (None, None)
         if n == 0:

@@ -76,13 +76,14 @@ def hvp(f, primals, tangents):
         return _forward(grad(f, argnums), tuple(primals), tuple(tangents), "hvp")[1]
     if len(primals) != len(tangents):
         raise ValueError(f"[hvp] got {len(primals)} primals but {len(tangents)} tangents.")
+    originals = primals  # (Python numbers among them are rebound by x += 1, as in Python)
     flat_p = [_as_input(p, "hvp", "a primal") for p in _flatten(primals)]
     flat_t = _flatten(tangents)
     if len(flat_p) != len(flat_t):
         raise ValueError("[hvp] primals and tangents have different structures.")
     flat_t = [_check_tangent(t, p, "hvp") for p, t in zip(flat_p, flat_t)]
     primals = _pack(tuple(primals), flat_p)
-    tape, inputs, out = _record(f, primals, tuple(range(len(primals))), "hvp")
+    tape, inputs, out = _record(f, tuple(originals), tuple(range(len(primals))), "hvp")
     try:
         _check_scalar(out, "hvp")
         dgrads = gradient_tangents(tape, inputs, out, flat_t, None)

@@ -6,6 +6,7 @@ from ..core import dnp, nest
 from ..core.dtypes import refuse_complex
 from ..core.duck import as_array, ones_for
 from ..core.traced import Traced
+from ..forward.inplace import arguments
 from ..reverse.dispatch import new_tag
 from ..reverse.jacobians import tape_jacobian
 from ..reverse.tape import GradientTape
@@ -61,7 +62,8 @@ def _record(f, args, nums, api, kwargs=None, persistent=True):
             full = list(args)
             for slot, i in enumerate(nums):
                 full[i] = packed[slot]
-            out = f(*full, **kwargs) if kwargs else f(*full)
+            with arguments(inputs, flat):  # x += 1 on them: forward/inplace.py
+                out = f(*full, **kwargs) if kwargs else f(*full)
     except BaseException as e:
         _unlock(tape)
         refusal = _element_write_refusal(e, api) if isinstance(e, ValueError) else None

@@ -40,6 +40,7 @@ tensor._STATE[0] = STATE  # Tensor's checks for values leaving a functional tran
 _dual_bind = [None]  # set by dual.py: bind for dual numbers
 _defer_older = [None]  # set by dual.py: keeps tensors older than a nested dual wrapped
 _Dual = [()]  # the Dual class once dual.py is imported (a tuple for isinstance until then)
+_note_view = [lambda ans, values, args, out: None]  # forward/inplace.py notes results that view an argument
 
 
 def bind(op, args, static, tensors_first=False):
@@ -96,6 +97,9 @@ def bind(op, args, static, tensors_first=False):
     out._id = _next_id()
     tapes = state.tapes
     if tapes:
+        if (ans.__class__ is _ndarray and (ans.base is not None or ans is values[0])
+                and getattr(tapes[-1], "_escape_api", None) is not None):
+            _note_view[0](ans, values, args, out)  # NumPy's views, for in-place ops (forward/inplace.py)
         _record(tapes, op, ids, values, out, ans, static)
     accumulators = state.accumulators
     if accumulators:

@@ -186,6 +186,11 @@ def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
     fn = dnp.NUMPY_DISPATCH.get(ufunc)
     if method == "__call__" and fn is not None and not kwargs:
         return _numpy_result(fn(*inputs))
+    if "out" in kwargs:  # a += b into a traced a (NumPy's semantics) or a NumPy array a: inplace.py
+        from ..forward.inplace import ufunc_out
+        result = ufunc_out(ufunc, method, inputs, kwargs, _is_live)
+        if result is not NotImplemented:
+            return result
     _unsupported(f"{ufunc.__name__}{'' if method == '__call__' else '.' + method}", inputs)
     if "out" in kwargs:
         kwargs["out"] = tuple(_plain(o) for o in kwargs["out"])

@@ -9,6 +9,7 @@ import numpy as np
 import dualtape.transforms as dt
 
 from .. import functional as F
+from ..forward.inplace import arguments
 from ..reverse.tape import GradientTape, UnconnectedGradients
 from ..reverse.tensor import Tensor, constant
 
@@ -36,7 +37,8 @@ def _tape_gradient(f, args, seeds, extra=None):
     with tape:
         for t in tensors:
             tape.watch(t)
-        out = f(*tensors)
+        with arguments(tensors, args):  # NumPy's in-place semantics, as the functional API's
+            out = f(*tensors)
     if extra is not None:
         extra["y"] = _f64(out)
     outs = list(out) if isinstance(out, tuple) else [out]
