@@ -128,3 +128,22 @@ def test_linspace_is_differentiable_in_start_and_stop():
 @pytest.mark.parametrize("num,expected", [(0, []), (1, [2.0]), (2, [2.0, 4.0])])
 def test_linspace_short(num, expected):
     np.testing.assert_array_equal(tf.linspace(2.0, 4.0, num).numpy(), np.float32(expected))
+
+
+def test_random_normal_and_uniform_are_differentiable_in_their_parameters():
+    # TF: rnd * stddev + mean and rnd * (maxval - minval) + minval (float() refused them)
+    mean, std = tf.Variable(1.0), tf.Variable(2.0)
+    with tf.GradientTape() as tape:
+        y = tf.random.normal([4], mean=mean, stddev=std, seed=3)
+    z = tf.random.normal([4], seed=3)
+    assert y.dtype == tf.float32
+    np.testing.assert_allclose(y.numpy(), z.numpy() * 2.0 + 1.0, rtol=1e-6)
+    d_mean, d_std = tape.gradient(y, [mean, std])
+    assert d_mean.numpy() == 4.0 and np.isclose(d_std.numpy(), np.sum(z.numpy()), rtol=1e-6)
+    lo, hi = tf.Variable(-1.0), tf.Variable(3.0)
+    with tf.GradientTape() as tape:
+        u = tf.random.uniform([5], minval=lo, maxval=hi, seed=4)
+    r = tf.random.uniform([5], seed=4).numpy()
+    np.testing.assert_allclose(u.numpy(), r * 4.0 - 1.0, rtol=1e-6)
+    d_lo, d_hi = tape.gradient(u, [lo, hi])
+    assert np.isclose(d_lo.numpy(), np.sum(1 - r), rtol=1e-6) and np.isclose(d_hi.numpy(), np.sum(r), rtol=1e-6)

@@ -3,7 +3,8 @@
 import numpy as np
 
 from ..core import dtypes
-from ..reverse.tensor import wrap
+from ..core.registry import Traced
+from ..reverse.tensor import convert_to_tensor, wrap
 
 _generator = [np.random.default_rng()]
 
@@ -25,9 +26,16 @@ def _shape(shape):
 
 
 def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
-    """Samples of N(mean, stddev**2) as a tensor of `shape` (float32 by default)."""
+    """Samples of N(mean, stddev**2) as a tensor of `shape` (float32 by default).
+
+    A traced mean or stddev (a tensor a tape records) gives TF's samples * stddev + mean,
+    differentiable in both, as in TF."""
+    npd = dtypes.as_numpy_dtype(dtype)
+    if isinstance(mean, Traced) or isinstance(stddev, Traced):
+        samples = wrap(generator(seed).standard_normal(_shape(shape)).astype(npd))
+        return samples * convert_to_tensor(stddev, npd) + convert_to_tensor(mean, npd)
     values = generator(seed).normal(float(mean), float(stddev), _shape(shape))
-    return wrap(values.astype(dtypes.as_numpy_dtype(dtype)))
+    return wrap(values.astype(npd))
 
 
 def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None):
@@ -37,6 +45,10 @@ def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=
         if maxval is None:
             raise ValueError("[random.uniform] integer dtypes need an explicit maxval.")
         values = generator(seed).integers(int(minval), int(maxval), _shape(shape))
+    elif isinstance(minval, Traced) or isinstance(maxval, Traced):  # TF's rnd * (max - min) + min
+        samples = wrap(generator(seed).uniform(0.0, 1.0, _shape(shape)).astype(npd))
+        lo, hi = convert_to_tensor(minval, npd), convert_to_tensor(1.0 if maxval is None else maxval, npd)
+        return samples * (hi - lo) + lo
     else:
         values = generator(seed).uniform(float(minval), 1.0 if maxval is None else float(maxval),
                                          _shape(shape))
