@@ -18,10 +18,11 @@ from ..reverse.tensor import Tensor
 
 
 def _coerce(tensor, other, op_name):
-    """`other` ready to combine with `tensor` under TF's rules, or NotImplemented."""
+    """`other` ready to combine with `tensor` under TF's rules (NumPy's under the functional
+    API: `_numpy_rules`), or NotImplemented."""
     kind = type(other)
     if kind is float or kind is int:  # the hot path: a Python number takes the tensor's dtype
-        if kind is float and _np_dtype(tensor).kind in "iu":
+        if kind is float and _np_dtype(tensor).kind in "iu" and not _numpy_rules(tensor, other):
             raise TypeError(f"Cannot convert {other!r} to EagerTensor of dtype "
                             f"{dtypes.as_dtype(_np_dtype(tensor)).name}")
         return other
@@ -30,7 +31,8 @@ def _coerce(tensor, other, op_name):
         if a.__class__ is _ndarray and b.__class__ is _ndarray and a.dtype is b.dtype:
             return other  # the hot path: two tensors of one dtype
         a, b = _np_dtype(tensor), _np_dtype(other)
-        if a is not b and a != b and a.kind in "fciu" and b.kind in "fciu" and (a.kind in "fc" or b.kind in "fc"):
+        if (a is not b and a != b and a.kind in "fciu" and b.kind in "fciu" and (a.kind in "fc" or b.kind in "fc")
+                and not _numpy_rules(tensor, other)):
             raise InvalidArgumentError(
                 f"cannot compute {op_name} as input #1(zero-based) was expected to be a "
                 f"{_TF_TYPE_NAMES.get(a.name, a.name)} tensor but is a "
@@ -40,11 +42,11 @@ def _coerce(tensor, other, op_name):
     if isinstance(other, Traced) or kind is complex or kind is bool:
         return other
     if isinstance(other, (list, tuple)):
-        return dtypes.to_array(other, _np_dtype(tensor))
+        return np.asarray(other) if _numpy_rules(tensor, other) else dtypes.to_array(other, _np_dtype(tensor))
     if isinstance(other, (np.ndarray, np.generic)):
         # TF converts an array operand to the tensor's dtype (float64 data, float32 tensor)
         mine = _np_dtype(tensor)
-        if other.dtype != mine and mine.kind in "fc" and other.dtype.kind in "fiub":
+        if other.dtype != mine and mine.kind in "fc" and other.dtype.kind in "fiub" and not _numpy_rules(tensor, other):
             return np.asarray(other, dtype=mine)
         return other
     if is_duck_array(other):  # a dask array: the same conversion, kept lazy
@@ -53,6 +55,13 @@ def _coerce(tensor, other, op_name):
             return other.astype(mine)
         return other
     return NotImplemented
+
+
+def _numpy_rules(tensor, other):
+    """True under the functional API (grad, jvp, ...), where dtypes promote as in NumPy
+    (x - np.floor(x).astype(int) is a float): TF's strict rules stay with a user's tape."""
+    from ..forward.inplace import numpy_semantics
+    return numpy_semantics(tensor) or (isinstance(other, Tensor) and numpy_semantics(other))
 
 
 _ndarray = np.ndarray
