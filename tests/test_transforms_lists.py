@@ -213,3 +213,17 @@ def test_lists_changed_in_place_in_a_loop(f):
 
 def test_rebuilt_list_gradient():
     assert dt.grad(rebuilt_each_iteration, argnums=(0, 1))(1.0, 3.0) == (0.0, 0.5)
+
+
+V1 = np.array([0.3, -0.2])
+
+
+def module_functions_named_like_methods(x0, x1):  # the program checker (seed 11, program 597)
+    for i in range(2):
+        s = np.sort(V1)  # np.sort is NumPy's function, not a list's .sort(): `np` was saved as a
+        x0 = x0 * x1 + s[0]  # value the call changes, and the forward sweep read np = None
+    return np.sum(x0)
+
+
+def test_a_module_function_is_not_a_mutator():
+    check_modes(module_functions_named_like_methods, [0.7, 1.3])

@@ -18,15 +18,16 @@ class Stmt:
 class Primal(Stmt):
     """A statement that carries no gradient, kept as written."""
 
-    def __init__(self, node, line, text):
+    def __init__(self, node, line, text, local_names=()):
         self.node, self.line, self.text = node, line, text
         # `c += v` reads `c` although its Name is a Store: without it, dead-code elimination
         # dropped `c = np.ones(2)` before a kept `for ...: c *= 2.0` (UnboundLocalError; issue 9)
         self.reads = _gast.load_names(node) | {
             sub.target.id for sub in _gast.walk(node) if isinstance(sub, n.AugAssign) and isinstance(sub.target, n.Name)}
-        # `acc.append(v)` changes the list `acc` in place: it writes `acc` (saved as a copy
-        # before it, and replayed on a copy by a loop's backward sweep; reverse.py)
-        self.mutates = {root for root in map(_receiver, _gast.walk(node)) if root is not None}
+        # `acc.append(v)` changes the local list `acc` in place: it writes `acc` (saved as a copy
+        # before it, and replayed on a copy by a loop's backward sweep; reverse.py); `np.sort(v)`
+        # is a module's function, not a method
+        self.mutates = {root for root in map(_receiver, _gast.walk(node)) if root in local_names}
         self.writes = _gast.store_names(node) | self.mutates
         self.pure = isinstance(node, (n.Assign, n.AugAssign, n.AnnAssign))
 

@@ -171,7 +171,7 @@ class Normalizer(Expressions):
                 check = _desugar_stmt(f"if {flag}:\n    break", loop.body[-1] if loop.body else loop)
                 loop.body = list(loop.body) + [check]
                 loop._dualtape_break = None
-        out.append(Primal(node, line, text))
+        out.append(Primal(node, line, text, self.locals))
 
     def stmt(self, s, out):
         line, text = self.loc(s)
@@ -337,7 +337,7 @@ class Normalizer(Expressions):
         else:
             node = n.Assign(targets=[_gast.name(target, store=True)], value=_gast.copy(atom), type_comment=None)
             node.lineno = s.lineno
-            out.append(Primal(node, line, text))
+            out.append(Primal(node, line, text, self.locals))
 
     def _emit(self, op, out):
         self.varied.add(op.target)

@@ -214,7 +214,7 @@ class Expressions:
             name = target or self.fresh()
             node = n.Assign(targets=[_gast.name(name, store=True)], value=e, type_comment=None)
             node.lineno = s.lineno
-            out.append(Primal(node, line, text))
+            out.append(Primal(node, line, text, self.locals))
             return _gast.name(name)
         if isinstance(e, n.Name):
             if target is not None and target != e.id:
