@@ -209,3 +209,60 @@ def inactive_subscript_aug(x):
                          ids=lambda f: f.__name__)
 def test_inactive_aug_is_not_read_back_modified(f):
     check_all_modes(f, [X])
+
+
+# -- `s = x; s += y` on scalar arguments, in every transformer mode (issue 19) ---------------------
+# The versions per argument type decide it from the argument types: Python floats and NumPy
+# scalars rebind, so it runs in grad, vjp, jvp, batched jvp and hvp; an array argument stays
+# refused (NumPy would write into the caller's array). The mixed modes pass dual numbers or
+# tensors whose values are 0-d arrays, for a float and a 0-d array argument alike: they stay
+# refused there, as an array's would be.
+def rebound_sum(x, y):
+    s = x
+    s += y
+    return s * s
+
+
+def rebound_in_a_loop(x, y):
+    s = x
+    t = s
+    for i in range(3):
+        s *= y
+        s -= 0.1 * x
+    return s * t
+
+
+def rebound_in_a_branch(x, y):
+    s = x
+    if y > 0:
+        s += y * y
+    else:
+        s /= y
+    return np.sin(s) * x
+
+
+def _plus(a, b):
+    s = a
+    s += b
+    return s
+
+
+def rebound_in_a_helper(x, y):
+    return _plus(x, y) * x
+
+
+REBOUND = [rebound_sum, rebound_in_a_loop, rebound_in_a_branch, rebound_in_a_helper]
+SOURCE_MODES = ("transforms.grad", "transforms.vjp", "transforms.jvp", "transforms.jvp_batched", "transforms.hvp")
+
+
+@pytest.mark.parametrize("f", REBOUND, ids=[f.__name__ for f in REBOUND])
+@pytest.mark.parametrize("args", [[1.3, 0.8], [np.float64(0.6), np.float64(-1.7)]], ids=["float", "float64"])
+def test_aug_on_scalar_arguments_runs_in_every_mode(f, args):
+    from dualtape.testing import check_modes
+    report = check_modes(f, args, modes=SOURCE_MODES)  # raises on a wrong number or a crash
+    assert report.refused == {}, report.refused
+
+
+def test_aug_on_an_array_argument_stays_refused():
+    with pytest.raises(TransformError, match=r"`s \+= y` writes into `s` in place when it is an array"):
+        dt.grad(rebound_sum, argnums=1)(X.copy(), 0.8)  # s is the caller's array: NumPy changes it
