@@ -3,7 +3,7 @@ functions convert their arguments with np.asarray, which no library can intercep
 the functional API and in dual numbers the conversion is refused; the refusal names the SciPy
 call and its differentiable spelling (`dualtape.scipy.stats.norm.logpdf`, the same arguments),
 or, where dualtape has none, says so and lists what dualtape.scipy.stats has. The supported
-spelling it names then works. (A TF-style GradientTape keeps TF's semantics: None.)"""
+spelling it names then works. (A recording GradientTape refuses too, issue 19.)"""
 
 import numpy as np
 import pytest
@@ -108,9 +108,18 @@ def test_no_scipy_hint_where_scipy_did_not_convert():
     assert messages and all("Here " not in m and "scipy.integrate" not in m for m in messages)
 
 
-def test_a_gradient_tape_keeps_tf_semantics():
+def test_a_recording_gradient_tape_refuses_and_names_the_spelling():
+    # TF lets the value leave (gradient None); a recording tape refuses it (issue 19)
     x = tf.constant(X)
     with tf.GradientTape() as tape:
         tape.watch(x)
-        y = np.sum(st.norm.logpdf(x))  # leaves the tape: no gradient, as in TF
-    assert tape.gradient(y, x) is None
+        with pytest.raises(RefusalError) as info:
+            np.sum(st.norm.logpdf(x))  # marker: the user's line
+        y = np.sum(dualtape.scipy.stats.norm.logpdf(x))
+        with tape.stop_recording():
+            plain = np.sum(st.norm.logpdf(x))  # on purpose: a constant
+    message = str(info.value)
+    assert message.startswith("[GradientTape]") and "# marker: the user's line" in message
+    assert "Call dualtape.scipy.stats.norm.logpdf instead" in message
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), -X)
+    assert np.isclose(plain, y.numpy())

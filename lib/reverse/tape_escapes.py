@@ -19,6 +19,7 @@ import sys
 import numpy as np
 
 from ..core.errors import RefusalError
+from ..core.scipy_hints import escape_hint
 
 # the conversions a recording tape refuses (tensor.py's routes); .numpy() and .item() are
 # explicit, the way to take a value out on purpose
@@ -67,4 +68,4 @@ def tape_escape_error(tensor, route):
         "np.stack instead of np.array or writes into NumPy arrays. To take the value out on "
         "purpose (logging a loss inside the `with` block: print(float(loss))), call "
         "y.numpy() (print(loss.numpy())), or do it under `with tape.stop_recording():`, or "
-        "after the `with` block.")
+        "after the `with` block." + escape_hint())  # the SciPy call that did it, if any
