@@ -60,7 +60,7 @@ def tape_escape_error(tensor, route):
         f"or variable; shape {tuple(np.shape(tensor._value))}, dtype {tensor.dtype.name}) became "
         f"{plain} through {route}, at {user_line()}. Nothing computed from it reaches the tape, so "
         "its gradient would silently be None or miss this path. TensorFlow allows this "
-        "silently; dualtape refuses it (docs/basics.md, 'Differences from TensorFlow'). "
+        "silently; dualtape refuses it, a deliberate difference (docs/basics.md, 'The calculation left the library'). "
         "float() is also what math.* functions and a write into a NumPy array call "
         "(b = np.zeros(2); b[0] = y), and np.array / np.asarray what tf.constant([...]) of "
         "tensors and NumPy functions given a list of tensors call. Fix: keep it a tensor: use "
