@@ -211,12 +211,13 @@ def test_inactive_aug_is_not_read_back_modified(f):
     check_all_modes(f, [X])
 
 
-# -- `s = x; s += y` on scalar arguments, in every transformer mode (issue 19) ---------------------
+# -- `s = x; s += y` on scalar arguments, in every mode (issue 19) ----------------------------------
 # The versions per argument type decide it from the argument types: Python floats and NumPy
-# scalars rebind, so it runs in grad, vjp, jvp, batched jvp and hvp; an array argument stays
-# refused (NumPy would write into the caller's array). The mixed modes pass dual numbers or
-# tensors whose values are 0-d arrays, for a float and a 0-d array argument alike: they stay
-# refused there, as an array's would be.
+# scalars rebind, so it runs in grad, vjp, jvp, batched jvp and hvp. The mixed modes (dualtape.jvp
+# or a functional tape of the generated gradient) pass dual numbers or tensors for those floats:
+# they were read as arrays and refused (`v += v` writes into `v` in place when it is an array, ...),
+# though the functional API rebinds a number argument too (lib/forward/inplace.py); such a
+# value is now a "traced number". An array argument, traced or not, stays refused.
 def rebound_sum(x, y):
     s = x
     s += y
@@ -259,10 +260,15 @@ SOURCE_MODES = ("transforms.grad", "transforms.vjp", "transforms.jvp", "transfor
 @pytest.mark.parametrize("args", [[1.3, 0.8], [np.float64(0.6), np.float64(-1.7)]], ids=["float", "float64"])
 def test_aug_on_scalar_arguments_runs_in_every_mode(f, args):
     from dualtape.testing import check_modes
-    report = check_modes(f, args, modes=SOURCE_MODES)  # raises on a wrong number or a crash
+    report = check_modes(f, args)  # raises on a wrong number or a crash in any mode
     assert report.refused == {}, report.refused
+    assert set(SOURCE_MODES) | {"mixed.jvp_of_generated_grad", "mixed.tape_of_generated_grad"} <= set(report.checked)
 
 
 def test_aug_on_an_array_argument_stays_refused():
+    import dualtape.functional as F
     with pytest.raises(TransformError, match=r"`s \+= y` writes into `s` in place when it is an array"):
         dt.grad(rebound_sum, argnums=1)(X.copy(), 0.8)  # s is the caller's array: NumPy changes it
+    dg = dt.grad(shared_then_aug)
+    with pytest.raises(TransformError, match=r"`z` \(line \d+: `z = y`\) may share memory with `y`"):
+        F.jvp(dg, (X.copy(),), (U,))  # dual numbers holding an array: NumPy's z would change

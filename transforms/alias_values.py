@@ -9,6 +9,7 @@ import numbers
 import numpy as np
 
 from . import _gast, opmap
+from .analysis import TracedNumber
 from ._gast import nodes as n
 
 
@@ -124,7 +125,8 @@ def _param_kinds(info, params, kinds):
         if kind is None and p in defaults:
             d = defaults[p]
             kind = "scalar" if isinstance(d, (numbers.Number, np.generic)) and not isinstance(d, complex) else "array"
-        out[p] = kind if kind == "scalar" else "array"  # "traced" (tensors, dual numbers) counts as an array
+        # a tensor or dual number counts as an array, unless it stands for a Python number argument
+        out[p] = "scalar" if kind in ("scalar", "traced number") or isinstance(kind, TracedNumber) else "array"
     return out
 
 

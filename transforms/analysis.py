@@ -15,6 +15,7 @@ import numbers
 import numpy as np
 
 from dualtape.core.registry import NOT_DIFFERENTIABLE, Traced
+from dualtape.core.traced import number_argument
 
 from . import _gast
 from ._gast import nodes as n
@@ -139,10 +140,20 @@ def activity(items, wrt_names, ret_names, optimize, args_of=diff_args):
     return varied & useful
 
 
+class TracedNumber(str):
+    """The kind of a traced number argument once code generation reads it: equal to "array" (np.*
+    everywhere, emit.traced_kinds), but immutable for the aliasing check, as the number it stands
+    for (`c += v` rebinds it: lib/forward/inplace.py)."""
+
+
+TRACED_NUMBER = TracedNumber("array")
+
+
 def value_kind(value):
-    """"scalar", "array", or "traced" (a tensor or dual number: an array that must see np.* calls)."""
+    """"scalar", "array", or "traced" (a tensor or dual number: an array that must see np.* calls);
+    "traced number" for one that a functional transform made from a Python number argument."""
     if isinstance(value, Traced):
-        return "traced"
+        return "traced number" if number_argument(value) else "traced"
     if isinstance(value, (bool, numbers.Number, np.generic)) and not isinstance(value, complex):
         return "scalar"
     return "array"

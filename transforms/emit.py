@@ -17,6 +17,7 @@ import numpy as np
 from . import _gast, opmap
 from ._gast import nodes as n
 from .aliasing import check_writes
+from .analysis import TRACED_NUMBER
 from .cache import user_functions
 from .desugar import MethodRewriter, desugar_jumps, desugar_returns, desugar_walrus
 from .forward import Forward
@@ -314,8 +315,10 @@ def traced_module(module):
 
 
 def traced_kinds(kinds):
-    """Kinds for code generation ("traced" is an array), and whether to respell math.*."""
-    traced = any(k == "traced" for k in kinds.values())
-    return {k: "array" if v == "traced" else v for k, v in kinds.items()}, traced
+    """Kinds for code generation ("traced" is an array, a "traced number" one that `+=` rebinds),
+    and whether to respell math.*."""
+    traced = any(k in ("traced", "traced number") for k in kinds.values())
+    return {k: "array" if v == "traced" else TRACED_NUMBER if v == "traced number" else v
+            for k, v in kinds.items()}, traced
 
 

@@ -33,6 +33,7 @@ import numpy as np
 from ..core import dnp
 from ..core.errors import RefusalError
 from ..core.registry import Traced
+from ..core.traced import ARGUMENTS
 from ..reverse import dispatch
 from ..reverse.dispatch import STATE
 from ..reverse.tensor import EagerTensor, Tensor
@@ -52,8 +53,9 @@ def numpy_semantics(tensor):
 
 
 # id(traced input object) -> True for an array (refused), False for a Python number (rebound):
-# the arguments of the running functional transforms (each held alive while registered)
-_ARGUMENTS = {}
+# the arguments of the running functional transforms (each held alive while registered; kept by
+# core/traced.py, where dualtape.transforms reads it too)
+_ARGUMENTS = ARGUMENTS
 
 
 class arguments:
