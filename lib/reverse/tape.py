@@ -188,6 +188,8 @@ class GradientTape:
 
         batch: 0, or k when each seed carries a leading axis of k cotangents (shape
         (k,) + target.shape): one sweep then computes k vector-Jacobian products.
+        slices: a dict that gets the axis-0 gathers' cotangents of the sources (replay.py),
+        when nobody records this pass; None: every cotangent dense.
         """
         grads = {}
         for t, seed in zip(targets, seeds):
