@@ -90,6 +90,19 @@ def test_scipy_functions_name_their_dualtape_spelling(call, name, fix):
     assert f"Here {name} converted it (SciPy calls np.asarray). Call {fix} instead" in message
 
 
+@pytest.mark.parametrize("call, name, fix", [
+    (lambda x: np.sum(scipy.linalg.eigh(np.outer(x, x) + np.eye(2))[0]), "scipy.linalg.eigh",
+     "np.linalg.eigh(a, UPLO='L') (SciPy's lower=True; UPLO='U' for lower=False"),
+    (lambda x: np.sum(scipy.linalg.eigvalsh(np.outer(x, x))), "scipy.linalg.eigvalsh", "np.linalg.eigvalsh(a, UPLO='L')"),
+    (lambda x: np.sum(scipy.linalg.inv(np.outer(x, x) + np.eye(2))), "scipy.linalg.inv", "np.linalg.inv(a)"),
+])
+def test_scipy_functions_with_a_numpy_twin_name_it(call, name, fix):
+    # scipy.linalg.eigh runs inside scipy._lib's `wrapper`: the hint read "Here scipy.wrapper
+    # converted it; dualtape has no derivative of it" (issue 19)
+    message = _refusal(call)
+    assert f"Here {name} converted it (SciPy calls np.asarray). Call {fix}" in message
+
+
 def test_a_wrapped_scipy_function_is_named_by_its_own_name():
     message = _refusal(lambda x: st.entropy(x))  # called through scipy's axis_nan_policy wrapper
     assert "Here scipy.stats.entropy converted it (SciPy calls np.asarray); dualtape has no derivative" in message

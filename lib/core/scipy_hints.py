@@ -85,16 +85,32 @@ def escape_hint(depth=2):
         if frozen and (f"{dist}_gen", name) in dnp.METHOD_DISPATCH:
             hint += f" Pass it the frozen distribution's parameters too: {dist}.{name}(x, <those of {dist}(...)>)."
         return f" Here {call} converted it (SciPy calls np.asarray). {hint}"
-    public = sys.modules.get(module)
-    # a decorator's wrapper (scipy.stats' axis_nan_policy_wrapper) holds the function it wraps
-    names = [name] + [getattr(v, "__name__", None) for v in entry.f_locals.values() if callable(v)]
-    name = next((n for n in names if isinstance(n, str) and not n.startswith("_")
-                 and getattr(public, n, None) is not None), name)
-    function = getattr(public, name, None)
+    # a decorator's wrapper (scipy.stats' axis_nan_policy_wrapper; scipy._lib's `wrapper` around
+    # scipy.linalg.eigh, which is not under its module) holds the function it wraps
+    candidates = [(module, name)] + [(_public_module(getattr(v, "__module__", None) or module), v.__name__)
+                                     for v in entry.f_locals.values()
+                                     if callable(v) and isinstance(getattr(v, "__name__", None), str)]
+    module, name = next(((m, n) for m, n in candidates if not n.startswith("_")
+                         and getattr(sys.modules.get(m), n, None) is not None), (module, name))
+    function = getattr(sys.modules.get(module), name, None)
     sub = module.split(".")[1] if "." in module else ""
     if (callable(function) and function in dnp.NUMPY_DISPATCH) or (module, name) in dnp.METHOD_DISPATCH:
         return (f" Here {module}.{name} converted it (SciPy calls np.asarray). Call dualtape.scipy.{sub}.{name} "
                 f"instead: the same arguments, differentiable.")
+    if (module, name) in _NUMPY_EQUIVALENTS:
+        return (f" Here {module}.{name} converted it (SciPy calls np.asarray). Call "
+                f"{_NUMPY_EQUIVALENTS[module, name]} instead: the same values, differentiable.")
     return (f" Here {module}.{name} converted it (SciPy calls np.asarray); dualtape has no derivative of it. "
             f"See dualtape.scipy{'.' + sub if sub else ''} for the SciPy functions dualtape differentiates, or "
             "write it with np.* and scipy.special functions (NumPy ufuncs, which work on traced values).")
+
+
+# SciPy functions with no dualtape.scipy spelling whose NumPy twin dualtape differentiates
+_NUMPY_EQUIVALENTS = {
+    ("scipy.linalg", "eigh"): "np.linalg.eigh(a, UPLO='L') (SciPy's lower=True; UPLO='U' for lower=False; "
+                              "the standard problem, b=None; eigvals_only=True: np.linalg.eigvalsh)",
+    ("scipy.linalg", "eigvalsh"): "np.linalg.eigvalsh(a, UPLO='L') (SciPy's lower=True; UPLO='U' for "
+                                  "lower=False; the standard problem, b=None)",
+    ("scipy.linalg", "inv"): "np.linalg.inv(a)",
+    ("scipy.linalg", "det"): "np.linalg.det(a)",
+}
