@@ -58,29 +58,46 @@ def numpy_semantics(tensor):
 _ARGUMENTS = ARGUMENTS
 
 
-class arguments:
+def enter_arguments(objects, originals):
     """While f runs: `objects` (the traced inputs a transform made) are f's arguments, made
-    from the caller's `originals` (numbers are rebound by `x += 1`, arrays refused)."""
+    from the caller's `originals` (numbers are rebound by `x += 1`, arrays refused). Returns
+    the keys to give `leave_arguments` when f is done (in a `finally`)."""
+    keys = []
+    for obj, original in zip(objects, originals):
+        key = id(obj)
+        if key not in _ARGUMENTS:  # an outer transform's number argument stays a number
+            cls = original.__class__
+            if cls is _ndarray:
+                _ARGUMENTS[key] = True  # the common case: the caller's array
+            elif cls is float:
+                _ARGUMENTS[key] = False
+            else:
+                _ARGUMENTS[key] = (not isinstance(original, (int, float, np.generic))
+                                   and _ARGUMENTS.get(id(original)) is not False)
+            keys.append(key)
+    return keys
+
+
+def leave_arguments(keys):
+    for key in keys:
+        _ARGUMENTS.pop(key, None)
+    if not _ARGUMENTS and len(_VIEWS) > 1:
+        _forget_views()  # the outermost f returned: its views are gone or never written
+
+
+class arguments:
+    """`enter_arguments` and `leave_arguments` as a with block."""
 
     __slots__ = ("keys",)
 
     def __init__(self, objects, originals):
-        self.keys = []
-        for obj, original in zip(objects, originals):
-            key = id(obj)
-            if key not in _ARGUMENTS:  # an outer transform's number argument stays a number
-                _ARGUMENTS[key] = (not isinstance(original, (int, float, np.generic))
-                                   and _ARGUMENTS.get(id(original)) is not False)
-                self.keys.append(key)
+        self.keys = enter_arguments(objects, originals)
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
-        for key in self.keys:
-            _ARGUMENTS.pop(key, None)
-        if not _ARGUMENTS and len(_VIEWS) > 1:
-            _forget_views()  # the outermost f returned: its views are gone or never written
+        leave_arguments(self.keys)
         return False
 
 

@@ -5,7 +5,7 @@ import numpy as np
 from ..core import dnp, nest
 from ..core.traced import Traced
 from ..forward.dual import Dual
-from ..forward.inplace import arguments
+from ..forward.inplace import enter_arguments, leave_arguments
 from ..reverse.dispatch import new_tag
 from ..reverse.tensor import Tensor
 from .values import (_argnums, _as_input, _as_output, _aux, _check_outputs, _check_tangent, _element_write_refusal,
@@ -22,30 +22,35 @@ def _forward(f, primals, tangents, api, batch=None, has_aux=False, originals=Non
     if len(primals) != len(tangents):
         raise ValueError(f"[{api}] got {len(primals)} primals but {len(tangents)} tangents.")
     tag = new_tag()
-    flat_p = [_as_input(p, api, "a primal") for p in nest.tree_flatten(primals)]
+    given = nest.tree_flatten(primals)
+    flat_p = [_as_input(p, api, "a primal") for p in given]
     flat_t = nest.tree_flatten(tangents)
     if len(flat_p) != len(flat_t):
         raise ValueError(f"[{api}] primals and tangents have different structures.")
     duals = [Dual(p, _check_tangent(t, p, api, batch), tag, batch) for p, t in zip(flat_p, flat_t)]
+    keys = enter_arguments(duals, originals or given)  # x += 1 on them: forward/inplace.py
     try:
-        with arguments(duals, originals or nest.tree_flatten(primals)):  # x += 1: forward/inplace.py
-            out = f(*nest.tree_unflatten(tuple(primals), duals))
+        out = f(*nest.tree_unflatten(tuple(primals), duals))
     except ValueError as e:
         refusal = _element_write_refusal(e, api)
         if refusal is not None:
             raise refusal from e
         raise
+    finally:
+        leave_arguments(keys)
     if has_aux:
         out, aux = _split_aux(out, api)
         aux = _aux(nest.tree_map(lambda leaf: leaf.primal if type(leaf) is Dual and leaf.tag == tag else leaf, aux))
-    _check_outputs(out, api)
+    leaves = nest.tree_flatten(out)
+    _check_outputs(out, api, leaves)
     outs, out_tangents = [], []
-    for leaf in nest.tree_flatten(out):
+    for leaf in leaves:
         while isinstance(leaf, Tensor) and not _seen_outside(leaf):
             leaf = leaf._value  # a GradientTape's result inside jvp: a tensor holding duals
         if type(leaf) is Dual and leaf.tag == tag:
             outs.append(_as_output(leaf.primal))
-            out_tangents.append(_as_output(leaf.tangent))  # an array, as every output (a 0-d one for a number)
+            tangent = leaf.tangent  # an array, as every output (a 0-d one for a number)
+            out_tangents.append(tangent if tangent.__class__ is np.ndarray else _as_output(tangent))
         else:
             outs.append(_as_output(leaf))
             zero = _zeros(leaf)

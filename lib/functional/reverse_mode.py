@@ -6,7 +6,7 @@ from ..core import dnp, nest
 from ..core.dtypes import refuse_complex
 from ..core.duck import as_array, ones_for
 from ..core.traced import Traced
-from ..forward.inplace import arguments
+from ..forward.inplace import enter_arguments, leave_arguments
 from ..reverse.dispatch import new_tag
 from ..reverse.jacobians import tape_jacobian
 from ..reverse.tape import GradientTape
@@ -62,8 +62,11 @@ def _record(f, args, nums, api, kwargs=None, persistent=True):
             full = list(args)
             for slot, i in enumerate(nums):
                 full[i] = packed[slot]
-            with arguments(inputs, flat):  # x += 1 on them: forward/inplace.py
+            keys = enter_arguments(inputs, flat)  # x += 1 on them: forward/inplace.py
+            try:
                 out = f(*full, **kwargs) if kwargs else f(*full)
+            finally:
+                leave_arguments(keys)
     except BaseException as e:
         _unlock(tape)
         refusal = _element_write_refusal(e, api) if isinstance(e, ValueError) else None
@@ -200,11 +203,11 @@ def vjp(f, *primals, has_aux=False):
     try:
         if has_aux:
             out, aux = _split_aux(out, "vjp")
-        _check_outputs(out, "vjp")
+        flat_out = nest.tree_flatten(out)
+        _check_outputs(out, "vjp", flat_out)
     except BaseException:
         _unlock(tape)
         raise
-    flat_out = nest.tree_flatten(out)
     value = nest.tree_map(_unwrap, out)
 
     def vjp_fn(cotangent):

@@ -11,6 +11,7 @@ from ..core.dtypes import refuse_complex
 from ..core.errors import RefusalError
 from ..core.duck import as_array, is_duck_array, primal_of
 from ..core.traced import Traced
+from ..forward.dual import Dual as _Dual
 from ..reverse.dispatch import STATE
 from ..reverse.tensor import EagerTensor as _EagerTensor
 from ..reverse.tensor import Tensor, escape_error
@@ -171,14 +172,18 @@ def _check_scalar(out, api):
                         "Use jacrev / jacfwd for vector outputs, or vjp.")
 
 
-def _check_outputs(out, api):
+def _check_outputs(out, api, leaves=None):
     """f's output for vjp, jvp, linearize, jacfwd and jacrev: arrays or pytrees of them (as
-    before), but not None, strings or booleans, which have no derivative."""
+    before), but not None, strings or booleans, which have no derivative. `leaves`: the
+    output's, when the caller has them already."""
     if out is None:
         _check_leaf(out, api, "arrays (or a pytree of them)")
-    for leaf in nest.tree_flatten(out):
-        if leaf.__class__ is not _ndarray or leaf.dtype.kind not in "fciu":
-            _check_leaf(leaf, api, "arrays (or a pytree of them)")
+    for leaf in nest.tree_flatten(out) if leaves is None else leaves:
+        cls = leaf.__class__
+        value = leaf._value if cls is _EagerTensor else leaf.primal if cls is _Dual else leaf
+        if (value.__class__ is _ndarray or value.__class__ is _float64) and value.dtype.kind in "fciu":
+            continue  # the common cases
+        _check_leaf(leaf, api, "arrays (or a pytree of them)")
 
 
 def _described(x):
