@@ -93,7 +93,8 @@ def test_scipy_functions_name_their_dualtape_spelling(call, name, fix):
 @pytest.mark.parametrize("call, name, fix", [
     (lambda x: np.sum(scipy.linalg.eigh(np.outer(x, x) + np.eye(2))[0]), "scipy.linalg.eigh",
      "np.linalg.eigh(a, UPLO='L') (SciPy's lower=True; UPLO='U' for lower=False"),
-    (lambda x: np.sum(scipy.linalg.eigvalsh(np.outer(x, x))), "scipy.linalg.eigvalsh", "np.linalg.eigvalsh(a, UPLO='L')"),
+    (lambda x: np.sum(scipy.linalg.eigvalsh(np.outer(x, x))), "scipy.linalg.eigvalsh",
+     "np.linalg.eigvalsh(a, UPLO='L')"),
     (lambda x: np.sum(scipy.linalg.inv(np.outer(x, x) + np.eye(2))), "scipy.linalg.inv", "np.linalg.inv(a)"),
 ])
 def test_scipy_functions_with_a_numpy_twin_name_it(call, name, fix):

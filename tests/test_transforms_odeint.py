@@ -220,7 +220,8 @@ def _neural_differences(f, layers, y0, eps=1e-4):
             down[i][j] -= eps
             g[j] = (at(up) - at(down)) / (2 * eps)
         grads.append(g)
-    return [(grads[2 * k], grads[2 * k + 1]) for k in range(len(layers))], _differences(lambda y: f(layers, y), (y0,))[0]
+    by_layer = [(grads[2 * k], grads[2 * k + 1]) for k in range(len(layers))]
+    return by_layer, _differences(lambda y: f(layers, y), (y0,))[0]
 
 
 @pytest.mark.parametrize("name", ["neural_scipy", "neural_runtime"])
