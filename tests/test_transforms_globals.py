@@ -217,3 +217,32 @@ def test_the_check_is_one_identity_comparison_per_global(mods):
     assert df._guard.holds() is True
     main.G = main.G + 0.0  # equal value, another object: compiled again (an identity check)
     assert df._guard.holds() is False
+
+
+def test_jit_sees_a_global_array_written_in_place(mods):
+    """numba freezes a global array into the compiled code: a write into it in place (plain
+    Python sees it) gave the old gradient; jit's guard also compares the arrays' contents."""
+    pytest.importorskip("numba")
+    main, _ = mods
+    df = dt.grad(main.f_array, jit=True)
+    np.testing.assert_allclose(df(X), 2 * main.A * X)
+    main.A[0] = 100.0
+    np.testing.assert_allclose(df(X), 2 * main.A * X)
+    np.testing.assert_allclose(dt.grad(main.f_array)(X), 2 * main.A * X)  # (uncompiled: the same array)
+
+
+def _array_closure():
+    w = np.array([1.0, 2.0, 3.0])
+
+    def f(x):
+        return np.sum(w * x * x)
+    return f, w
+
+
+def test_jit_sees_a_closure_array_written_in_place():
+    pytest.importorskip("numba")
+    f, w = _array_closure()
+    df = dt.grad(f, jit=True)
+    np.testing.assert_allclose(df(X), 2 * w * X)
+    w[1] = -5.0
+    np.testing.assert_allclose(df(X), 2 * w * X)

@@ -186,8 +186,9 @@ class _Transform:
             value = args[i] if i < len(args) else kwargs.get(name, default)
             if type(value) is float:
                 continue
-            dtype = np.result_type(value) if isinstance(value, (int, np.integer, np.bool_)) else getattr(
-                value, "dtype", None)
+            dtype = getattr(value, "dtype", None)  # (NumPy's scalars and arrays, duck arrays)
+            if dtype is None and isinstance(value, int):  # (bool too)
+                dtype = np.result_type(value)
             if getattr(dtype, "kind", None) in ("b", "i", "u"):
                 raise TypeError(f"[{self.api}] the differentiated argument `{name}` has dtype {dtype}, but only "
                                 "floating inputs can be differentiated. Cast it first, e.g. np.asarray(x, "

@@ -11,6 +11,8 @@ a long run grew to 1.8 GB).
 import sys
 import types
 
+import numpy as np
+
 ATTRIBUTE = "__dualtape_transforms__"
 
 
@@ -47,11 +49,15 @@ class Guard:
     The check is one generated function comparing each captured value by identity (a few
     tens of ns per call; benchmarks/wl_globals.py measures it)."""
 
-    __slots__ = ("_globals", "_cells", "holds")
+    __slots__ = ("_globals", "_cells", "_contents", "holds")
 
-    def __init__(self):
+    def __init__(self, contents=False):
+        """`contents`: also check that each NumPy array captured holds what it held (numba
+        freezes a global array into the compiled code: a write into it in place went unseen);
+        this costs a copy of the array's bytes per call."""
         self._globals = {}  # id(globals dict) -> (the dict, {name: value})
         self._cells = {}  # id(cell) -> (the cell, its value)
+        self._contents = contents
         self.holds = _always
 
     def watch(self, functions):
@@ -87,9 +93,15 @@ class Guard:
             for j, (name, value) in enumerate(names.items()):
                 defaults[f"v{i}_{j}"] = value
                 terms.append(f"d{i}[{name!r}] is v{i}_{j}")
+                if self._contents and isinstance(value, np.ndarray):
+                    defaults[f"b{i}_{j}"] = value.tobytes()
+                    terms.append(f"v{i}_{j}.tobytes() == b{i}_{j}")
         for i, (cell, value) in enumerate(self._cells.values()):
             defaults[f"c{i}"], defaults[f"w{i}"] = cell, value
             terms.append(f"c{i}.cell_contents is w{i}")
+            if self._contents and isinstance(value, np.ndarray):
+                defaults[f"cb{i}"] = value.tobytes()
+                terms.append(f"w{i}.tobytes() == cb{i}")
         if not terms:
             return _always
         source = (f"def holds({', '.join(f'{k}={k}' for k in defaults)}):\n    try:\n"

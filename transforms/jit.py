@@ -208,7 +208,7 @@ class Jitted:
         self._fast = {}  # argument types -> (compiled gradient, its entry, the defaults after them)
         self._last = None
         self.fallback_reason = None
-        self._guard = Guard()  # the module globals the compiled versions were made from (numba freezes them)
+        self._guard = Guard(contents=True)  # the globals the compiled versions were made from (numba freezes them)
 
     def __repr__(self):
         return repr(self.inner)[:-1] + ", jit>"
@@ -234,7 +234,8 @@ class Jitted:
         key = tuple(_type_key(a) for a in args) + tuple((k, _type_key(v)) for k, v in kwargs.items()) \
             + extra + tuple(sorted((options or {}).items()))
         entry = self._entries.get(key)
-        if entry is None:
+        if entry is None:  # (the key holds the types and dtypes: a differentiated integer is refused here)
+            self.inner.refuse_integers(args, kwargs)
             kinds = _arg_kinds(self.inner._bind(args, kwargs) if bound is None else bound)
             module, params = self.inner._build(kinds, *extra, **(options or {}))
             self._guard.watch(module.user_functions)
@@ -245,7 +246,7 @@ class Jitted:
         if not self._guard.holds():  # a global was rebound: compile again from the current ones
             self._entries.clear()
             self._fast.clear()
-            self._last, self._guard = None, Guard()
+            self._last, self._guard = None, Guard(contents=True)
         if not kwargs:  # the fast path: a gradient compiled for these argument types already
             hit = self._fast.get(tuple(map(type, args)))
             if hit is not None:
@@ -274,7 +275,6 @@ class Jitted:
             refuse_complex(self.api, (dy,))
         refuse_complex(self.api, args)
         refuse_complex(self.api, kwargs.values())
-        self.inner.refuse_integers(args, kwargs)
         args = tuple(args)
         if self.mode == "vjp":
             entry, seed = self._entry(args, kwargs)
