@@ -223,3 +223,15 @@ def test_jit_refuses_a_differentiated_integer_argument_too():
     with pytest.raises(TypeError, match="argument `n` has dtype int64, but only floating inputs"):
         dt.grad(n_squared, jit=True)(3)
     assert dt.grad(scaled, jit=True)(np.array([0.5, 2.0]), 3).tolist() == [3.0, 3.0]
+
+
+def test_a_lambda_whose_file_changed_since_is_refused_clearly(tmp_path, monkeypatch):
+    import importlib
+    path = tmp_path / "_dt_changed_lambda.py"
+    path.write_text("f = lambda x: x * x\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = importlib.import_module("_dt_changed_lambda")
+    path.write_text("\n\nf = lambda x: x * x\n")  # (line 1 holds no lambda now)
+    linecache.checkcache(str(path))
+    with pytest.raises(dt.TransformError, match="cannot read the source of <lambda>: no lambda of line 1 .* changed"):
+        dt.grad(module.f)

@@ -88,7 +88,9 @@ def lambda_source(fn, filename, api):
     found = [x for x in ast.walk(tree) if isinstance(x, ast.Lambda) and x.lineno == line and all(
         (x.lineno, x.col_offset) <= (a, c) and (b, d) <= (x.end_lineno, x.end_col_offset) for a, c, b, d in spans)]
     found.sort(key=lambda x: (x.end_lineno - x.lineno, x.end_col_offset - x.col_offset))  # the innermost
-    if not found or not spans and len({ast.dump(x) for x in found}) > 1:  # (no columns: python -X no_debug_ranges)
+    if not found:
+        raise OSError(f"no lambda of line {line} of {filename} holds its code (was the file changed since?)")
+    if not spans and len({ast.dump(x) for x in found}) > 1:  # (no columns: python -X no_debug_ranges)
         raise TransformError(f"[{api}] {filename}:{line}: cannot tell which lambda of this line is the function "
                              "to transform.\n  Write it with `def` (or put the lambda on a line of its own).")
     lam = found[0]
