@@ -3,7 +3,9 @@
 loop's backward sweep computed `bx1 = bx1 * exp(x1)` for an x1 that `x1 = x0` had overwritten:
 0 * inf = NaN where expm1 overflowed, a NaN gradient for a function that does not depend on x1.
 A loop's carried adjoints that are zero at the start of the backward loop but nonzero in later
-iterations stay materialized (a fixed point over the body: transforms/symbolic_zeros.py)."""
+iterations stay materialized (a fixed point over the body: transforms/symbolic_zeros.py).
+Forward mode has the same property for tangents: a tangent known to be zero is not read (jvp of
+`overflowed_then_overwritten` gave NaN for 1.0: `d_x1 = dx1 * (_x1 + 1)` with dx1 a zero)."""
 
 import warnings
 
@@ -58,7 +60,26 @@ def nested_loops(x0, x1):
     return x1 * x0
 
 
+def overflowed_then_overwritten(x0, x1):  # forward mode: jvp in x0 gave NaN (dx1 is a zero)
+    for i in range(3):
+        x1 = np.expm1(x1)
+    out = np.exp(-x1)
+    x1 = x0
+    return out + x1
+
+
+def overflowed_in_a_branch(x0, x1):
+    y = np.expm1(np.expm1(np.expm1(x1)))
+    if x0 > 0:
+        z = np.exp(-y)
+    else:
+        z = y * 0.0
+    y = x0
+    return z + y
+
+
 SCALAR_CASES = [overwritten_after_overflow, nonzero_in_later_iterations, zero_through_a_branch, nested_loops]
+FORWARD_CASES = [overflowed_then_overwritten, overflowed_in_a_branch]
 
 
 @pytest.fixture(autouse=True)
@@ -91,3 +112,18 @@ def test_the_dead_loop_has_no_adjoint_statement():
     source = dt.grad(overwritten_after_overflow, argnums=(0, 1)).source
     backward = source.split("# backward")[1]
     assert "expm1" not in backward and "bx1 * " not in backward
+
+
+@pytest.mark.parametrize("f", FORWARD_CASES, ids=[f.__name__ for f in FORWARD_CASES])
+def test_forward_modes_read_no_zero_tangent(f):
+    # x1 = 3.0 overflows: the derivative in x1 is undefined (inf * 0), but in x0 it is 1
+    assert dt.jvp(f, argnums=0)(0.5, 3.0, 1.0)[1] == 1.0
+    np.testing.assert_array_equal(dt.jvp(f, argnums=0)(0.5, 3.0, np.array([1.0, 2.0]))[1], [1.0, 2.0])
+    assert dt.grad(f, argnums=0)(0.5, 3.0) == 1.0
+    assert dt.hvp(f, argnums=0)(0.5, 3.0, 1.0) == 0.0
+    check_modes(f, [0.5, 0.1])  # away from the overflow: every mode, both arguments
+
+
+def test_the_loop_reads_no_zero_tangent():
+    source = dt.jvp(overflowed_then_overwritten, argnums=0).source
+    assert "dx1 * " not in source and "d_neg_x1 * " not in source

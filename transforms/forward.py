@@ -15,7 +15,7 @@ other ops map their single-direction rule over the directions (`each`).
 
 import re
 
-from . import _gast
+from . import _gast, symbolic_zeros
 from ._gast import nodes as n
 from .analysis import Kinds, activity, walk_items
 from .concrete import specialize
@@ -40,7 +40,10 @@ class Forward(_OpTangents):
         # checks that it is a scalar instead of returning it (a Hessian is of a scalar function)
         self.value_only = value_only
         tangent_rets = [a.id for a in fir.ret[:len(fir.ret) - value_only] if is_name(a)]
-        self.active = activity(self.body, wrt_names, tangent_rets, optimize, args_of=jvp_args)
+        # static_active: the names that get a tangent variable; active: those whose tangents may
+        # be nonzero at the statement being generated (symbolic_zeros.py), the only ones read
+        self.static_active = activity(self.body, wrt_names, tangent_rets, optimize, args_of=jvp_args)
+        self.active = set(self.wrt) & self.static_active
         self.kinds = Kinds(self.body, param_kinds, fir.info.namespace, fir.locals)
         self.namer = Namer(fir.used | RUNTIME_NAMES)  # never shadow a helper (`bt`, `rows`)
         self.mutable = {s.target for s in walk_items(self.body) if isinstance(s, SetItem)}
@@ -129,42 +132,59 @@ class Forward(_OpTangents):
     def stmt(self, st, last):
         if isinstance(st, (Op, Primal, SetItem, Push, Pop)):
             body = self.simple(st)
+            symbolic_zeros.tangent_step(st, self.active, self.static_active)
             return self._comment(st, body[0], last) + body if body else []
         last[0] = None
         if isinstance(st, If):
+            entry = self.active
+            self.active = set(entry)
             body = self.block(st.body) or ["pass"]
+            after_body, self.active = self.active, set(entry)
             orelse = self.block(st.orelse)
+            self.active |= after_body
             lines = [f"if {self.src(st.test)}:"] + [IND + x for x in body]
             if orelse:
                 lines += ["else:"] + [IND + x for x in orelse]
             return lines
         if isinstance(st, For):
-            body = self.block(st.body)
-            target = getattr(st, "target_node", None)  # a loop over an inactive sequence, kept as written
-            if target is not None:
-                # its targets take inactive values each pass: zero tangents, in case the body makes
-                # them active (issue 9: `for t, b in enumerate(c): (x, b) = (x, b)` read an unbound `db`)
-                body = [self.define(w, self.zero(w)) for w in sorted(_gast.store_names(target) & self.active)] + body
+            targets = symbolic_zeros.loop_targets(st, self.static_active)
+            body = self._loop_body(st, targets)
+            if targets:
+                # a loop over an inactive sequence, kept as written: its targets take inactive values
+                # each pass: zero tangents, in case the body makes them active (issue 9: `for t, b in
+                # enumerate(c): (x, b) = (x, b)` read an unbound `db`)
+                body = [self.define(w, self.zero(w)) for w in sorted(targets)] + body
             if st.break_flag:
                 body += [f"if {st.break_flag}:", IND + "break"]
             return [f"for {st.var} in {self.src(st.iter)}:"] + [IND + x for x in (body or ["pass"])]
         if isinstance(st, While):
-            body = self.block(st.body)
+            body = self._loop_body(st, set())
             if st.break_flag:
                 body += [f"if {st.break_flag}:", IND + "break"]
             return [f"while {self.src(st.test)}:"] + [IND + x for x in (body or ["pass"])]
         raise AssertionError(f"unknown statement {type(st).__name__}")
 
+    def _loop_body(self, st, targets):
+        """The body's tangent code, reading the tangents that may be nonzero at the head of some
+        pass (a fixed point: symbolic_zeros.tangent_loop_entry); the others stay zero all through."""
+        entry = symbolic_zeros.tangent_loop_entry(st, self.active, self.static_active)
+        self.active = entry - targets
+        body = self.block(st.body)
+        if not self.active <= entry:  # the analysis must cover what the generated code reads
+            raise AssertionError(f"symbolic zeros: tangents of {sorted(self.active - entry)} in `{st.text}`")
+        self.active = entry
+        return body
+
     def simple(self, st):
         if isinstance(st, Primal):
             lines = self.src(st.node).split("\n")
             if st.pure:
-                lines += [self.define(w, self.zero(w)) for w in sorted(st.writes & self.active)]
+                lines += [self.define(w, self.zero(w)) for w in sorted(st.writes & self.static_active)]
             return lines
         if isinstance(st, SetItem):
             target = _gast.unparse(n.Subscript(value=_gast.name(st.target), slice=_gast.copy(st.index), ctx=n.Load()))
             lines = [f"{target} = {self.src(st.value)}"]
-            if st.target in self.active:
+            if st.target in self.static_active:
                 value = self.d(st.value.id) if is_name(st.value) and st.value.id in self.active else "0.0"
                 if self.batch:  # a list's tangent item, or (k, *v) lined up with (k, *y[i]): `y[[1]] = a`
                     index = self.src(index_expr(st.index))
@@ -187,9 +207,9 @@ class Forward(_OpTangents):
         for e in elts:
             if isinstance(e, n.Call) and e.args:  # saved(x[i])
                 e = e.args[0]
-            if is_name(e) and e.id in self.active:
+            if is_name(e) and e.id in self.static_active:
                 out.append(self.d(e.id))
-            elif isinstance(e, n.Subscript) and is_name(e.value) and e.value.id in self.active:
+            elif isinstance(e, n.Subscript) and is_name(e.value) and e.value.id in self.static_active:
                 out.append(self.tangent_sub(e.value.id, e.slice))
         return out
 
@@ -221,7 +241,7 @@ class Forward(_OpTangents):
                   for a in fir.ret[len(fir.ret) - self.value_only:]]
         for a in fir.ret[:len(fir.ret) - self.value_only]:
             outs.append(self.src(a))
-            if is_name(a) and a.id in self.active:
+            if is_name(a) and a.id in self.static_active:
                 douts.append(self.d(a.id))
             elif self.batch:
                 self.uses_k = True
@@ -242,7 +262,7 @@ class Forward(_OpTangents):
             value = "None"  # hvp's caller drops the gradient: not computed (concrete.py removes it)
         ret = f"{value}, {tangent}"
         zeros = [self.define(p, self.zero(p)) for p in self.fir.params  # parameters that later hold varied values
-                 if p in self.active and p not in self.wrt]
+                 if p in self.static_active and p not in self.wrt]
         pre = []
         if self.batch and self.uses_k:
             pre.append(f"_k = batch_size({tparams[0]})")

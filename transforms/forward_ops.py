@@ -51,7 +51,7 @@ class _OpTangents:
 
     def op(self, st):
         primal = f"{st.target} = {self.src(st.expr)}"
-        if st.target not in self.active:
+        if st.target not in self.static_active:
             return [primal]
         t = st.target
         if st.kind == "copy":

@@ -13,8 +13,10 @@ It may say "nonzero" where the generated code leaves a zero (a zero is then mate
 never the reverse: `Reverse` checks that after generating a loop's body.
 """
 
+from . import _gast
 from .analysis import Segment, diff_args
-from .normalize import For, If, Op, SetItem, While, is_name
+from .forward_analysis import jvp_args
+from .normalize import For, If, Op, Primal, SetItem, While, is_name
 
 
 def nonzero_after(items, nonzero, active):
@@ -58,3 +60,64 @@ def _statement(st, out, active):
         names = [a.id for a in st.args if is_name(a)]
         names += [a.id for a in st.keywords.values() if is_name(a)]
     out.update(name for name in names if name in active)
+
+
+# -- forward mode: tangents ----------------------------------------------------------------------
+# The tangent code keeps every tangent variable where it is made (zeros included); what it must
+# not do is compute with a tangent known to be zero: `d_x1 = dx1 * (expm1(x1) + 1)` is NaN where
+# expm1 overflows, though dx1 is a zero that `x1 = x0` later replaces. `Forward` reads tangents
+# only of the names in its current `nonzero` set (the others count as zero, as inactive names do)
+# and updates it statement by statement with `tangent_step`; a loop starts each pass from the
+# fixed point `tangent_loop_entry`.
+
+def tangent_sources(st):
+    """The names an Op's tangent is made from."""
+    if st.kind == "prim":
+        return [name for _, name in jvp_args(st)]
+    return [a.id for a in st.args if is_name(a)] + [a.id for a in st.keywords.values() if is_name(a)]
+
+
+def tangent_step(st, nonzero, active):
+    """Update `nonzero` (names whose tangents may be nonzero) past one simple statement."""
+    if isinstance(st, Op):
+        if st.target in active and any(name in nonzero for name in tangent_sources(st)):
+            nonzero.add(st.target)
+        else:
+            nonzero.discard(st.target)
+    elif isinstance(st, Primal):
+        if st.pure:
+            nonzero.difference_update(st.writes)  # a value of no derivative: a zero tangent
+    elif isinstance(st, SetItem):
+        if st.target in active and is_name(st.value) and st.value.id in nonzero:
+            nonzero.add(st.target)
+    else:  # the tangent stack (Push, Pop): a popped tangent is whatever was pushed
+        nonzero.update(st.writes & active)
+
+
+def tangent_after(items, nonzero, active):
+    out = set(nonzero)
+    for item in items:
+        if isinstance(item, If):
+            out = tangent_after(item.body, out, active) | tangent_after(item.orelse, out, active)
+        elif isinstance(item, (For, While)):
+            out = tangent_loop_entry(item, out, active)
+        else:
+            tangent_step(item, out, active)
+    return out
+
+
+def loop_targets(item, active):
+    """Names a loop over an inactive sequence binds each pass (zero tangents)."""
+    target = getattr(item, "target_node", None)
+    return _gast.store_names(target) & active if target is not None else set()
+
+
+def tangent_loop_entry(item, nonzero, active):
+    """Names whose tangents may be nonzero at the head of a loop (and after it): the least fixed
+    point from `nonzero`."""
+    current = set(nonzero)
+    while True:
+        grown = current | tangent_after(item.body, current - loop_targets(item, active), active)
+        if grown == current:
+            return current
+        current = grown

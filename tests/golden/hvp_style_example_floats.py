@@ -10,6 +10,6 @@ def style_example_hvp(x, y, bw=1.0, *, dx, dy):
     dbz = bs * d_cos_z
     # bx = bx + bz * y
     d_mul_bz_y = dbz * y + bz * dy
-    dbx = dbx + d_mul_bz_y
+    dbx = d_mul_bz_y
     dby = dbz * x + bz * dx
     return None, (dbx, dby)
