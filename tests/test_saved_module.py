@@ -48,6 +48,14 @@ SOURCE = textwrap.dedent('''
 
     def with_keyword(x, s=1.0):
         return np.sum(np.log1p(x ** 2)) * s
+
+
+    squared = lambda v: v * v  # noqa: E731
+    if True: cubed = lambda v: np.sum(v ** 3) * SCALE  # noqa: E701
+
+
+    def calls_lambda(x):
+        return np.sum(squared(x) * SCALE)
 ''')
 
 STDLIB_OK = {"math", "numpy", "operator"}  # what a saved module may import
@@ -116,6 +124,9 @@ def _cases(m):
         # the hvp function returns (gradient, Hessian @ v)
         ("shifted_hvp", shifted_hvp, (v,), {"dx": u}, shifted_hvp.value_and_tangent(v, u)),
         ("loop_hvp", loop_hvp, (x, w), {"dw": u[:4]}, loop_hvp.value_and_tangent(x, w, u[:4])),
+        # lambdas (issue 19): one transformed, one called (saved as a def), on a compound line
+        ("lambda_grad", dt.grad(m.cubed), (v,), {}, dt.grad(m.cubed)(v)),
+        ("calls_lambda_grad", dt.grad(m.calls_lambda), (v,), {}, dt.grad(m.calls_lambda)(v)),
     ]
 
 

@@ -24,7 +24,7 @@ from dualtape.core.traced import Traced
 
 from . import _gast, runtime
 from ._gast import nodes as n
-from .parse import TransformError
+from .parse import TransformError, lambda_source
 
 # What generated code may read from dualtape.transforms.runtime (emit.py compiles with them).
 RUNTIME_NAMES = {k: v for k, v in vars(runtime).items() if not k.startswith("_")}
@@ -242,8 +242,14 @@ class _Saved:
 
     def _copy(self, name, value, namespace, helper):
         """Copy a function's or class's source under `name`, and queue the globals it reads."""
-        text = textwrap.dedent(inspect.getsource(value))
-        defined = getattr(getattr(value, "__code__", None), "co_name", value.__name__)  # as `def` names it
+        if getattr(value, "__name__", None) == "<lambda>":  # written as `def name(args): return body`
+            tree = lambda_source(value, inspect.getsourcefile(value), "save")[1]
+            tree.body[0].name = name
+            text = _gast.unparse(tree) + "\n"
+        else:
+            text = textwrap.dedent(inspect.getsource(value))
+        defined = name if value.__name__ == "<lambda>" else getattr(getattr(value, "__code__", None), "co_name",
+                                                                      value.__name__)  # as `def` names it
         if defined != name:
             if helper:  # a helper renamed to keep two helpers of one name apart: its own calls too
                 text = _rename(text, defined, name)
