@@ -227,3 +227,34 @@ def module_functions_named_like_methods(x0, x1):  # the program checker (seed 11
 
 def test_a_module_function_is_not_a_mutator():
     check_modes(module_functions_named_like_methods, [0.7, 1.3])
+
+
+def push(acc, v):
+    acc.append(v * 1.0)
+
+
+def take(acc):
+    return acc.pop()
+
+
+def pushed_by_a_helper(x0, x1):  # the program checker's list_mutation, in a loop: a wrong gradient
+    for i0 in range(2):
+        acc1 = [0.25]
+        push(acc1, 0.5)
+        v4 = np.sum(np.stack(acc1))
+        x0 = x1 * v4 * x0
+    return np.sum(x0)
+
+
+def pushed_and_taken_by_helpers(x0, x1):  # ... and a crash (the recomputed take() popped [0.25] empty)
+    for i0 in range(2):
+        acc1 = [0.25]
+        push(acc1, 0.5)
+        s = take(acc1) * np.sum(np.stack(acc1))
+        x0 = x1 * s * x0
+    return np.sum(x0)
+
+
+@pytest.mark.parametrize("f", [pushed_by_a_helper, pushed_and_taken_by_helpers])
+def test_lists_changed_by_a_called_function_in_a_loop(f):
+    check_modes(f, [0.7, 1.3])

@@ -7,7 +7,6 @@ structured rest. `normalize.py` builds it from a function's gast tree.
 
 from . import _gast
 from ._gast import nodes as n
-from .mutations import MUTATORS
 
 
 class Stmt:
@@ -18,16 +17,16 @@ class Stmt:
 class Primal(Stmt):
     """A statement that carries no gradient, kept as written."""
 
-    def __init__(self, node, line, text, local_names=()):
+    def __init__(self, node, line, text, mutates=frozenset()):
         self.node, self.line, self.text = node, line, text
         # `c += v` reads `c` although its Name is a Store: without it, dead-code elimination
         # dropped `c = np.ones(2)` before a kept `for ...: c *= 2.0` (UnboundLocalError; issue 9)
         self.reads = _gast.load_names(node) | {
             sub.target.id for sub in _gast.walk(node) if isinstance(sub, n.AugAssign) and isinstance(sub.target, n.Name)}
-        # `acc.append(v)` changes the local list `acc` in place: it writes `acc` (saved as a copy
-        # before it, and replayed on a copy by a loop's backward sweep; reverse.py); `np.sort(v)`
-        # is a module's function, not a method
-        self.mutates = {root for root in map(_receiver, _gast.walk(node)) if root in local_names}
+        # `acc.append(v)` or `push(acc, v)` changes the local list `acc` in place (the normalizer
+        # finds them: mutations.changed_names): the statement writes `acc` (saved as a copy before
+        # it, and replayed on a copy by a loop's backward sweep; reverse.py)
+        self.mutates = set(mutates)
         self.writes = _gast.store_names(node) | self.mutates
         self.pure = isinstance(node, (n.Assign, n.AugAssign, n.AnnAssign))
 
@@ -73,17 +72,6 @@ class While(Stmt):
     def __init__(self, test, body, break_flag, line, text):
         self.test, self.body, self.break_flag, self.line, self.text = test, body, break_flag, line, text
         self.reads = _gast.load_names(test)
-
-
-def _receiver(node):
-    """The name whose object a mutator method call changes (`acc` of `acc.append(v)`,
-    `xs[0].sort()`), or None."""
-    if not (isinstance(node, n.Call) and isinstance(node.func, n.Attribute) and node.func.attr in MUTATORS):
-        return None
-    root = node.func.value
-    while isinstance(root, (n.Subscript, n.Attribute)):
-        root = root.value
-    return root.id if isinstance(root, n.Name) else None
 
 
 def is_name(atom):

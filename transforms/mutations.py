@@ -36,6 +36,35 @@ def in_place_numpy(obj):
             "Build a new array instead (np.where, `a[index] = v` on a local array, np.concatenate).")
 
 
+def changed_names(node, local_names, resolve):
+    """The local names whose objects a statement changes in place: the receiver of a mutator
+    method (`acc.append(v)`, `xs[0].sort()`; not `np.sort(v)`, a module's function) and the
+    arguments a called user function changes (`push(acc, v)`: `_mutations`)."""
+    out = set()
+    for call in _gast.walk(node):
+        if not isinstance(call, n.Call):
+            continue
+        if isinstance(call.func, n.Attribute) and call.func.attr in MUTATORS and _root(call.func.value) in local_names:
+            out.add(_root(call.func.value))
+            continue
+        obj = resolve(call.func)
+        changed = _mutations(obj) if obj is not None and opmap.is_user_function(obj) else {}
+        if not changed:
+            continue
+        try:
+            bound = inspect.signature(obj).bind_partial(*call.args, **{k.arg: k.value for k in call.keywords if k.arg})
+        except (TypeError, ValueError):
+            continue
+        out |= {_root(arg) for name, arg in bound.arguments.items() if name in changed} & set(local_names)
+    return out
+
+
+def _root(node):
+    while isinstance(node, (n.Subscript, n.Attribute)):
+        node = node.value
+    return node.id if isinstance(node, n.Name) else None
+
+
 def _value_arguments(obj, call):
     """The arguments of `call` whose values end up in the result of a constructor `obj`."""
     params = _VALUE_PARAMETERS.get(obj, ()) if opmap._hashable(obj) else ()

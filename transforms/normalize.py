@@ -17,7 +17,7 @@ from ._gast import nodes as n
 from .ir import For, If, Op, Primal, SetItem, Stmt, While, is_name  # noqa: F401 (re-exported)
 from .normalize_expr import Expressions, _as_load, _hint, _simple  # noqa: F401
 from .desugar import _stmt as _desugar_stmt
-from .mutations import MUTATORS, _mutations, _value_arguments, in_place_numpy
+from .mutations import MUTATORS, _mutations, _value_arguments, changed_names, in_place_numpy
 from .parse import error
 
 
@@ -171,7 +171,7 @@ class Normalizer(Expressions):
                 check = _desugar_stmt(f"if {flag}:\n    break", loop.body[-1] if loop.body else loop)
                 loop.body = list(loop.body) + [check]
                 loop._dualtape_break = None
-        out.append(Primal(node, line, text, self.locals))
+        out.append(Primal(node, line, text, changed_names(node, self.locals, self.resolve)))
 
     def stmt(self, s, out):
         line, text = self.loc(s)
@@ -337,7 +337,7 @@ class Normalizer(Expressions):
         else:
             node = n.Assign(targets=[_gast.name(target, store=True)], value=_gast.copy(atom), type_comment=None)
             node.lineno = s.lineno
-            out.append(Primal(node, line, text, self.locals))
+            out.append(Primal(node, line, text, changed_names(node, self.locals, self.resolve)))
 
     def _emit(self, op, out):
         self.varied.add(op.target)

@@ -15,6 +15,7 @@ from ._gast import nodes as n
 from .expr_atoms import _array_as_stack, _hashable_obj, _hint, _pairs, _simple
 from .expr_atoms import _as_load  # noqa: F401  (re-exported for normalize.py)
 from .ir import If, Op, Primal, is_name  # noqa: F401
+from .mutations import changed_names
 
 _BINOPS = {n.Add: ("+", "add"), n.Sub: ("-", "sub"), n.Mult: ("*", "mul"), n.Div: ("/", "div"),
            n.Pow: ("**", "pow"), n.MatMult: ("@", "matmul"), n.Mod: ("%", "mod"),
@@ -214,7 +215,7 @@ class Expressions:
             name = target or self.fresh()
             node = n.Assign(targets=[_gast.name(name, store=True)], value=e, type_comment=None)
             node.lineno = s.lineno
-            out.append(Primal(node, line, text, self.locals))
+            out.append(Primal(node, line, text, changed_names(node, self.locals, self.resolve)))
             return _gast.name(name)
         if isinstance(e, n.Name):
             if target is not None and target != e.id:
