@@ -133,3 +133,22 @@ def test_fallback_warns_with_the_reason():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         g(a, b)  # once per compiled version, not per call
+
+
+def zero_term(x, y):
+    z = np.zeros(3)
+    for k in range(2):
+        z = z + x * y  # z's tangent is zero in the first pass: the sum keeps one term (broadcast_tangent)
+    return np.sum(z * z)
+
+
+def test_forward_modes_compile_a_sum_with_a_zero_term():
+    x, y, u = np.array([0.3, -0.2, 0.5]), np.array([1.1, 0.7, -0.4]), np.array([1.0, 0.5, -2.0])
+    np.testing.assert_allclose(dt.jvp(zero_term, argnums=0, jit=True)(x, y, u)[1],
+                               dt.jvp(zero_term, argnums=0)(x, y, u)[1], rtol=1e-13)
+    np.testing.assert_allclose(dt.hvp(zero_term, argnums=0, jit=True)(x, y, u),
+                               dt.hvp(zero_term, argnums=0)(x, y, u), rtol=1e-13)
+    from test_transforms_symbolic_zeros import overflowed_then_overwritten as f
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        assert dt.jvp(f, argnums=0, jit=True)(0.5, 3.0, 1.0)[1] == 1.0

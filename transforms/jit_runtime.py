@@ -38,6 +38,7 @@ check_scalar_output = _stub("check_scalar_output")
 zero_slot = _stub("zero_slot")
 power_slope = _stub("power_slope")
 reduced_size = _stub("reduced_size")
+broadcast_tangent = _stub("broadcast_tangent")
 
 
 def _tuple_len(shape):
@@ -258,6 +259,19 @@ def _ov_reduced_size(shape, axis):  # how many elements fed each output of a red
     raise TypingError(f"reduced_size of axis {axis} is not compiled (None, an int or a tuple of ints are)")
 
 
+@overload(broadcast_tangent)
+def _ov_broadcast_tangent(t, ans):  # a tangent broadcast to the shape of the elementwise result
+    if not isinstance(ans, types.Array):
+        return lambda t, ans: t
+    if isinstance(t, types.Array) and t.ndim == ans.ndim:
+        def same_rank(t, ans):
+            if t.shape == ans.shape:
+                return np.ascontiguousarray(t)
+            return np.zeros(ans.shape) + t
+        return same_rank
+    return lambda t, ans: np.zeros(ans.shape) + t
+
+
 @njit
 def grow(buf):
     """A full preallocated stack, twice as long (its items copied)."""
@@ -268,5 +282,6 @@ def grow(buf):
 
 NAMES = {name: globals()[name] for name in (
     "unbroadcast", "unreduce", "zeros_like", "owned", "saved", "add_at", "shape_of",
-    "matmul_cotangent_x", "matmul_cotangent_y", "check_scalar_output", "grow", "power_slope", "reduced_size")}
+    "matmul_cotangent_x", "matmul_cotangent_y", "check_scalar_output", "grow", "power_slope", "reduced_size",
+    "broadcast_tangent")}
 NAMES["zero_slot"] = zero_slot
