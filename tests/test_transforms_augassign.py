@@ -272,3 +272,55 @@ def test_aug_on_an_array_argument_stays_refused():
     dg = dt.grad(shared_then_aug)
     with pytest.raises(TransformError, match=r"`z` \(line \d+: `z = y`\) may share memory with `y`"):
         F.jvp(dg, (X.copy(),), (U,))  # dual numbers holding an array: NumPy's z would change
+
+
+# -- a loop that surely runs rebinds (issue 19, the program checker, seed 11) -------------------------
+# `dx = vv1; for t in range(2): dx = dx + ...; dx **= 2`: after a loop of constant positive length
+# with no break, dx holds the last pass's fresh array, never vv1 (the closure's), so `**=` is safe;
+# the check joined the entry state as if the loop might not run and refused.
+def _closing_over(vv1):
+    def f(x):
+        dx = vv1
+        for t in range(2):
+            dx = dx + 0.164 * np.sin(dx) * x
+        dx **= 2
+        return np.sum(dx) * x
+    return f
+
+
+def _closing_over_no_pass(vv1):
+    def f(x):
+        dx = vv1
+        for t in range(0):
+            dx = dx + 0.164 * np.sin(dx) * x
+        dx **= 2
+        return np.sum(dx) * x
+    return f
+
+
+def _closing_over_with_break(vv1):
+    def f(x):
+        dx = vv1
+        for t in range(2):
+            if x > 0.0:
+                break
+            dx = dx + 0.164 * np.sin(dx) * x
+        dx **= 2
+        return np.sum(dx) * x
+    return f
+
+
+RUNS_TWICE = _closing_over(np.array([-0.5, 0.7]))
+
+
+def test_aug_after_a_loop_that_surely_runs_in_every_mode():
+    from dualtape.testing import check_modes
+    report = check_modes(RUNS_TWICE, [0.3])
+    assert report.refused == {}, report.refused
+
+
+@pytest.mark.parametrize("f", [_closing_over_no_pass(np.array([-0.5, 0.7])), _closing_over_with_break(np.array([-0.5, 0.7]))],
+                         ids=["no_pass", "break"])
+def test_aug_after_a_loop_that_may_not_rebind_stays_refused(f):
+    with pytest.raises(TransformError, match=r"`dx \*\*= 2` writes into `dx` in place when it is an array"):
+        dt.grad(f)(0.3)  # NumPy would square the closure's array

@@ -342,9 +342,23 @@ class AliasCheck:
                 after = self.block(s.body, inner)
                 joined = _join(entry, after)
                 if _same(joined, entry) and self.version == version:
-                    return joined
+                    # `for i in range(2)` runs its body: what the last pass leaves, not the entry too
+                    return after if self.runs(s) else joined
                 entry = joined
         return state
+
+    def runs(self, s):
+        """True for a loop whose every pass runs its whole body, at least once: `for ... in
+        range(...)` of positive length with constant bounds, no `break` or `continue`, no `else`."""
+        it = s.iter if isinstance(s, n.For) else None
+        if not (isinstance(it, n.Call) and self.resolve(it.func) is builtins.range and not it.keywords
+                and it.args and all(isinstance(a, n.Constant) and type(a.value) is int for a in it.args)
+                and not s.orelse and not any(isinstance(x, (n.Break, n.Continue)) for x in _walk(s))):
+            return False
+        try:
+            return len(range(*(a.value for a in it.args))) > 0
+        except (TypeError, ValueError):
+            return False
 
 
 def check_writes(info, params, api, kinds=None, defer=False):
