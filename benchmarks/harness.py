@@ -170,6 +170,25 @@ def run_case(case, rounds, target_s=0.15, budget_s=40.0, max_calls=400, log=prin
     return results
 
 
+def main(title, cases, pinning, argv=None, max_calls=400):
+    """A workload's command line: `[--quick] [--rounds N] [--only TEXT]`, then each case's table."""
+    import argparse
+    parser = argparse.ArgumentParser(description=title)
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--only", default="")
+    args = parser.parse_args(argv)
+    target_s, budget_s, max_calls = (0.002, 1.0, 3) if args.quick else (0.25, 40.0, max_calls)
+    print(f"# {title} ({pinning})\n")
+    for case in cases(args.quick):
+        if args.only.lower() not in case.name.lower():
+            continue
+        results = run_case(case, args.rounds, target_s=target_s, budget_s=budget_s, max_calls=max_calls)
+        print()
+        print(table(case, results))
+        print(flush=True)
+
+
 def summary(values):
     return statistics.median(values), min(values), max(values)
 

@@ -92,23 +92,8 @@ def cases(quick):
 
 
 def main(argv=None):
-    import argparse
-
     import harness
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--only", default="")
-    args = parser.parse_args(argv)
-    target_s, budget_s, max_calls = (0.002, 1.0, 3) if args.quick else (0.25, 40.0, 2000)
-    print(f"# wl_globals ({PINNING})\n")
-    for case in cases(args.quick):
-        if args.only.lower() not in case.name.lower():
-            continue
-        results = harness.run_case(case, args.rounds, target_s=target_s, budget_s=budget_s, max_calls=max_calls)
-        print()
-        print(harness.table(case, results))
-        print(flush=True)
+    harness.main("wl_globals", cases, PINNING, argv, max_calls=2000)
 
 
 if __name__ == "__main__":
