@@ -226,6 +226,13 @@ def writes_into_numpy(x):
     return np.sum(b)
 
 
+def early_int_return(x):
+    for i in range(3):
+        if np.sum(x) > 0.0:
+            return i                 # an int: grad refuses it, as jax.grad does
+    return np.sum(x * x)
+
+
 def value_error_when_traced(x):
     if not isinstance(x, float):     # a tensor or dual number: a ValueError chaining a TypeError
         try:
@@ -280,3 +287,12 @@ def test_an_exception_that_is_not_ours_is_still_a_crash(refusals):
     ours = ValueError("setting an array element with a sequence.")
     ours.__cause__ = RefusalError("[jvp] a value being differentiated became a plain Python number")
     assert refusal(ours) == "runtime: a value being differentiated became a plain Python number"
+
+
+def test_grads_refusal_of_an_int_output_is_a_refusal(refusals):
+    """The long run (seed 2001, program 106): f's early `return i3` is an int, which
+    dualtape.grad refuses with a TypeError (as jax.grad); that is a refusal, not a crash."""
+    report = check_modes(refusals.early_int_return, [np.array([0.3, 0.5])], raise_on_failure=False)
+    assert not report.failures
+    assert report.refused["functional.grad"].startswith("runtime: f must return a real floating scalar")
+    assert refusal(TypeError("[grad] f must return a real floating scalar, got int 0.")) is not None
