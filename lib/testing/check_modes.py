@@ -62,9 +62,7 @@ MIXED = ("mixed.jvp_of_generated_grad", "mixed.tape_of_generated_grad")
 MODES = RUNTIME + SOURCE + MIXED
 
 # Messages of the runtime's documented refusals that are not yet a RefusalError (numpy_api.py, the
-# gradient registry); the escape and write refusals are recognised by type (errors.RefusalError).
-# The functional API's output check is one too: grad of a function that returns an int (an early
-# `return i`) is refused as jax.grad refuses it (functional/values.py, _check_scalar).
+# gradient registry, grad of an int output as jax.grad); escapes and writes are RefusalErrors.
 _RUNTIME_REFUSALS = ("has no differentiable dualtape version", "gradient registry has no entry",
                      "f must return a real floating scalar")
 
