@@ -5,7 +5,8 @@ every transform (and every cache level: the transform object, its versions per a
 type and shape, jit) gave the old value or a mix of the old and the new constant. The same
 for a rebound module array, an attribute of another module read as `other.K` (numba froze it),
 a helper of another module (whose own `K` the caller's `K` shadowed in the generated code: a
-wrong number even without rebinding), and a closure.
+wrong number even without rebinding), and a closure. A global (or closure variable) defined
+only after transforming gave a stale NameError; one deleted, the old value's derivatives.
 """
 
 import importlib
@@ -55,6 +56,18 @@ def f_other(x):
 
 def f_attribute(x):
     return np.sum(other_module.K * x * x)
+
+
+def f_late(x):
+    return np.sum(LATE * x * x)
+
+
+def f_late_attribute(x):
+    return np.sum(other_module.LATE * x * x)
+
+
+def f_abs(x):
+    return abs(x) * x
 """
 
 
@@ -246,3 +259,47 @@ def test_jit_sees_a_closure_array_written_in_place():
     np.testing.assert_allclose(df(X), 2 * w * X)
     w[1] = -5.0
     np.testing.assert_allclose(df(X), 2 * w * X)
+
+
+@pytest.mark.parametrize("kind", KINDS + tuple(f"jit {k}" for k in JIT_KINDS))
+@pytest.mark.parametrize("case", ("global", "attribute"))
+def test_a_global_defined_after_transforming_is_read_and_a_deleted_one_is_gone(mods, case, kind):
+    """f reads LATE (or other.LATE), which does not exist yet: plain Python's NameError
+    (AttributeError), then, once defined, its derivatives (a stale NameError before: the name
+    absent when generated was not watched); deleted again, the error again."""
+    main, other = mods
+    f, holder = (main.f_late, main) if case == "global" else (main.f_late_attribute, other)
+    jit = kind.startswith("jit ")
+    if jit:
+        pytest.importorskip("numba")
+    kind = kind.removeprefix("jit ")
+    with pytest.raises((NameError, AttributeError), match="LATE"):
+        _run(kind, f, jit)
+    for value in (2.0, -0.5):
+        holder.LATE = value
+        _check(_run(kind, f, jit), _expected(kind, 2 * value, 0.0))
+    del holder.LATE
+    with pytest.raises((NameError, AttributeError), match="LATE"):
+        _run(kind, f, jit)
+
+
+def test_a_closure_variable_bound_after_transforming_is_read():
+    def make():
+        def f(x):
+            return c * x * x
+        df, jv = dt.grad(f), dt.jvp(f)
+        with pytest.raises(NameError, match="'c'"):
+            df(2.0)
+        c = 3.0
+        return df, jv
+    df, jv = make()
+    assert df(2.0) == 12.0 and jv(2.0, 1.0) == (12.0, 12.0)
+
+
+def test_a_builtin_shadowed_by_a_global_after_transforming_is_the_one_called(mods):
+    """`abs` read as a global is the builtin until the module defines its own."""
+    main, _ = mods
+    df, jv = dt.grad(main.f_abs), dt.jvp(main.f_abs)
+    assert df(-3.0) == 6.0 and jv(-3.0, 1.0) == (-9.0, 6.0)
+    main.abs = lambda v: 2.0 * v
+    assert main.f_abs(-3.0) == 18.0 and df(-3.0) == -12.0 and jv(-3.0, 1.0) == (18.0, -12.0)

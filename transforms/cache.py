@@ -8,12 +8,14 @@ module-level dict keyed by the function kept every function and its code forever
 a long run grew to 1.8 GB).
 """
 
+import dis
 import sys
 import types
 
 import numpy as np
 
 ATTRIBUTE = "__dualtape_transforms__"
+ABSENT = object()  # what Guard captured for a name its module lacks, a cell not yet bound
 
 
 class _Store(dict):
@@ -62,28 +64,37 @@ class Guard:
 
     def watch(self, functions):
         """Capture the globals each of `functions` reads and its closure cells; generated
-        functions stand for the user functions they were made from."""
+        functions stand for the user functions they were made from. A name read as a global
+        that the module lacks (`G` defined only later, or a builtin such as `len` that a module
+        global may shadow) is watched as absent, and a closure cell not yet bound as unbound:
+        defining either later is seen as a rebinding (issue 19: a stale NameError)."""
         before = (sum(len(v) for _, v in self._globals.values()), len(self._cells))
         for fn in user_functions(functions):
-            read = _global_names(fn.__code__)
-            values = self._capture(fn.__globals__, read)
+            read, as_globals, as_attributes = _names(fn.__code__)
+            values = self._capture(fn.__globals__, read, as_globals)
             for cell in fn.__closure__ or ():
                 try:
-                    self._cells.setdefault(id(cell), (cell, cell.cell_contents))
-                    values.append(cell.cell_contents)
+                    value = cell.cell_contents
                 except ValueError:  # (not yet bound)
-                    pass
+                    self._cells.setdefault(id(cell), (cell, ABSENT))
+                    continue
+                self._cells.setdefault(id(cell), (cell, value))
+                values.append(value)
             for module in {id(v): v for v in values if _user_module(v)}.values():  # `other.K`: the
-                self._capture(vars(module), read)  # attribute names are among the names fn reads
+                self._capture(vars(module), read, as_attributes)  # attribute names are among the names fn reads
         if (sum(len(v) for _, v in self._globals.values()), len(self._cells)) != before:
             self.holds = self._compile()
 
-    def _capture(self, namespace, read):
-        """Watch the names of `read` that `namespace` holds; their values."""
+    def _capture(self, namespace, read, absent):
+        """Watch the names of `read` that `namespace` holds, and those of `absent` that it lacks;
+        the values of the names it holds."""
         names = self._globals.setdefault(id(namespace), (namespace, {}))[1]
         for name in read:
             if name in namespace:
                 names.setdefault(name, namespace[name])
+        for name in absent:
+            if name not in namespace:
+                names.setdefault(name, ABSENT)
         return [namespace[name] for name in read if name in namespace]
 
     def _compile(self):
@@ -91,12 +102,19 @@ class Guard:
         for i, (namespace, names) in enumerate(self._globals.values()):
             defaults[f"d{i}"] = namespace
             for j, (name, value) in enumerate(names.items()):
+                if value is ABSENT:
+                    terms.append(f"{name!r} not in d{i}")
+                    continue
                 defaults[f"v{i}_{j}"] = value
                 terms.append(f"d{i}[{name!r}] is v{i}_{j}")
                 if self._contents and isinstance(value, np.ndarray):
                     defaults[f"b{i}_{j}"] = value.tobytes()
                     terms.append(f"v{i}_{j}.tobytes() == b{i}_{j}")
         for i, (cell, value) in enumerate(self._cells.values()):
+            if value is ABSENT:
+                defaults[f"c{i}"], defaults["unbound"] = cell, _unbound
+                terms.append(f"unbound(c{i})")
+                continue
             defaults[f"c{i}"], defaults[f"w{i}"] = cell, value
             terms.append(f"c{i}.cell_contents is w{i}")
             if self._contents and isinstance(value, np.ndarray):
@@ -129,6 +147,14 @@ def _always():
     return True
 
 
+def _unbound(cell):
+    try:
+        cell.cell_contents
+    except ValueError:
+        return True
+    return False
+
+
 def user_functions(functions):
     """`functions`, each generated one replaced by the user functions it was made from (hvp
     reads grad's compiled adjoint back)."""
@@ -141,11 +167,17 @@ def user_functions(functions):
     return tuple(seen)
 
 
-def _global_names(code):
-    """The names a code object and the code nested in it (comprehensions, lambdas) may read
-    as globals."""
-    out = set(code.co_names)
+def _names(code):
+    """(every name, the names read as globals, the names read as attributes) of a code object
+    and the code nested in it (comprehensions, lambdas)."""
+    every, as_globals, as_attributes = set(code.co_names), set(), set()
+    for instruction in dis.get_instructions(code):
+        if instruction.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
+            as_globals.add(instruction.argval)
+        elif instruction.opname in ("LOAD_ATTR", "LOAD_METHOD"):
+            as_attributes.add(instruction.argval)
     for const in code.co_consts:
         if hasattr(const, "co_names"):
-            out |= _global_names(const)
-    return out
+            for mine, theirs in zip((every, as_globals, as_attributes), _names(const)):
+                mine |= theirs
+    return every, as_globals, as_attributes
