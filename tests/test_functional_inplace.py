@@ -66,13 +66,37 @@ def scalar_argument(x):  # a Python number argument is rebound, as Python does w
     return x * y
 
 
+def numpy_scalar_shared(x):  # the long run (seed 2002, program 1969): np.sum gives an np.float64
+    by = np.sum(np.tanh(x))
+    p4, q5 = [by, by]
+    p4 += p4  # NumPy scalars are immutable: p4 is rebound, q5 keeps by
+    return p4 + q5
+
+
+def numpy_scalar_rebound(x):
+    by = np.sum(x * x)
+    q5 = by
+    by += 1.0
+    by *= x[0]  # x[0] is an np.float64 too
+    return by * q5
+
+
 @pytest.mark.parametrize("f, args", [
     (shared, (X,)), (every_operator, (X,)), (ufunc_out, (X,)), (loop_accumulator, (X,)),
-    (matmul_in_place, (X,)), (scalar_argument, (2.0,)),
+    (matmul_in_place, (X,)), (scalar_argument, (2.0,)), (numpy_scalar_shared, (X,)),
+    (numpy_scalar_rebound, (X,)),
 ])
 def test_every_runtime_mode_follows_numpy(f, args):
     report = check_modes(f, args, modes=RUNTIME)
     assert not report.failures and not report.refused, report
+
+
+@pytest.mark.parametrize("f", [numpy_scalar_shared, numpy_scalar_rebound])
+def test_numpy_scalars_are_rebound_in_every_mode(f):
+    """The transformer's hvp and the mixed modes run generated code on dual numbers and
+    tensors: an in-place update of a NumPy scalar there rebinds too (it mutated the dual)."""
+    report = check_modes(f, (X[0],))
+    assert not report.failures, report
 
 
 def test_the_issue_numbers():
@@ -162,7 +186,10 @@ def test_views_that_are_gone_do_not_block():
 
 def test_numpy_errors_for_shapes():
     with pytest.raises(ValueError, match="non-broadcastable output operand"):
-        dualtape.grad(lambda x: np.sum(_iadd(x[0] * 1.0, x)))(np.ones(3))
+        dualtape.grad(lambda x: np.sum(_iadd(x[0] * 1.0, x)))(np.ones((2, 3)))  # (3,) += (2, 3)
+    # an np.float64 (x[0] of a vector) += an array is rebound to the array, as in NumPy
+    np.testing.assert_allclose(dualtape.grad(lambda x: np.sum(_iadd(x[0] * 1.0, x)))(np.ones(3)),
+                               [4.0, 1.0, 1.0])
 
 
 def _iadd(a, b):

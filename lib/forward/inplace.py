@@ -7,8 +7,9 @@ differed from the NumPy program's. Under NumPy's semantics (the functional API's
 dual numbers, see `numpy_semantics`), an in-place operation (`+=`, `-=`, `*=`, `/=`, `**=`,
 `//=`, `%=`, `@=`, and a ufunc's `out=`) updates the traced object itself: it takes the
 result's value and its tape node (a tensor's id) or tangent (a dual number's), so every
-name holding the object sees the update. Where that cannot be what NumPy does, it is
-refused (`RefusalError`):
+name holding the object sees the update. A NumPy scalar (np.sum's np.float64, x[0] of a
+vector) is immutable in NumPy, so `p += q` on one rebinds `p` alone, as it does here. Where
+that cannot be what NumPy does, it is refused (`RefusalError`):
 
 - the object is an array argument of f (or an outer transform's value): NumPy would write
   into the caller's array. (An argument passed as a Python number is rebound, as Python
@@ -257,6 +258,8 @@ def _checks(target, symbol):
             return NotImplemented
     elif target.__class__ is not Dual:
         return NotImplemented  # a Variable: TF's semantics
+    if _plain(target).__class__ is not np.ndarray:
+        return NotImplemented  # a NumPy scalar (np.sum's np.float64) or a number: immutable, rebound
     argument = _ARGUMENTS.get(id(target))
     if argument is False:
         return NotImplemented  # a Python number argument: numbers are rebound
