@@ -14,6 +14,8 @@ import weakref
 
 import numpy as np
 
+from dualtape.core.scipy_hints import numpy_twin
+
 from . import _gast, opmap
 from ._gast import nodes as n
 from .aliasing import check_writes
@@ -103,6 +105,7 @@ class Module:
         self.in_progress = set()
         self.user_functions = []
         self.user_names = set()  # every name of every transformed function: helpers never shadow one
+        self.generating = []  # the FunctionInfo of each function being generated, the innermost last
         self.scalar_output = False  # the main function's output is surely a scalar (kinds say so)
         # the general (all-array) version records refusals that depend on the argument types
         # (`c += v` on an array that may share memory) instead of raising them: see api.py
@@ -161,6 +164,10 @@ class Module:
         try:
             name = self.unique(identifier(f"{fn.__name__}_{suffix}"))
             source, params = make(name)
+        except TransformError as exc:
+            if opmap.in_package(fn, "scipy"):  # refused deep in SciPy's source: name the call
+                raise scipy_refusal(self.api, self.generating[-1], st, fn, exc) from None
+            raise
         finally:
             self.in_progress.discard(fn)
         self.helpers[key] = (name, params)
@@ -219,11 +226,30 @@ def generate(module, fn, wrt, kinds, optimize, name, seed_default, tuple_out=Fal
     fir = FunctionIR(fn, wrt, module.api, kinds=kinds, module=module)
     module.user_names |= fir.used
     rev = Reverse(fir, wrt, kinds, module, optimize)
-    source, seed = rev.generate(name, seed_default, list(wrt), preserve_result, tuple_out)
+    module.generating.append(fir.info)
+    try:
+        source, seed = rev.generate(name, seed_default, list(wrt), preserve_result, tuple_out)
+    finally:
+        module.generating.pop()
     module.scalar_output = len(fir.ret) == 1 and (  # (the last generated: the main one)
         rev.kinds.is_scalar(fir.ret[0]) or getattr(rev, "scalar_result", False))  # (proved by concrete.py)
     _check_shadowing(module, fir, source)
     return source, seed
+
+
+def scipy_refusal(api, caller, st, fn, exc):
+    """The TransformError for a SciPy function whose source the transformer could not follow
+    (scipy.linalg.eigh calls LAPACK through get_lapack_funcs): at the user's call, naming the
+    function and its NumPy twin where dualtape differentiates one."""
+    public = f"{'.'.join(p for p in fn.__module__.split('.') if not p.startswith('_'))}.{fn.__name__}"
+    twin = numpy_twin(fn.__module__, fn.__name__)
+    fix = (f"Call {twin} instead: the same values, differentiable." if twin else
+           "Write it with np.* functions (dualtape.scipy lists the SciPy functions dualtape differentiates), "
+           "or wrap it with dualtape.custom_gradient.")
+    reason = str(exc).split("\n")[0].split("] ", 1)[-1].rstrip(".")
+    return TransformError(f"[{api}] {caller.filename}:{st.line} in {caller.name}: {public} cannot be differentiated "
+                          f"by the transformer ({st.text.strip()!r}): dualtape has no op for it, and its source "
+                          f"does not transform ({reason}).\n  {fix}")
 
 
 def _check_shadowing(module, fir, source):
@@ -240,7 +266,11 @@ def generate_forward(module, fn, wrt, kinds, optimize, name, batch=False, value_
     parameters; the last `value_only` outputs get no tangent."""
     module.add_namespace(fn)
     fir = FunctionIR(fn, wrt, module.api, ForwardNormalizer, kinds=kinds, module=module)
-    source, params = Forward(fir, wrt, kinds, module, optimize, batch, value_only).generate(name)
+    module.generating.append(fir.info)
+    try:
+        source, params = Forward(fir, wrt, kinds, module, optimize, batch, value_only).generate(name)
+    finally:
+        module.generating.pop()
     _check_shadowing(module, fir, source)
     return source, params
 

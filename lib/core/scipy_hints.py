@@ -113,4 +113,15 @@ _NUMPY_EQUIVALENTS = {
                                   "lower=False; the standard problem, b=None)",
     ("scipy.linalg", "inv"): "np.linalg.inv(a)",
     ("scipy.linalg", "det"): "np.linalg.det(a)",
+    ("scipy.linalg", "solve"): "np.linalg.solve(a, b)",
+    ("scipy.linalg", "svd"): "np.linalg.svd(a) (full_matrices= and compute_uv= as SciPy's)",
+    ("scipy.linalg", "norm"): "np.linalg.norm(a) (ord= and axis= as SciPy's)",
+    ("scipy.linalg", "pinv"): "np.linalg.pinv(a)",
+    ("scipy.linalg", "lstsq"): "np.linalg.lstsq(a, b, rcond=None)",
 }
+
+
+def numpy_twin(module, name):
+    """The NumPy spelling dualtape differentiates of SciPy's `module.name` (a private module
+    such as scipy.linalg._decomp reads as its public one), or None."""
+    return _NUMPY_EQUIVALENTS.get((_public_module(module or ""), name))
