@@ -68,6 +68,28 @@ def test_the_ci_run_checked_every_mode():
         assert TALLY.checks[mode] >= TALLY.programs // 4, TALLY.summary()
 
 
+@pytest.mark.parametrize("kind, shape", [("moveaxis", (3, 3)), ("flip", (3,)), ("flip", (3, 3)),
+                                         ("split", (3,))])
+def test_views_of_a_name_are_views_so_programs_never_write_into_module_arrays(kind, shape):
+    """A program is a pure function: the long run (seed 2001, program 2471) drew
+    `a5 = np.moveaxis(M1, 0, 1); a5 *= ...`, a write into the module constant M1 through a
+    view (f's value changed from call to call: 'wrong' in every mode). flip, moveaxis and a
+    split's piece are views of their operand, so the grammar does not take them as fresh
+    arrays that `*=` may write into (program_numpy.view_of)."""
+    from hypothesis import strategies as st
+
+    from dualtape.testing.program_exprs import Env, Expr
+    from dualtape.testing.program_grammar import _Gen
+
+    @settings(max_examples=10, deadline=None, derandomize=True, database=None)
+    @given(data=st.data())
+    def check(data):
+        gen = _Gen(data.draw, 3, set(FEATURES))
+        e = gen.numpy_expr(Env(), shape, kind, lambda s: Expr("M1", view=True, names=frozenset(["M1"])))
+        assert e.view and e.names == {"M1"}, e
+    check()
+
+
 def test_programs_rejects_unknown_features():
     with pytest.raises(ValueError, match="unknown features.*'whlie'"):
         programs(exclude={"whlie"})

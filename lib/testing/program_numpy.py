@@ -55,14 +55,16 @@ class _NumpyExprs:
         pick = lambda options: self.draw(self.st.sampled_from(options))  # noqa: E731
         k = self.draw(self.st.integers(1, n - 1))
         one = lambda e: Expr(e[0], names=frozenset().union(*[a.names for a in e[1:]]))  # noqa: E731
+        # a view of its operand (flip, moveaxis, a split's piece): writing into it writes there
+        view_of = lambda text, a: Expr(text, view=a.view, names=a.names)  # noqa: E731
         if kind == "flip":
             a = sub(shape)
             axis = pick(["", ", 0"] + ([", 1", ", (0, 1)"] if rank == 2 else []))
-            return one((f"np.flip({a.text}{axis})", a))
+            return view_of(f"np.flip({a.text}{axis})", a)
         if kind == "moveaxis":
             a = sub(m)
-            return one((pick([f"np.moveaxis({a.text}, 0, 1)", f"np.moveaxis({a.text}, [0, 1], [1, 0])",
-                              f"np.moveaxis({a.text}, -1, 0)"]), a))
+            return view_of(pick([f"np.moveaxis({a.text}, 0, 1)", f"np.moveaxis({a.text}, [0, 1], [1, 0])",
+                                 f"np.moveaxis({a.text}, -1, 0)"]), a)
         if kind == "repeat":
             if rank == 1:
                 a = sub(v)
@@ -74,9 +76,9 @@ class _NumpyExprs:
             a = sub(m)
             if rank == 1:
                 i = self.draw(self.st.integers(0, n - 1))
-                return one((pick([f"np.split({a.text}, {n})[{i}][0]", f"np.vsplit({a.text}, {n})[{i}][0]",
-                                  f"np.hsplit({a.text}, {n})[{i}][:, 0]",
-                                  f"np.array_split({a.text}, 2, axis=1)[0][:, 0]"]), a))
+                return view_of(pick([f"np.split({a.text}, {n})[{i}][0]", f"np.vsplit({a.text}, {n})[{i}][0]",
+                                     f"np.hsplit({a.text}, {n})[{i}][:, 0]",
+                                     f"np.array_split({a.text}, 2, axis=1)[0][:, 0]"]), a)
             b = sub(v)
             return one((pick([f"np.sum(np.split({b.text}, [{k}])[1])",
                               f"np.sum(np.array_split({b.text}, 2)[1] ** 2)",
