@@ -9,6 +9,8 @@ and per tangent layout (one direction, or a batch of k directions on a leading a
 
 import numpy as np
 
+from dualtape.core import nest
+
 from . import emit
 from .api import _arg_kinds, _make, _memo, _Transform, param_values, refuse_complex, resolve_argnums, shape_key
 from .concrete import arg_value
@@ -83,8 +85,25 @@ class ForwardTransformed(_Transform):
         if len(ts) != len(self.wrt):
             raise TypeError(f"[{self.api}] expected {len(self.wrt)} tangents (one per wrt argument "
                             f"{self.wrt}), got {len(ts)}. Pass a tuple of tangents when wrt is a tuple.")
-        batch = any(np.ndim(t) == np.ndim(bound.arguments[w]) + 1 for t, w in zip(ts, self.wrt))
+        batch = any([self._batched(t, bound.arguments[w], w) for t, w in zip(ts, self.wrt)])
         return args, ts, bound, batch
+
+    def _batched(self, t, x, name):
+        """Whether the tangent `t` of the argument `x` carries a leading axis of directions. A
+        list, tuple or dict argument (a list of (W, b) pairs) takes a tangent of its structure,
+        read leaf by leaf: np.ndim of the whole read a dict as a 0-d object (a batch of
+        directions went by as one direction: a wrong number) and a ragged list failed."""
+        if not nest.is_nested(x):
+            return np.ndim(t) == np.ndim(x) + 1
+        if not _same_structure(x, t):
+            raise TypeError(f"[{self.api}] the tangent of `{name}` must have the structure of `{name}` (a "
+                            f"{type(x).__name__} of {len(nest.tree_flatten(x))} arrays: the same items or keys, "
+                            "each of its array's shape, or with one more leading axis of directions).")
+        flags = {np.ndim(tl) == np.ndim(xl) + 1 for tl, xl in zip(nest.tree_flatten(t), nest.tree_flatten(x))}
+        if len(flags) > 1:
+            raise TypeError(f"[{self.api}] the tangent of `{name}` has a leading axis of directions on some of "
+                            "its arrays and not on others: give every array of it that axis (one batch), or none.")
+        return flags == {True}
 
     def __call__(self, *args, **kwargs):
         try:
@@ -159,18 +178,40 @@ def hvp(f=None, argnums=None, *, wrt=None, optimize=True, verbose=False, jit=Fal
     return _make_forward("hvp", f, wrt, optimize, verbose)
 
 
+def _same_structure(x, t):
+    """Whether `t` has the list, tuple and dict structure of `x` (a list may stand for a tuple)."""
+    if isinstance(x, dict):
+        return isinstance(t, dict) and sorted(x) == sorted(t) and all(_same_structure(x[k], t[k]) for k in x)
+    if isinstance(x, (list, tuple)):
+        return isinstance(t, (list, tuple)) and len(x) == len(t) and all(map(_same_structure, x, t))
+    return not nest.is_nested(t)
+
+
 def _directions(xs):
-    """The basis directions of the arguments `xs`, as one batch of N = their total size:
-    (each argument's tangent, of shape (N,) + its shape, and each one's slice of the N rows)."""
-    sizes = [int(np.prod(np.shape(x))) for x in xs]
+    """The basis directions of the arguments `xs` (arrays, or lists, tuples and dicts of them),
+    as one batch of N = their total size: (each argument's tangent, each array of it of shape
+    (N,) + its shape, and for each argument the slices of the N rows of its arrays)."""
+    leaves = [_leaves(x) for x in xs]
+    sizes = [int(np.prod(np.shape(leaf))) for each in leaves for leaf in each]
     total, ends = sum(sizes), np.cumsum([0] + sizes)
-    tangents = tuple(np.eye(total)[:, ends[i]:ends[i + 1]].reshape((total,) + np.shape(x)) for i, x in enumerate(xs))
-    return tangents, [slice(ends[i], ends[i + 1]) for i in range(len(xs))]
+    rows = iter([slice(ends[k], ends[k + 1]) for k in range(len(sizes))])
+    blocks = [[next(rows) for _ in each] for each in leaves]
+    tangents = tuple(_pack(x, [np.eye(total)[:, block].reshape((total,) + np.shape(leaf))
+                               for leaf, block in zip(each, bs)]) for x, each, bs in zip(xs, leaves, blocks))
+    return tangents, blocks
+
+
+def _pack(x, leaves):
+    """`leaves` in the structure of `x` (the one leaf where x is an array)."""
+    return nest.tree_unflatten(x, leaves) if nest.is_nested(x) else leaves[0]
+
+
+def _leaves(x):
+    return nest.tree_flatten(x) if nest.is_nested(x) else [x]
 
 
 def _wrt_values(transform, args, kwargs):
-    bound = transform._split(args + (tuple(None for _ in transform.wrt) if transform.wrt_is_tuple else None,),
-                             kwargs)[2]
+    bound = transform._bind(args, kwargs)
     return [bound.arguments[w] for w in transform.wrt]
 
 
@@ -186,7 +227,8 @@ def jacfwd(f, argnums=None, *, wrt=None, optimize=True):
         _, dy = fj(*args, tangents if fj.wrt_is_tuple else tangents[0], **kwargs)
         dy = np.asarray(dy)
         out_shape = np.shape(dy)[1:]
-        jacs = tuple(np.moveaxis(dy[block], 0, -1).reshape(out_shape + np.shape(x)) for x, block in zip(xs, blocks))
+        jacs = tuple(_pack(x, [np.moveaxis(dy[block], 0, -1).reshape(out_shape + np.shape(leaf))
+                               for leaf, block in zip(_leaves(x), bs)]) for x, bs in zip(xs, blocks))
         return jacs if fj.wrt_is_tuple else jacs[0]
 
     return jacobian
@@ -202,8 +244,11 @@ def hessian(f, argnums=None, *, wrt=None, optimize=True):
         xs = _wrt_values(fh, args, kwargs)
         tangents, blocks = _directions(xs)
         rows = fh(*args, tangents if fh.wrt_is_tuple else tangents[0], **kwargs)
-        rows = tuple(map(np.asarray, rows)) if fh.wrt_is_tuple else (np.asarray(rows),)
-        out = tuple(tuple(_block(r, xi, xj, block) for xj, block in zip(xs, blocks)) for r, xi in zip(rows, xs))
+        rows = [[np.asarray(r) for r in _leaves(row)] for row in (rows if fh.wrt_is_tuple else (rows,))]
+        # d2f / dx_i dx_j: for each array of x_i, the blocks of x_j's arrays in x_j's structure
+        out = tuple(tuple(_pack(xi, [_pack(xj, [_block(r, leaf_i, leaf_j, block) for leaf_j, block in
+                                                zip(_leaves(xj), bs)]) for r, leaf_i in zip(row, _leaves(xi))])
+                          for xj, bs in zip(xs, blocks)) for row, xi in zip(rows, xs))
         return out if fh.wrt_is_tuple else out[0][0]
 
     return hess

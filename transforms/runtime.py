@@ -192,8 +192,8 @@ def broadcast_tangent(t, ans):
 
 def batch_size(t):
     """The number of directions k of a vector tangent (its leading axis)."""
-    if isinstance(t, (list, tuple)):
-        return batch_size(t[0])
+    if isinstance(t, (list, tuple, dict)):
+        return batch_size(next(iter(t.values())) if isinstance(t, dict) else t[0])
     return np.shape(t)[0]
 
 
@@ -216,6 +216,8 @@ def zeros_batch(x, k, items=False):
     """A zero vector tangent of `x`: k directions. A list or tuple NumPy reads as one array gets
     an array's, unless `items` (a list whose items the code writes: `ys[1] = v` may change an
     item's shape); other lists and tuples (a list of (W, b) pairs) one per item."""
+    if isinstance(x, dict):  # (a dict argument's tangent: one per value)
+        return {key: zeros_batch(item, k) for key, item in x.items()}
     if isinstance(x, (list, tuple)):
         try:
             if not items:
@@ -228,26 +230,31 @@ def zeros_batch(x, k, items=False):
 
 def each(fn, *tangents):
     """Apply a single-direction tangent rule `fn` to each of the k directions, and stack."""
-    k = next(batch_size(t) for t in tangents if isinstance(t, (list, tuple)) or np.ndim(t))
+    k = next(batch_size(t) for t in tangents if isinstance(t, (list, tuple, dict)) or np.ndim(t))
     return _stack_rows([fn(*[_row(t, j) for t in tangents]) for j in range(k)])
 
 
 def _stack_rows(rows):
     """The k results of a rule, one per direction, as one vector tangent (lists item by item)."""
+    if isinstance(rows[0], dict):
+        return {key: _stack_rows([r[key] for r in rows]) for key in rows[0]}
     if isinstance(rows[0], (list, tuple)):
         return type(rows[0])(_stack_rows([r[i] for r in rows]) for i in range(len(rows[0])))
     return np.stack(rows)
 
 
 def _row(t, j):
+    if isinstance(t, dict):
+        return {key: _row(x, j) for key, x in t.items()}
     if isinstance(t, (list, tuple)):
         return type(t)(_row(x, j) for x in t)
     return t[j] if np.ndim(t) else t
 
 
 def tangent_item(t, index):
-    """`t[index]` of a vector tangent: the batch axis stays in front (tuples index directly)."""
-    if isinstance(t, (list, tuple)):
+    """`t[index]` of a vector tangent: the batch axis stays in front (lists, tuples and dicts
+    hold one tangent per item, and index directly)."""
+    if isinstance(t, (list, tuple, dict)):
         return t[index]
     return t[(slice(None),) + (index if isinstance(index, tuple) else (index,))]
 
