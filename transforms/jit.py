@@ -153,7 +153,9 @@ class _Entry:
         compiled = numba.njit(python)
         try:
             result = compiled(*args)
-        except numba.core.errors.NumbaError as exc:
+        except (numba.core.errors.NumbaError, TypeError) as exc:
+            if not isinstance(exc, numba.core.errors.NumbaError) and "unbox" not in str(exc):
+                raise  # (numba's TypeError for an argument it cannot take: a list of arrays of two ndims)
             error = self.owner.refusal(exc, self.source, filename)
             if not self.owner.fallback:
                 raise error from None
@@ -307,6 +309,8 @@ class Jitted:
         if helper and helper.group(1) in RUNTIME_NAMES:
             construct += (f" ({helper.group(1)} is a helper of dualtape.transforms.runtime that has no compiled "
                           "twin in transforms/jit_runtime.py)")
+        if "unbox heterogeneous list" in text:
+            construct += " (numba takes a list of arrays of one ndim and dtype only: pass a tuple)"
         lines = source.splitlines()
         where = ""
         found = [int(n) for n in re.findall(re.escape(filename) + r'", line (\d+)', text)]
