@@ -333,8 +333,14 @@ dispatch._note_view[0] = note_view
 
 
 def _dual_array_ufunc(original):
+    dispatch_get = dnp.NUMPY_DISPATCH.get  # (the dict is filled in place, never rebound)
+
     def array_ufunc(self, ufunc, method, *inputs, **kwargs):
-        if "out" in kwargs:
+        if not kwargs and method == "__call__":  # the common call: dual.py's path, one call fewer
+            fn = dispatch_get(ufunc)
+            if fn is not None:
+                return fn(*inputs)
+        elif "out" in kwargs:
             result = ufunc_out(ufunc, method, inputs, kwargs, lambda x: isinstance(x, Traced))
             if result is not NotImplemented:
                 return result

@@ -7,7 +7,6 @@ from ..core.dtypes import refuse_complex
 from ..core.duck import as_array, ones_for
 from ..core.traced import Traced
 from ..forward.inplace import enter_arguments, leave_arguments
-from ..reverse.dispatch import new_tag
 from ..reverse.jacobians import tape_jacobian
 from ..reverse.tape import GradientTape
 from ..reverse.tensor import Tensor, wrap
@@ -51,7 +50,6 @@ def _record(f, args, nums, api, kwargs=None, persistent=True):
     are: keyword arguments are never differentiated (as in JAX). persistent=False: one
     backward pass only (`grad`), which then releases each record once used."""
     tape = GradientTape(persistent=persistent, watch_accessed_variables=False)
-    tape._dual_level = new_tag()  # duals of older levels are constants to this tape
     tape._escape_api = api  # a value of f turned into a plain float or array raises (tensor.py)
     wrt = [args[i] for i in nums]
     flat = _flatten(wrt)

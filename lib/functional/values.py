@@ -35,6 +35,11 @@ def _as_input(x, api, what):
 
 
 def _as_output(x):
+    cls = x.__class__
+    if cls is _ndarray:
+        return x
+    if cls is _float64:
+        return np.asarray(x)  # a scalar output as a 0-d array
     return x if isinstance(x, Traced) else as_array(x)
 
 
