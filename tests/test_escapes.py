@@ -273,3 +273,17 @@ def test_a_write_into_a_numpy_array_is_one_refusal_naming_transforms(api, call, 
     if write is _element_write:
         assert "a write into a NumPy array" in message
         assert "test_escapes.py, line" in message and "out[0] = x[0] * 2" in message
+
+
+@pytest.mark.parametrize("api", ["jvp", "jacfwd", "hvp", "hessian"])
+@pytest.mark.parametrize("escape", [lambda x: np.asarray(x), lambda x: float(x[0]) * x])
+def test_dual_refusals_name_the_api_called(api, escape):
+    """A dual number's refusal names the transform the user called, not [jvp] for all."""
+    def f(x):
+        return np.sum(escape(x) * x)
+
+    x, v = np.array([0.5, 2.0]), np.array([1.0, -1.0])
+    calls = {"jvp": lambda: dualtape.jvp(f, (x,), (v,)), "hvp": lambda: dualtape.hvp(f, (x,), (v,)),
+             "jacfwd": lambda: dualtape.jacfwd(f)(x), "hessian": lambda: dualtape.hessian(f)(x)}
+    with pytest.raises(RefusalError, match=rf"^\[{api}\] a value being differentiated became a plain"):
+        calls[api]()

@@ -90,10 +90,10 @@ class Dual(Traced):
         return bool(self.primal)
 
     def __float__(self):
-        raise escape_error("jvp", "float()")
+        raise escape_error(_api(self), "float()")
 
     def __complex__(self):
-        raise escape_error("jvp", "complex()")
+        raise escape_error(_api(self), "complex()")
 
     def __int__(self):
         return int(self.primal)
@@ -112,11 +112,11 @@ class Dual(Traced):
         return self.primal.__index__()
 
     def __array__(self, dtype=None, copy=None):
-        raise escape_error("jvp", "np.array / np.asarray")
+        raise escape_error(_api(self), "np.array / np.asarray")
 
     def numpy(self):
         """Refused, as for a tensor under the functional API: the tangent would be lost."""
-        raise escape_error("jvp", ".numpy()")
+        raise escape_error(_api(self), ".numpy()")
 
     def __format__(self, spec):
         if spec:  # printing is not an escape: the string carries no derivative
@@ -162,6 +162,14 @@ def _binary(op):
 
 
 _NO_STATIC = {}
+
+# tag -> the functional API running f on dual numbers of that tag ("jacfwd", "hvp"), set by
+# functional/forward_mode.py while f runs: refusals name the API the user called
+API_OF_TAG = {}
+
+
+def _api(dual):
+    return API_OF_TAG.get(dual.tag, "jvp")
 _OPERANDS = frozenset((Dual, np.ndarray, float, int, np.float64, np.float32))
 
 for _name, _fn in (("add", dnp.add), ("sub", dnp.subtract), ("mul", dnp.multiply),

@@ -4,7 +4,7 @@ import numpy as np
 
 from ..core import dnp, nest
 from ..core.traced import Traced
-from ..forward.dual import Dual
+from ..forward.dual import API_OF_TAG, Dual
 from ..forward.inplace import enter_arguments, leave_arguments
 from ..reverse.dispatch import new_tag
 from ..reverse.tensor import Tensor
@@ -29,6 +29,7 @@ def _forward(f, primals, tangents, api, batch=None, has_aux=False, originals=Non
         raise ValueError(f"[{api}] primals and tangents have different structures.")
     duals = [Dual(p, _check_tangent(t, p, api, batch), tag, batch) for p, t in zip(flat_p, flat_t)]
     keys = enter_arguments(duals, originals or given)  # x += 1 on them: forward/inplace.py
+    API_OF_TAG[tag] = api  # the name a dual number's refusals give (dual.py)
     try:
         out = f(*nest.tree_unflatten(tuple(primals), duals))
     except ValueError as e:
@@ -38,6 +39,7 @@ def _forward(f, primals, tangents, api, batch=None, has_aux=False, originals=Non
         raise
     finally:
         leave_arguments(keys)
+        del API_OF_TAG[tag]
     if has_aux:
         out, aux = _split_aux(out, api)
         aux = _aux(nest.tree_map(lambda leaf: leaf.primal if type(leaf) is Dual and leaf.tag == tag else leaf, aux))
