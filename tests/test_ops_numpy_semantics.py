@@ -1,8 +1,9 @@
 """Derivatives of the function NumPy computes, where a textbook formula differs (issue 19).
 
 `np.linalg.eigh` / `eigvalsh` read one triangle of their input (UPLO='L': the lower one,
-mirrored), so on a non-symmetric matrix the value and every derivative are those of that
-triangle; `x ** 0` is 1 for every x, 0 included, so its slope is 0 there, where the formula
+mirrored), and so does `np.linalg.cholesky` (the lower one; upper=True: the upper one, whose
+factor it returns), so on a non-symmetric matrix the value and every derivative are those of
+that triangle; `x ** 0` is 1 for every x, 0 included, so its slope is 0 there, where the formula
 y * x ** (y - 1) reads 0 * inf. Every mode is checked against central differences by
 `dualtape.testing.check_modes` (tape, dualtape.grad / jvp / hvp, transforms.grad / jvp / hvp,
 and the mixed modes).
@@ -13,7 +14,13 @@ import pytest
 
 import dualtape as dt
 import dualtape.transforms as T
+from dualtape.core import dnp
 from dualtape.testing import check_modes
+
+try:
+    import scipy.linalg
+except ImportError:  # (the SciPy checks are skipped)
+    scipy = None
 
 RNG = np.random.default_rng(19)
 NONSYMMETRIC = RNG.standard_normal((3, 3)) + np.diag([0.0, 3.0, 6.0])  # eigenvalues apart
@@ -68,6 +75,83 @@ def test_eigh_gradient_lives_in_the_read_triangle(uplo, unread):
 def test_eigh_refuses_an_unknown_triangle_by_name():
     with pytest.raises(ValueError, match=r"SelfAdjointEig.*UPLO must be 'L' or 'U'.*'X'"):
         dt.grad(lambda a: np.sum(np.linalg.eigvalsh(a, UPLO="X")))(NONSYMMETRIC)
+
+
+SPD = RNG.standard_normal((3, 3))
+SPD = SPD @ SPD.T + 3.0 * np.eye(3)
+CHOL_LOWER = np.tril(SPD) + np.triu(RNG.standard_normal((3, 3)), 1)  # the upper triangle is noise NumPy ignores
+CHOL_UPPER = np.triu(SPD) + np.tril(RNG.standard_normal((3, 3)), -1)
+C3 = RNG.standard_normal((3, 3))
+
+
+def cholesky_lower(a):
+    return np.sum(np.linalg.cholesky(a) ** 3 * C3)
+
+
+def cholesky_upper(a):
+    return np.sum(np.linalg.cholesky(a, upper=True) ** 3 * C3)
+
+
+def cholesky_upper_false(a):
+    return np.sum(np.linalg.cholesky(a, upper=False) * C3) + np.sum(np.log(np.diagonal(np.linalg.cholesky(a))))
+
+
+@pytest.mark.parametrize("f,a", [(cholesky_lower, CHOL_LOWER), (cholesky_upper, CHOL_UPPER),
+                                 (cholesky_upper_false, CHOL_LOWER), (cholesky_lower, SPD), (cholesky_upper, SPD)])
+def test_cholesky_of_a_nonsymmetric_matrix_differentiates_the_triangle_numpy_reads(f, a):
+    # the modes differentiated the symmetric part (a + a^T) / 2: another value than NumPy's and,
+    # along a non-symmetric direction, another derivative; upper=True was refused by the transformer
+    report = check_modes(f, [a])
+    assert ALL_MODES <= set(report.checked)
+
+
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky_value_and_gradient_live_in_the_read_triangle(upper):
+    a = CHOL_UPPER if upper else CHOL_LOWER
+    f = cholesky_upper if upper else cholesky_lower
+    np.testing.assert_allclose(dnp.linalg_cholesky(a, upper=upper), np.linalg.cholesky(a, upper=upper), rtol=1e-13)
+    direction = RNG.standard_normal((3, 3))
+    numeric = (f(a + 1e-6 * direction) - f(a - 1e-6 * direction)) / 2e-6
+    for grad in (dt.grad(f)(a), T.grad(f)(a)):
+        np.testing.assert_array_equal(grad[np.tril_indices(3, -1) if upper else np.triu_indices(3, 1)], 0.0)
+        np.testing.assert_allclose(np.sum(grad * direction), numeric, rtol=1e-7)
+    for tangent in (dt.jvp(f, (a,), (direction,))[1], T.jvp(f)(a, direction)[1]):
+        np.testing.assert_allclose(tangent, numeric, rtol=1e-7)
+
+
+def solve_triangular_modes(a, b):
+    from dualtape.scipy import linalg  # noqa: PLC0415
+    return (np.sum(linalg.solve_triangular(a, b, lower=True) ** 2)
+            + np.sum(linalg.solve_triangular(a, b, trans=1) ** 3)
+            + np.sum(linalg.solve_triangular(a, b, lower=True, unit_diagonal=True)))
+
+
+def solve_triangular_scipy(a, b):  # the transformer maps SciPy's spelling
+    return (np.sum(scipy.linalg.solve_triangular(a, b, lower=True) ** 2)
+            + np.sum(scipy.linalg.solve_triangular(a, b, trans=1) ** 3)
+            + np.sum(scipy.linalg.solve_triangular(a, b, lower=True, unit_diagonal=True)))
+
+
+def scipy_cholesky_modes(a):
+    from dualtape.scipy import linalg  # noqa: PLC0415
+    return np.sum(linalg.cholesky(a) ** 3 * C3) + np.sum(linalg.cholesky(a.T, lower=True) * C3)
+
+
+def test_scipy_ops_that_read_one_triangle_differentiate_the_triangle_they_read():
+    if scipy is None:
+        pytest.skip("needs SciPy")
+    full = RNG.standard_normal((3, 3)) + 3.0 * np.eye(3)  # neither triangular nor symmetric
+    b = RNG.standard_normal(3)
+    check_modes(solve_triangular_modes, [full, b], modes=("tape", "functional.grad", "functional.jvp",
+                                                          "functional.hvp"))
+    report = check_modes(solve_triangular_scipy, [full, b], modes=("transforms.grad", "transforms.jvp",
+                                                                   "transforms.hvp"))
+    assert report.checked == ["transforms.grad", "transforms.jvp", "transforms.hvp"]
+    # scipy.linalg.cholesky reads the upper triangle (lower=True: the lower one)
+    np.testing.assert_allclose(scipy_cholesky_modes(CHOL_UPPER), np.sum(scipy.linalg.cholesky(CHOL_UPPER) ** 3 * C3)
+                               + np.sum(scipy.linalg.cholesky(CHOL_UPPER.T, lower=True) * C3), rtol=1e-12)
+    check_modes(scipy_cholesky_modes, [CHOL_UPPER], modes=("tape", "functional.grad", "functional.jvp",
+                                                           "functional.hvp"))
 
 
 def power_zero_exponents(x):

@@ -373,11 +373,15 @@ def cholesky_lower(x):
     return np.sum(np.linalg.cholesky(x @ np.transpose(x) + np.eye(4), upper=False) * C4)
 
 
-def test_cholesky_upper_is_refused_not_wrong():
-    # it was differentiated as the lower factor: a wrong gradient (issue 12)
-    with pytest.raises(TransformError, match=r"upper=True.*\n.*np.swapaxes\(np.linalg.cholesky"):
-        dt.grad(cholesky_upper)(X44)
-    np.testing.assert_allclose(dt.grad(cholesky_lower)(X44), dualtape.grad(cholesky_lower)(X44), rtol=1e-9)
+def test_cholesky_upper_is_the_upper_factor():
+    # it was differentiated as the lower factor: a wrong gradient (issue 12), then refused; the
+    # Cholesky op now takes upper= as a static (issue 19)
+    for f in (cholesky_upper, cholesky_lower):
+        np.testing.assert_allclose(dt.grad(f)(X44), dualtape.grad(f)(X44), rtol=1e-9)
+    numeric = np.array([(cholesky_upper(X44 + 1e-6 * e.reshape(4, 4)) - cholesky_upper(X44 - 1e-6 * e.reshape(4, 4)))
+                        / 2e-6 for e in np.eye(16)]).reshape(4, 4)
+    np.testing.assert_allclose(dt.grad(cholesky_upper)(X44), numeric, rtol=1e-6, atol=1e-8)
+    assert not np.allclose(dt.grad(cholesky_upper)(X44), dt.grad(cholesky_lower)(X44))
 
 
 # -- refusals and errors -------------------------------------------------------------------------

@@ -92,11 +92,6 @@ class OpSpec:
                                 "Euclidean norm",
                                 "Differentiate it with GradientTape or dualtape.grad, or write the norm out "
                                 "(np.sum(np.abs(x)) for ord=1, np.max(np.abs(x)) for ord=inf).")
-        upper = bound.arguments.get("upper")
-        if self.prim.name == "Cholesky" and upper is not None and not (_gast.is_constant(upper) and upper.value is False):
-            raise VariadicError("`np.linalg.cholesky(..., upper=True)` cannot be differentiated by the transformer "
-                                "yet (the Cholesky op is the lower factor)",
-                                "Transpose the lower factor: np.swapaxes(np.linalg.cholesky(a), -1, -2).")
         refuse_unread(self, sig, bound, read)
         if self.prim.name == "ClipByValue":  # dnp.clip maps a None bound to -inf / inf
             for i, inf in ((1, "-np.inf"), (2, "np.inf")):

@@ -31,7 +31,6 @@ _ALSO_CALLS = {
     "dualtape.ops.linalg_np.linalg_solve": ({"expand_dims", "getitem"},
                                             "a vector b is solved as a column by the normalizer (_solve)"),
     "dualtape.ops.statistics.average": ({"mean"}, "Average's rules take weights=None as equal weights"),
-    "dualtape.ops.linalg_np.linalg_cholesky": ({"swapaxes"}, "upper=True is refused (opmap.OpSpec.bind)"),
 }
 # np.sum(x, dtype=np.float64) and the like: the forward sweep runs NumPy with the dtype, and
 # a float cast passes the derivative through

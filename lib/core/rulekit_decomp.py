@@ -1,4 +1,4 @@
-"""Rule helpers of the matrix decompositions (svd, eigh, qr, pinv) and of np.linalg.norm.
+"""Rule helpers of the matrix decompositions (svd, eigh, cholesky, qr, pinv) and of np.linalg.norm.
 
 Each helper recomputes the factors it needs through `dnp` (dnp.linalg_svd_u, ...), so an
 outer tape records them and second derivatives work. Conventions at ties (repeated
@@ -9,12 +9,14 @@ the denominator is exactly 0 (docs/numerics.md, "Decompositions at repeated valu
 import numpy as np
 
 from . import dnp
+from .rulekit_arrays import lower_half_diagonal, symmetrize
 from .rulekit_shapes import div_no_nan, swap_last, tie_share
 
 __all__ = ["svd_vjp_s", "svd_vjp_u", "svd_vjp_vh", "svd_jvp_s", "svd_jvp_u", "svd_jvp_vh",
-           "eigh_vjp_w", "eigh_vjp_v", "eigh_jvp_w", "eigh_jvp_v", "qr_vjp_q", "qr_vjp_r",
-           "qr_jvp_q", "qr_jvp_r", "pinv_vjp", "pinv_jvp", "norm_direction", "expm_frechet",
-           "triangle", "as_columns", "band_to_dense", "dense_to_band", "band_transpose"]
+           "eigh_vjp_w", "eigh_vjp_v", "eigh_jvp_w", "eigh_jvp_v", "cholesky_vjp_a", "cholesky_jvp_a",
+           "qr_vjp_q", "qr_vjp_r", "qr_jvp_q", "qr_jvp_r", "pinv_vjp", "pinv_jvp", "norm_direction", "expm_frechet",
+           "triangle", "read_triangle", "onto_triangle", "as_columns", "band_to_dense", "dense_to_band",
+           "band_transpose"]
 
 
 def _eye(x, n):
@@ -92,17 +94,25 @@ def svd_jvp_vh(da, a):
 
 # -- eigh of the symmetric part of a ----------------------------------------------------------
 
+def read_triangle(x, lower=True):
+    """The symmetric matrix LAPACK reads from x when told one triangle (np.linalg.eigh's UPLO,
+    np.linalg.cholesky's upper=): the lower (or upper) triangle, mirrored; the other is never read."""
+    return _copyltu(x) if lower else _copyltu(swap_last(x))
+
+
+def onto_triangle(s, lower=True):
+    """The adjoint of read_triangle: s + s^T on the read triangle (the diagonal once), 0 on the
+    other, so a gradient has entries only where LAPACK reads its input."""
+    low = _tril(s) + _tril(swap_last(s), -1)
+    return low if lower else swap_last(low)
+
+
 def _read_triangle(x, uplo):
-    """The symmetric matrix np.linalg.eigh reads from x: its lower (UPLO='L') or upper ('U')
-    triangle, mirrored; the other triangle is never read."""
-    return _copyltu(x) if _lower(uplo) else _copyltu(swap_last(x))
+    return read_triangle(x, _lower(uplo))
 
 
 def _onto_triangle(s, uplo):
-    """The adjoint of _read_triangle: s + s^T on the read triangle (the diagonal once), 0 on the
-    other, so a gradient has entries only where np.linalg.eigh reads its input."""
-    lower = _tril(s) + _tril(swap_last(s), -1)
-    return lower if _lower(uplo) else swap_last(lower)
+    return onto_triangle(s, _lower(uplo))
 
 
 def _lower(uplo):
@@ -131,6 +141,30 @@ def eigh_jvp_w(da, a, uplo="L"):
 def eigh_jvp_v(da, a, uplo="L"):
     w, v = dnp.linalg_eigh_w(a, uplo), dnp.linalg_eigh_v(a, uplo)
     return dnp.matmul(v, _coupling(w) * _mm(swap_last(v), _read_triangle(da, uplo), v))
+
+
+# -- cholesky of the triangle LAPACK reads ----------------------------------------------------
+
+def _lower_factor(x, upper):
+    return swap_last(x) if upper else x
+
+
+def cholesky_vjp_a(g, ans, upper=False):
+    """Murray (2016): S = sym(L^-T Phi(L^T g) L^-1), Phi the lower triangle with the diagonal
+    halved, for the symmetric matrix np.linalg.cholesky reads; folded onto the triangle it reads
+    from a (the upper one, and ans = L^T, when upper=True)."""
+    low, g_low = _lower_factor(ans, upper), _lower_factor(g, upper)
+    inv = dnp.linalg_inv(low)
+    s = symmetrize(_mm(swap_last(inv), lower_half_diagonal(dnp.matmul(swap_last(low), g_low)), inv))
+    return onto_triangle(s, not upper)
+
+
+def cholesky_jvp_a(da, ans, upper=False):
+    """dL = L Phi(L^-1 dA L^-T), dA the tangent's read triangle, mirrored."""
+    low = _lower_factor(ans, upper)
+    inv = dnp.linalg_inv(low)
+    return _lower_factor(dnp.matmul(low, lower_half_diagonal(_mm(inv, read_triangle(da, not upper), swap_last(inv)))),
+                         upper)
 
 
 # -- qr (reduced, m >= n) ---------------------------------------------------------------------

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..core import dnp
 from ..core.registry import NOT_DIFFERENTIABLE, defop
-from ..core.rulekit import lower_half_diagonal, matrix_scalar, swap_last, symmetrize, unbroadcast
+from ..core.rulekit import cholesky_jvp_a, cholesky_vjp_a, matrix_scalar, swap_last, unbroadcast
 
 __all__ = ["linalg_solve", "linalg_inv", "linalg_det", "linalg_slogdet", "linalg_cholesky"]
 
@@ -114,21 +114,16 @@ SIGN_DETERMINANT = defop("LogMatrixDeterminantSign", _signdet, vjp=NOT_DIFFERENT
                          jvp=NOT_DIFFERENTIABLE)
 
 
-def _cholesky(a):
-    return np.linalg.cholesky(0.5 * (a + np.swapaxes(a, -1, -2)))  # reads the symmetric part
+def _cholesky(a, *, upper=False):
+    return np.linalg.cholesky(a, upper=bool(upper))  # reads a's lower triangle (upper=True: its upper)
 
 
-def cholesky_vjp(g, ans, a):
-    # Murray (2016): sym(L^-T Phi(L^T g) L^-1), Phi = lower triangle with the diagonal halved
-    return symmetrize(dnp.matmul(swap_last(dnp.linalg_inv(ans)),
-                                 dnp.matmul(lower_half_diagonal(dnp.matmul(swap_last(ans), g)),
-                                            dnp.linalg_inv(ans))))
+def cholesky_vjp(g, ans, a, *, upper=False):
+    return cholesky_vjp_a(g, ans, upper)
 
 
-def cholesky_jvp(da, ans, a):
-    # dL = L Phi(L^-1 sym(da) L^-T)
-    return dnp.matmul(ans, lower_half_diagonal(
-        dnp.matmul(dnp.linalg_inv(ans), dnp.matmul(symmetrize(da), swap_last(dnp.linalg_inv(ans))))))
+def cholesky_jvp(da, ans, a, *, upper=False):
+    return cholesky_jvp_a(da, ans, upper)
 
 
 def _positive_definite(rng, shape):
@@ -144,8 +139,18 @@ def _sample_cholesky_stack(rng):
     return (_positive_definite(rng, (2, 4, 4)),), {}
 
 
+def _sample_cholesky_nonsymmetric(rng):  # LAPACK reads the lower triangle: the upper is noise it ignores
+    return (np.tril(_positive_definite(rng, (3, 3))) + np.triu(rng.standard_normal((3, 3)), 1),), {}
+
+
+def _sample_cholesky_nonsymmetric_upper(rng):  # upper=True reads the upper triangle
+    return (np.triu(_positive_definite(rng, (2, 4, 4))) + np.tril(rng.standard_normal((2, 4, 4)), -1),), \
+        {"upper": True}
+
+
 CHOLESKY = defop("Cholesky", _cholesky, vjp=cholesky_vjp, jvp=cholesky_jvp, batch_vjp=True,
-                 samples=(_sample_cholesky, _sample_cholesky_stack))
+                 samples=(_sample_cholesky, _sample_cholesky_stack, _sample_cholesky_nonsymmetric,
+                          _sample_cholesky_nonsymmetric_upper))
 
 
 def _check_square(api, a):
@@ -183,10 +188,11 @@ def linalg_slogdet(a):
 
 
 def linalg_cholesky(a, upper=False):
-    """np.linalg.cholesky of the symmetric part of `a` (its gradient is symmetric, as TF's)."""
+    """np.linalg.cholesky, which reads one triangle of `a` (the lower one; upper=True: the upper
+    one, and the upper factor): the derivatives of that function; the gradient has entries in
+    that triangle only."""
     _check_square("Cholesky", a)
-    lower = CHOLESKY(a)
-    return swap_last(lower) if upper else lower
+    return CHOLESKY(a, upper=bool(upper))
 
 
 NUMPY_LINALG = {np.linalg.solve: linalg_solve, np.linalg.inv: linalg_inv, np.linalg.det: linalg_det,
