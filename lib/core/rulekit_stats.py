@@ -9,6 +9,7 @@ the density times. The special functions they call (dnp.digamma, ...) exist when
 import numpy as np
 
 from . import dnp
+from .rulekit_decomp import onto_triangle, read_triangle
 from .rulekit_shapes import swap_last
 
 __all__ = ["stats_score", "density_factor", "loc_scale_factor", "mvn_score_x", "mvn_cov_vjp",
@@ -77,7 +78,7 @@ def _poisson(k, mu, loc, i):
 
 
 
-# -- multivariate normal: logpdf(x, mean, cov) of the symmetric part of cov ----------------------
+# -- multivariate normal: logpdf(x, mean, cov) of cov's lower triangle, as SciPy ---------------
 
 def _cov_matrix(cov, d):
     eye = np.eye(d, dtype=dnp.result_dtype(cov))
@@ -85,7 +86,7 @@ def _cov_matrix(cov, d):
         return cov * eye
     if np.ndim(cov) == 1:
         return dnp.expand_dims(cov, -1) * eye
-    return 0.5 * (cov + swap_last(cov))
+    return read_triangle(cov)  # scipy.linalg.eigh(cov, lower=True): the upper triangle is never read
 
 
 def _precision(x, cov):
@@ -99,14 +100,14 @@ def mvn_score_x(x, mean, cov):
 
 def mvn_cov_vjp(g, x, mean, cov):
     """sum_n g_n d logpdf_n / d cov = -0.5 sum(g) P + 0.5 P R^T diag(g) R P, P = cov^-1
-    (a scalar cov gets the trace, a vector one the diagonal)."""
+    (a scalar cov gets the trace, a vector one the diagonal, a matrix the lower triangle)."""
     d = np.shape(x)[-1]
     p = _precision(x, cov)
     u = dnp.reshape(dnp.matmul(x - mean, p), (-1, d))
     gs = dnp.reshape(g, (-1, 1))
     full = -0.5 * dnp.sum(gs) * p + 0.5 * dnp.matmul(swap_last(u * gs), u)
     if np.ndim(cov) >= 2:
-        return full
+        return onto_triangle(full)  # the symmetric cotangent, folded onto the lower triangle SciPy reads
     diag = dnp.sum(full * np.eye(d, dtype=dnp.result_dtype(full)), axis=-1)
     return diag if np.ndim(cov) == 1 else dnp.sum(diag)
 

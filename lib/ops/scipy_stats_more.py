@@ -71,7 +71,7 @@ POISSON_CDF = defop("PoissonCdf", _poisson_cdf, (None, poisson_cdf_vjp_mu, None)
                     samples=(_poisson_sample("cdf"), _poisson_sample("logcdf")))
 
 
-# -- multivariate_normal(x, mean, cov), of the symmetric part of cov --------------------------
+# -- multivariate_normal(x, mean, cov), of cov's lower triangle (mirrored), as SciPy -----------
 
 def _cov_matrix(cov, d):
     cov = np.asarray(cov)
@@ -79,7 +79,7 @@ def _cov_matrix(cov, d):
         return cov * np.eye(d, dtype=cov.dtype)
     if cov.ndim == 1:
         return np.diag(cov)
-    return 0.5 * (cov + np.swapaxes(cov, -1, -2))
+    return np.tril(cov) + np.swapaxes(np.tril(cov, -1), -1, -2)  # SciPy reads the lower triangle (eigh lower=True)
 
 
 def _mvn_density(x, mean, cov, *, method):
@@ -117,18 +117,22 @@ def mvn_jvp_cov(dcov, ans, x, mean, cov, *, method):
     return density_factor(ans, method) * mvn_cov_jvp(dcov, x, mean, cov)
 
 
-def _mvn_sample(method, n):
+def _mvn_sample(method, n, nonsymmetric=False):
     def sample(rng):
         b = rng.standard_normal((3, 3))
         shape = (n, 3) if n else (3,)
-        return (rng.standard_normal(shape), 0.3 * rng.standard_normal(3), b @ b.T + 3.0 * np.eye(3)), {"method": method}
-    sample.__name__ = f"_sample_{method}_{n}"
+        cov = b @ b.T + 3.0 * np.eye(3)
+        if nonsymmetric:  # the upper triangle is noise SciPy never reads
+            cov = np.tril(cov) + np.triu(rng.standard_normal((3, 3)), 1)
+        return (rng.standard_normal(shape), 0.3 * rng.standard_normal(3), cov), {"method": method}
+    sample.__name__ = f"_sample_{method}_{n}" + ("_nonsymmetric" if nonsymmetric else "")
     return sample
 
 
 MVN_DENSITY = defop("MultivariateNormal", _mvn_density, (mvn_vjp_x, mvn_vjp_mean, mvn_vjp_cov),
                     (mvn_jvp_x, mvn_jvp_mean, mvn_jvp_cov),
-                    samples=(_mvn_sample("logpdf", 4), _mvn_sample("logpdf", 0), _mvn_sample("pdf", 2)))
+                    samples=(_mvn_sample("logpdf", 4), _mvn_sample("logpdf", 0), _mvn_sample("pdf", 2),
+                             _mvn_sample("logpdf", 3, nonsymmetric=True)))
 
 
 # -- the public functions, with scipy.stats' signatures ---------------------------------------
@@ -214,7 +218,7 @@ def stats_poisson_logcdf(k, mu, loc=0.0, *, method="logcdf"):
 
 
 def stats_mvn_logpdf(x, mean=0.0, cov=1.0, allow_singular=False, *, method="logpdf"):
-    """multivariate_normal.logpdf; `cov` a matrix (its symmetric part is used), a vector
+    """multivariate_normal.logpdf; `cov` a matrix (its lower triangle is read, as SciPy's), a vector
     (the diagonal) or a number. allow_singular=True has no derivative here."""
     return MVN_DENSITY(x, 0.0 if mean is None else mean, cov, method=method)
 
