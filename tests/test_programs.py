@@ -90,6 +90,24 @@ def test_views_of_a_name_are_views_so_programs_never_write_into_module_arrays(ki
     check()
 
 
+def test_a_walrus_binds_only_where_it_is_written():
+    """The long run (seed 2003, program ~6250) drew `np.float_power(1.0 + a * a, 1.5)`, whose
+    unused exponent operand held a walrus `(w1 := ...)`: w1 was taken as bound and read later
+    (NameError in f itself, which stopped the run). A drawn walrus binds only if the
+    statement's text has it."""
+    from dualtape.testing.program_exprs import Env
+    from dualtape.testing.program_grammar import _Gen
+
+    gen, env = _Gen(None, 3, set(FEATURES)), Env()
+
+    def drawn(env, depth, loop, top):  # two walruses drawn, one of them dropped by the chosen form
+        gen.pending += ["w8", "w9"]
+        return ["a = np.float_power(1.0 + ((w8 := 0.5) * w8) * ((w8 := 0.5) * w8), 1.5)"]
+    gen._statement = drawn
+    gen.statement(env, 1, False, True)
+    assert "w8" in env.vars and "w9" not in env.vars and not gen.pending
+
+
 def test_programs_rejects_unknown_features():
     with pytest.raises(ValueError, match="unknown features.*'whlie'"):
         programs(exclude={"whlie"})

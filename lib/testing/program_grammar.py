@@ -76,8 +76,10 @@ class _Gen(_NumpyExprs, _ListStatements, _ExprGen):
     def statement(self, env, depth, loop, top):
         mark = len(self.pending)
         lines = self._statement(env, depth, loop, top)
+        text = "\n".join(lines)
         for name in self.pending[mark:]:  # walrus targets: bound once the statement ran
-            env.vars[name] = ()
+            if f"({name} := " in text:  # (a drawn operand the chosen form did not use binds nothing)
+                env.vars[name] = ()
         del self.pending[mark:]
         return lines
 
