@@ -8,7 +8,7 @@ from ..forward.dual import API_OF_TAG, Dual
 from ..forward.inplace import enter_arguments, leave_arguments
 from ..reverse.dispatch import new_tag
 from ..reverse.tensor import Tensor
-from .values import (_argnums, _as_input, _as_output, _aux, _check_outputs, _check_tangent, _element_write_refusal,
+from .values import (_argnums, _as_input, _as_output, _aux, check_outputs, _check_tangent, element_write_refusal,
                      _seen_outside, _split_aux, _zeros)
 
 # -- forward mode ------------------------------------------------------------------------------
@@ -33,7 +33,7 @@ def _forward(f, primals, tangents, api, batch=None, has_aux=False, originals=Non
     try:
         out = f(*nest.tree_unflatten(tuple(primals), duals))
     except ValueError as e:
-        refusal = _element_write_refusal(e, api)
+        refusal = element_write_refusal(e, api)
         if refusal is not None:
             raise refusal from e
         raise
@@ -44,7 +44,7 @@ def _forward(f, primals, tangents, api, batch=None, has_aux=False, originals=Non
         out, aux = _split_aux(out, api)
         aux = _aux(nest.tree_map(lambda leaf: leaf.primal if type(leaf) is Dual and leaf.tag == tag else leaf, aux))
     leaves = nest.tree_flatten(out)
-    _check_outputs(out, api, leaves)
+    check_outputs(out, api, leaves)
     outs, out_tangents = [], []
     for leaf in leaves:
         while isinstance(leaf, Tensor) and not _seen_outside(leaf):
@@ -132,7 +132,7 @@ def jacfwd(f, argnums=0, chunk_size=None, has_aux=False):
             if has_aux:
                 out, aux = _split_aux(out, "jacfwd")
                 aux = [_aux(aux)]
-            _check_outputs(out, "jacfwd")
+            check_outputs(out, "jacfwd")
             first = nest.tree_map(lambda o: np.zeros((0,) + tuple(dnp.shape(o))), out)
         pieces = [nest.tree_flatten(first)]
         for start in range(chunk, n, chunk):

@@ -7,7 +7,7 @@ from ..core import dnp, nest
 from ..forward.second_order import gradient_tangents
 from .forward_mode import _forward, jacfwd
 from .reverse_mode import _record, _unlock, grad, jacrev
-from .values import (_argnums, _as_input, _as_output, _aux, _check_scalar, _check_tangent, _flatten, _pack, _split_aux,
+from .values import (_argnums, _as_input, _as_output, _aux, check_scalar, _check_tangent, _flatten, _pack, _split_aux,
                      _top_level)
 
 # -- second order ------------------------------------------------------------------------------
@@ -39,7 +39,7 @@ def hessian(f, argnums=0, chunk_size=None, has_aux=False):
         try:
             if has_aux:
                 out, aux = _split_aux(out, "hessian")
-            _check_scalar(out, "hessian")
+            check_scalar(out, "hessian")
             x = inputs[0]
             shape = tuple(dnp.shape(x))
             n = int(np.prod(shape))
@@ -85,7 +85,7 @@ def hvp(f, primals, tangents):
     primals = _pack(tuple(primals), flat_p)
     tape, inputs, out = _record(f, tuple(originals), tuple(range(len(primals))), "hvp")
     try:
-        _check_scalar(out, "hvp")
+        check_scalar(out, "hvp")
         dgrads = gradient_tangents(tape, inputs, out, flat_t, None)
         if dgrads is None:
             return _forward(grad(f, argnums), tuple(primals), tuple(tangents), "hvp")[1]

@@ -10,7 +10,7 @@ from ..forward.inplace import enter_arguments, leave_arguments
 from ..reverse.jacobians import tape_jacobian
 from ..reverse.tape import GradientTape
 from ..reverse.tensor import Tensor, wrap
-from .values import (_argnums, _as_input, _as_output, _aux, _check_outputs, _check_scalar, _element_write_refusal,
+from .values import (_argnums, _as_input, _as_output, _aux, check_outputs, check_scalar, element_write_refusal,
                      _flatten, _pack, _split_aux, _unwrap, _zeros)
 
 # -- reverse mode ------------------------------------------------------------------------------
@@ -67,7 +67,7 @@ def _record(f, args, nums, api, kwargs=None, persistent=True):
                 leave_arguments(keys)
     except BaseException as e:
         _unlock(tape)
-        refusal = _element_write_refusal(e, api) if isinstance(e, ValueError) else None
+        refusal = element_write_refusal(e, api) if isinstance(e, ValueError) else None
         if refusal is not None:
             raise refusal from e
         raise
@@ -149,7 +149,7 @@ def value_and_grad(f, argnums=0, has_aux=False):
         try:
             if has_aux:
                 out, aux = _split_aux(out, "grad")
-            _check_scalar(out, "grad")
+            check_scalar(out, "grad")
             value = getattr(out, "_value", None)
             if value.__class__ in _FLOAT_VALUES and value.dtype.kind == "f":
                 seed = None  # the tape's own seed: ones of the output's shape and dtype
@@ -202,7 +202,7 @@ def vjp(f, *primals, has_aux=False):
         if has_aux:
             out, aux = _split_aux(out, "vjp")
         flat_out = nest.tree_flatten(out)
-        _check_outputs(out, "vjp", flat_out)
+        check_outputs(out, "vjp", flat_out)
     except BaseException:
         _unlock(tape)
         raise
@@ -239,7 +239,7 @@ def jacrev(f, argnums=0, has_aux=False):
         try:
             if has_aux:
                 out, aux = _split_aux(out, "jacrev")
-            _check_outputs(out, "jacrev")
+            check_outputs(out, "jacrev")
             wrt = [args[i] for i in nums]
             results = []
             for o in nest.tree_flatten(out):

@@ -131,7 +131,7 @@ def _split_aux(out, api):
     return out[0], out[1]
 
 
-def _element_write_refusal(error, api):
+def element_write_refusal(error, api):
     """The RefusalError for `out[i] = value` of a traced value into a NumPy array, or None.
 
     NumPy converts the value with float(), which refuses (tensor.py, dual.py), but a tensor
@@ -160,7 +160,7 @@ def _top_level(values):
     return True
 
 
-def _check_scalar(out, api):
+def check_scalar(out, api):
     """f's output for grad, value_and_grad, hessian and hvp: one real floating number (as JAX
     requires), or a TypeError naming what f returned and the likely fix."""
     value = getattr(out, "_value", None)
@@ -177,7 +177,7 @@ def _check_scalar(out, api):
                         "Use jacrev / jacfwd for vector outputs, or vjp.")
 
 
-def _check_outputs(out, api, leaves=None):
+def check_outputs(out, api, leaves=None):
     """f's output for vjp, jvp, linearize, jacfwd and jacrev: arrays or pytrees of them (as
     before), but not None, strings or booleans, which have no derivative. `leaves`: the
     output's, when the caller has them already."""
