@@ -14,17 +14,17 @@ import numpy as np
 import dualtape  # noqa: F401  (declares every op, filling dnp)
 from dualtape.core import dnp
 from dualtape.core.registry import LINEAR, NOT_DIFFERENTIABLE, Primitive
-from dualtape.transforms import compositions, opmap
+from dualtape.transforms.calls import compositions, opmap
 
 OUT = Path(__file__).with_name("ops.md")
 _NAMESPACES = (("np.", np), ("np.linalg.", np.linalg), ("np.fft.", np.fft))
 _CONSTANT_MODULES = ("dualtape.core.dnp", "dualtape.ops.constructors")
 YES, NO, NONE = "✓", "✗", "·"
-# Calls the transformer's normalizer rewrites (transforms/normalize_expr.py): as one np.einsum,
+# Calls the transformer's normalizer rewrites (transforms/frontend/normalize_expr.py): as one np.einsum,
 # and np.ravel(x) as a reshape.
 _REWRITTEN = (np.outer, np.tensordot, np.trace, np.diagonal, np.einsum, np.ravel)
-# Composed functions the transformer reads as code (transforms/compositions.py), or writes out at
-# the call (transforms/call_rewrites.py: np.piecewise's functions are named there).
+# Composed functions the transformer reads as code (transforms/calls/compositions.py), or writes out at
+# the call (transforms/calls/rewrites.py: np.piecewise's functions are named there).
 _COMPOSED_NOTE = {np.piecewise: "composed; transformer: funclist of function names and constants",
                   np.ravel: "composed; transformer: np.ravel(x) as a reshape",
                   np.linalg.slogdet: "composed; transformer: its two registry ops"}
@@ -102,7 +102,7 @@ def render():
         "in that mode; ✗: not (the mode refuses it with an error naming the function); ·: no",
         "derivative (an index, a comparison, a constant), and the function accepts traced values.",
         "Functions composed of registry ops work in the runtime modes; the transformer reads",
-        "those defined in `transforms/compositions.py` as code (the adjoint of `np.flip(x, 0)`",
+        "those defined in `transforms/calls/compositions.py` as code (the adjoint of `np.flip(x, 0)`",
         "is the generated `flip_vjp`). Conventions at kinks and ties are in [Numerics](numerics.md).",
         "",
         f"{len(table)} functions in all.",

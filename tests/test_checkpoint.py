@@ -10,8 +10,8 @@ import pytest
 import dualtape
 import dualtape as tf
 import dualtape.transforms as dt
-from dualtape.transforms.parse import TransformError
-from dualtape.transforms.revolve import Checkpoints
+from dualtape.transforms.frontend.parse import TransformError
+from dualtape.transforms.runtime.revolve import Checkpoints
 
 CALLS = [0]
 

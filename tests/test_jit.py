@@ -1,4 +1,4 @@
-"""dualtape.transforms with jit=True: the generated code compiled by numba (transforms/jit.py).
+"""dualtape.transforms with jit=True: the generated code compiled by numba (transforms/jit/compile.py).
 
 numba is an optional extra (`pip install dualtape[jit]`): without it only the test of the
 missing-numba error runs (the others are skipped).
@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 import dualtape.transforms as dt
-from dualtape.transforms.parse import TransformError
+from dualtape.transforms.frontend.parse import TransformError
 
 BENCHMARKS = pathlib.Path(__file__).resolve().parent.parent / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))  # as test_benchmarks.py: the workload programs are defined once there

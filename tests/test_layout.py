@@ -145,7 +145,7 @@ def test_transforms_use_the_registry_not_the_engines():
 def test_the_graph_sees_imports_inside_functions():
     graph = import_graph()
     assert "dualtape.core.dnp" in graph["dualtape.core.rulekit"]
-    assert "dualtape.transforms.runtime" in graph["dualtape.transforms.naming"]  # in a function
+    assert "dualtape.transforms.runtime" in graph["dualtape.transforms.ir.naming"]  # in a function
     assert graph["dualtape.reverse.tape"], "the reverse engine imports its floor"
     # `from ..core.errors import ...` also runs core/__init__: the package is an edge too
     assert "dualtape.core" in graph["dualtape.reverse.tensor"]

@@ -197,7 +197,8 @@ def test_every_runtime_helper_is_written_as_numpy_code(numpy_python, tmp_path):
     holding all of them imports with NumPy alone, and helpers called there agree with dualtape's."""
     import types
 
-    from dualtape.transforms import runtime, standalone
+    from dualtape.transforms import runtime
+    from dualtape.transforms.codegen import save as standalone
 
     names = sorted(k for k, v in standalone.RUNTIME_NAMES.items() if not isinstance(v, types.ModuleType))
 

@@ -1,8 +1,8 @@
 """NumPy functions the transformer differentiates as compositions of registry ops (issue 12).
 
-np.flip, np.split, np.cov, np.linalg.svd, ... are no single primitive: transforms/compositions.py
+np.flip, np.split, np.cov, np.linalg.svd, ... are no single primitive: transforms/calls/compositions.py
 defines each from registry ops, and np.piecewise is written out at its call
-(transforms/call_rewrites.py). Every function here is checked in every mode by check_modes
+(transforms/calls/rewrites.py). Every function here is checked in every mode by check_modes
 (the tape, the functional API, transforms.grad / vjp / jvp / hvp, and generated code run on
 tensors and dual numbers) against each other and central differences, then in float32.
 """
@@ -24,7 +24,8 @@ from dualtape.core.errors import InvalidArgumentError
 from dualtape.core.registry import REGISTRY
 from dualtape.testing import check_modes
 from dualtape.testing.check_modes import MODES
-from dualtape.transforms import TransformError, opmap, wrappers
+from dualtape.transforms import TransformError
+from dualtape.transforms.calls import opmap, wrappers
 
 RNG = np.random.default_rng(12)
 C4 = RNG.uniform(0.5, 1.5, (4, 4))  # fixed weights: sign-invariant functions of U, V, Q

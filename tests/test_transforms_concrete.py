@@ -1,4 +1,4 @@
-"""transforms/concrete.py: versions compiled for the arguments' shapes and dtypes (issue 13).
+"""transforms/optimize/concrete.py: versions compiled for the arguments' shapes and dtypes (issue 13).
 
 Each version must give what the general version (any shapes) gives: same values, shapes and
 dtypes; new shapes compile a new version; after MAX_SHAPES of them the general one runs.

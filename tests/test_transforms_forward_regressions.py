@@ -520,7 +520,7 @@ def test_complex_refusal_looks_at_each_node_once(monkeypatch):
     # issue 9: the refusal walked every operand's whole subtree at every BinOp, quadratic in
     # the length of an expression (a 300-term sum's jvp took seconds more to build); each node
     # is now looked at once, and a complex literal deep in a long expression is still refused
-    from dualtape.transforms import normalize_expr
+    from dualtape.transforms.frontend import normalize_expr
     counts = []
     seen = [0]
 

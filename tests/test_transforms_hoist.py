@@ -1,4 +1,4 @@
-"""transforms/hoist.py: loop-invariant arithmetic computed once before the loop, in the
+"""transforms/optimize/hoist.py: loop-invariant arithmetic computed once before the loop, in the
 versions compiled for known argument types (issue 13)."""
 
 import math

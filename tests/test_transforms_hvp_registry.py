@@ -1,7 +1,7 @@
 """Every registry op with rules through the transformer's Hessian-vector product (issue 12).
 
 `transforms.hvp` differentiates the generated adjoint code forward, so every helper a VJP rule
-calls needs a tangent (transforms/fwd_rules.py, fwd_rules_more.py) or readable source. For each
+calls needs a tangent (transforms/forward/helper_rules.py, fwd_rules_more.py) or readable source. For each
 op and sample, `f(x0, ...) = sum(sin(op(x0, ...)) * w)` (a nonlinear scalar, so the op's own
 curvature and its Jacobian both enter H v) runs through `transforms.hvp`, and is compared with
 the runtime's `dualtape.hvp` (dual numbers over the tape) and with central differences of the

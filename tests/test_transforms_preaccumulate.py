@@ -1,4 +1,4 @@
-"""transforms/preaccumulate.py: the adjoint statements of one line folded into one (issue 13)."""
+"""transforms/optimize/preaccumulate.py: the adjoint statements of one line folded into one (issue 13)."""
 
 import math
 

@@ -276,8 +276,9 @@ def test_instantiated_templates_never_compare_a_literal_with_is(op, optimize):
     # in generated code (SyntaxWarning "is" with a literal); every rule, with every sample's
     # static keywords substituted as literals, must compile with that warning as an error
     import warnings
-    from dualtape.transforms import templates, tidy
-    from dualtape.transforms import _gast
+    from dualtape.transforms.templates import rules as templates
+    from dualtape.transforms.optimize import tidy
+    from dualtape.transforms.ir import syntax as _gast
     statics = [{}] + [sample(np.random.default_rng(0))[1] for sample in op.samples]
     for rule in _rules_of(op):
         params, _, _ = templates.rule_template(rule)

@@ -1,4 +1,4 @@
-"""Shape-specialised adjoints (transforms/shapes.py): `unbroadcast` dropped only where shapes are
+"""Shape-specialised adjoints (transforms/optimize/shapes.py): `unbroadcast` dropped only where shapes are
 provably equal for ndarray arguments, with the gradients unchanged (issue 13)."""
 
 import pathlib
@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import dualtape.transforms as dt
-from dualtape.transforms.shapes import drop_unbroadcasts
+from dualtape.transforms.optimize.shapes import drop_unbroadcasts
 
 
 BENCHMARKS = pathlib.Path(__file__).resolve().parent.parent / "benchmarks"

@@ -3,7 +3,7 @@
 loop's backward sweep computed `bx1 = bx1 * exp(x1)` for an x1 that `x1 = x0` had overwritten:
 0 * inf = NaN where expm1 overflowed, a NaN gradient for a function that does not depend on x1.
 A loop's carried adjoints that are zero at the start of the backward loop but nonzero in later
-iterations stay materialized (a fixed point over the body: transforms/symbolic_zeros.py).
+iterations stay materialized (a fixed point over the body: transforms/reverse/symbolic_zeros.py).
 Forward mode has the same property for tangents: a tangent known to be zero is not read (jvp of
 `overflowed_then_overwritten` gave NaN for 1.0: `d_x1 = dx1 * (_x1 + 1)` with dx1 a zero)."""
 

@@ -12,6 +12,6 @@ values and then the adjoints, one readable line per VJP rule of the registry:
 
 from .api import grad, vjp
 from .api_forward import hessian, hvp, jacfwd, jvp
-from .parse import TransformError
+from .frontend.parse import TransformError
 
 __all__ = ["grad", "vjp", "jvp", "jacfwd", "hvp", "hessian", "TransformError"]

@@ -19,7 +19,7 @@ import sys
 
 from . import api, api_forward
 from .api import _Transform
-from .parse import TransformError
+from .frontend.parse import TransformError
 
 
 def _parser():

@@ -13,15 +13,15 @@ import numpy as np
 from dualtape.core.dtypes import complex_error
 from dualtape.core.duck import lazy_scalar, lazy_seed
 
-from . import emit
-from .analysis import value_kind
-from .concrete import arg_value
+from .codegen import emit
+from .ir.analysis import value_kind
+from .optimize.concrete import arg_value
 from .cache import Guard, cache_on
-from .naming import fresh_function_name
-from .parse import TransformError
-from .revolve import parse_spec
+from .ir.naming import fresh_function_name
+from .frontend.parse import TransformError
+from .runtime.revolve import parse_spec
 from .runtime import shape_of
-from .tracebacks import name_user_lines
+from .codegen.tracebacks import name_user_lines
 
 MAX_SHAPES = 8  # shape specializations per combination of argument types; then the general version
 _SCALAR_TYPES = (float, int, bool, np.float64, np.float32, np.int64, np.int32)
@@ -211,7 +211,7 @@ class Transformed(_Transform):
         self.__doc__ = f"Gradient of {f.__name__} w.r.t. {', '.join(self.wrt)} (dualtape.transforms)."
 
     def _specialize(self, bound, more=None):
-        """The parameters passed NumPy ndarrays (transforms/shapes.py proves shapes from them),
+        """The parameters passed NumPy ndarrays (transforms/optimize/shapes.py proves shapes from them),
         and for a shape specialization their shapes and dtypes (concrete.py)."""
         options = {"ndarrays": frozenset(k for k, v in bound.arguments.items() if type(v) is np.ndarray)}
         if more is not None:
@@ -227,7 +227,7 @@ class Transformed(_Transform):
         if shapes is not None and not traced:
             module.param_shapes = {self.name: shapes}
         module.defer = defer
-        module.checkpoint = self.checkpoint  # checkpointed loops (transforms/checkpoint.py)
+        module.checkpoint = self.checkpoint  # checkpointed loops (transforms/reverse/checkpoint.py)
         module.names.add(self.name)
         source, seed = emit.generate(module, self.f, self.wrt, kinds, self.optimize, self.name,
                                      "1.0" if self.mode == "grad" else None,
@@ -362,7 +362,7 @@ def grad(f=None, argnums=None, *, wrt=None, preserve_result=False, optimize=True
     `df = grad(f)`; `df(x, y)` returns df/dx; `argnums=(0, 1)` returns a tuple (indices or
     parameter names; `wrt=` is an alias); keyword arguments of the call go to f;
     `preserve_result=True` returns `(gradient, value)`. `df.source` shows the code.
-    `jit=True` compiles it with numba (`pip install dualtape[jit]`; see transforms/jit.py),
+    `jit=True` compiles it with numba (`pip install dualtape[jit]`; see transforms/jit/compile.py),
     `jit="fallback"` runs the uncompiled code where numba cannot compile it.
     `checkpoint="sqrt"` or `("binomial", s)` keeps outermost `for ... in range(...)` loops'
     states at checkpoints only and recomputes segments in the backward sweep (docs/transforms.md).
@@ -370,7 +370,7 @@ def grad(f=None, argnums=None, *, wrt=None, preserve_result=False, optimize=True
     wrt = resolve_argnums(argnums, wrt, "transforms.grad")
     checkpoint = _checkpoint_option(checkpoint, jit, "transforms.grad")
     if jit:
-        from .jit import jitted
+        from .jit.compile import jitted
         return jitted(lambda g: _make("grad", g, wrt, preserve_result, optimize, False), f, jit, verbose)
     return _make("grad", f, wrt, preserve_result, optimize, verbose, checkpoint)
 
@@ -381,6 +381,6 @@ def vjp(f=None, argnums=None, *, wrt=None, preserve_result=False, optimize=True,
     wrt = resolve_argnums(argnums, wrt, "transforms.vjp")
     checkpoint = _checkpoint_option(checkpoint, jit, "transforms.vjp")
     if jit:
-        from .jit import jitted
+        from .jit.compile import jitted
         return jitted(lambda g: _make("vjp", g, wrt, preserve_result, optimize, False), f, jit, verbose)
     return _make("vjp", f, wrt, preserve_result, optimize, verbose, checkpoint)

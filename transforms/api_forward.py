@@ -11,11 +11,11 @@ import numpy as np
 
 from dualtape.core import nest
 
-from . import emit
+from .codegen import emit
 from .api import _arg_kinds, _make, _memo, _Transform, param_values, refuse_complex, resolve_argnums, shape_key
-from .concrete import arg_value
-from .parse import TransformError
-from .tracebacks import name_user_lines
+from .optimize.concrete import arg_value
+from .frontend.parse import TransformError
+from .codegen.tracebacks import name_user_lines
 
 
 
@@ -163,7 +163,7 @@ def jvp(f=None, argnums=None, *, wrt=None, optimize=True, verbose=False, jit=Fal
     """
     wrt = resolve_argnums(argnums, wrt, "transforms.jvp")
     if jit:  # compiled with numba: see grad's `jit`
-        from .jit import jitted
+        from .jit.compile import jitted
         return jitted(lambda g: _make_forward("jvp", g, wrt, optimize, False), f, jit, verbose)
     return _make_forward("jvp", f, wrt, optimize, verbose)
 
@@ -173,7 +173,7 @@ def hvp(f=None, argnums=None, *, wrt=None, optimize=True, verbose=False, jit=Fal
     `wrt=` is an alias of `argnums=`."""
     wrt = resolve_argnums(argnums, wrt, "transforms.hvp")
     if jit:  # compiled with numba: see grad's `jit`
-        from .jit import jitted
+        from .jit.compile import jitted
         return jitted(lambda g: _make_forward("hvp", g, wrt, optimize, False), f, jit, verbose)
     return _make_forward("hvp", f, wrt, optimize, verbose)
 

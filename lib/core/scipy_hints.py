@@ -7,7 +7,7 @@ under the functional API and in dual numbers; `escape_hint` reads the SciPy call
 from the stack and names its supported spelling (`dualtape.scipy.stats.norm.logpdf`, the
 same signature) or, where dualtape has none, says so and lists what it has. The source
 transformer accepts SciPy's own spelling where `dnp.METHOD_DISPATCH` maps it (see
-transforms/opmap.py), so `stats_method_hint` also explains its refusals. NumPy only: SciPy
+transforms/calls/opmap.py), so `stats_method_hint` also explains its refusals. NumPy only: SciPy
 is never imported here.
 """
 

@@ -6,7 +6,7 @@ from t[-1] to t[0], one interval at a time, adding the cotangent of each output 
 way (Chen et al. 2018; autograd's `autograd.scipy.integrate`). `func` is differentiated by
 dualtape's own vjp, so it may be any NumPy code dualtape can trace. Reverse mode only (the
 functional API's grad / vjp and the tape). The source transformer differentiates this odeint and
-SciPy's own with its own adjoint of `func` (transforms/odeint_calls.py, runtime_odeint.py).
+SciPy's own with its own adjoint of `func` (transforms/calls/odeint.py, runtime/odeint.py).
 """
 
 import numpy as np

@@ -1,0 +1,127 @@
+"""`scipy.integrate.odeint(func, y0, t, args)` (and `dualtape.scipy.integrate.odeint`) in the
+transformer (issue 12).
+
+The normalizer writes the call as one `call` op of `func` on (y0, t, *args) marked `odeint`
+(its forward expression stays the odeint call). Its adjoint is not `func`'s: `adjoint_lines`
+has the transformer generate `func`'s adjoint (w.r.t. y, t and the differentiated args, as for
+any called function) and calls `runtime_odeint.odeint_adjoint`, which solves the adjoint ODE
+with it; forward mode (`tangent_lines`) solves the sensitivity equations with `func`'s
+tangent function. hvp (forward over that adjoint) is refused (fwd_rules.ForwardNormalizer).
+"""
+
+import inspect
+
+from ..ir import syntax
+from . import opmap
+from ..ir.syntax import nodes as n
+from ..ir.nodes import Op, is_name
+from ..frontend.parse import TransformError
+
+
+def is_odeint(obj):
+    module = getattr(obj, "__module__", None) or ""
+    return getattr(obj, "__name__", None) == "odeint" and (
+        module.startswith("scipy.integrate") or module == "dualtape.custom.odeint")
+
+
+_ALLOWED_OFF = {"full_output": 0, "tfirst": False}  # options whose other values change what odeint returns
+
+
+def normalize_call(norm, obj, e, out, s, target):
+    """The `call` op of an odeint call (see the module docstring), refusing what it cannot do."""
+    line, text = norm.loc(s)
+    fix = "Or differentiate this code with dualtape.GradientTape / dualtape.grad (the runtime's odeint)."
+    try:
+        bound = inspect.signature(obj).bind(*e.args, **{k.arg: k.value for k in e.keywords})
+    except TypeError as exc:
+        raise norm.fail(s, f"cannot bind the arguments of odeint: {exc}", "Call it with SciPy's signature.") from None
+    arguments = dict(bound.arguments)
+    options = dict(arguments.pop("options", {}))  # dualtape's odeint(func, y0, t, args=(), **options)
+    func_node, y0, t = arguments.pop("func"), arguments.pop("y0"), arguments.pop("t")
+    args_node = arguments.pop("args", None)
+    options.update(arguments)
+    func = norm.resolve(func_node)
+    if func is None or not opmap.is_user_function(func):
+        raise norm.fail(s, f"odeint's func `{syntax.unparse(func_node)}` is not a Python function the transformer "
+                        "can read (it differentiates func to solve the adjoint ODE)",
+                        "Define func with `def` in a module and pass it by name. " + fix)
+    if args_node is not None and not isinstance(args_node, (n.Tuple, n.List)):
+        raise norm.fail(s, "odeint's args is not written out as a tuple",
+                        "Pass args=(a, b, ...) literally in the call. " + fix)
+    for key, value in options.items():
+        if key in _ALLOWED_OFF and not (syntax.is_constant(value) and value.value == _ALLOWED_OFF[key]):
+            raise norm.fail(s, f"odeint with {key}={syntax.unparse(value)} is not differentiable here",
+                            f"Leave {key} at its default. " + fix)
+        if norm.expr_varied(value):
+            raise norm.fail(s, f"odeint's option `{key}` depends on a differentiated value",
+                            "Options (rtol, atol, ...) must not depend on the inputs being differentiated.")
+    extra = list(args_node.elts) if args_node is not None else []
+    if len(inspect.signature(func).parameters) < 2 + len(extra):
+        raise norm.fail(s, f"odeint's func `{func.__name__}` takes fewer parameters than (y, t, *args)",
+                        "Define func(y, t, *args) with one parameter per entry of args.")
+    norm.check_no_mutation(n.Call(func=func_node, args=[y0, t] + extra, keywords=[]), func, s)
+    atoms = [norm.expr(a, out, s) for a in [y0, t] + extra]
+    call = syntax.copy(e)
+    call.args = [syntax.copy(func_node), syntax.copy(atoms[0]), syntax.copy(atoms[1])]
+    keep = [k for k in e.keywords if k.arg not in ("func", "y0", "t", "args")]
+    call.keywords = [syntax.copy(k) for k in keep]
+    if extra:
+        call.keywords.append(n.keyword(arg="args", value=n.Tuple(elts=[syntax.copy(a) for a in atoms[2:]],
+                                                                  ctx=n.Load())))
+    name = target or norm.fresh("ys")
+    op = Op(name, "call", call, atoms, line, text, fn=func, keywords={})
+    op.odeint = {key: syntax.unparse(options[key]) for key in ("rtol", "atol") if key in options}
+    op.odeint["func"] = syntax.unparse(func_node)
+    norm._emit(op, out)
+    return syntax.name(name)
+
+
+def adjoint_lines(rev, st, g, loads, arg_adj, ans):
+    """The adjoint of `ys = odeint(func, y0, t, args)`: one odeint_adjoint call (see above)."""
+    params = list(inspect.signature(st.fn).parameters)
+    active = [k for k in range(2, len(st.args)) if is_name(st.args[k]) and st.args[k].id in rev.active]
+    wrt = (params[0], params[1]) + tuple(params[k] for k in active)
+    kinds = {params[0]: "array", params[1]: "scalar"}
+    kinds.update((params[k], rev.kinds.expr_kind(st.args[k])) for k in range(2, len(st.args)))
+    helper, seed = rev.module.helper(st.fn, wrt, kinds, rev.optimize, st)
+    src = [rev.src(a, loads) for a in st.args]
+    by0, bt, bargs = (rev.namer.fresh("_b") for _ in range(3))
+    extra = ", ".join(src[2:]) + ("," if len(src) == 3 else "")
+    options = "".join(f", {key}={st.odeint[key]}" for key in ("rtol", "atol") if key in st.odeint)
+    lines = [f"{by0}, {bt}, {bargs} = odeint_adjoint({st.odeint['func']}, {helper}, {seed!r}, {tuple(k - 2 for k in active)!r}, "
+             f"{syntax.unparse(ans)}, {src[0]}, {src[1]}, ({extra}), {g}{options})"]
+    for k, adj in ((0, by0), (1, bt)):
+        a = st.args[k]
+        if is_name(a) and a.id in rev.active:
+            rev.accumulate(lines, arg_adj(a.id), adj, a.id, loads.get(a.id, a.id))
+    for j, k in enumerate(active):
+        a = st.args[k].id
+        rev.accumulate(lines, arg_adj(a), f"{bargs}[{j}]", a, loads.get(a, a))
+    return lines
+
+
+def tangent_lines(fwd, st):
+    """The tangent of `ys = odeint(func, y0, t, args)`: one odeint_tangent call, which solves the
+    forward sensitivity equations with the transformer's tangent function of `func`."""
+    primal = f"{st.target} = {fwd.src(st.expr)}"
+    if fwd.batch:
+        raise TransformError(f"[{fwd.module.api}] {st.text!r}: odeint with a batch of tangents (jacfwd, hessian) "
+                             "is not supported.\n  Call the jvp once per direction, or use "
+                             "dualtape.transforms.grad / vjp.")
+    params = list(inspect.signature(st.fn).parameters)
+    active = [k for k in range(2, len(st.args)) if is_name(st.args[k]) and st.args[k].id in fwd.active]
+    wrt = (params[0],) + tuple(params[k] for k in active)
+    kinds = {params[0]: "array", params[1]: "scalar"}
+    kinds.update((params[k], fwd.kinds.expr_kind(st.args[k])) for k in range(2, len(st.args)))
+    helper, tparams = fwd.module.forward_helper(st.fn, wrt, kinds, fwd.optimize, False, st)
+    src = [fwd.src(a) for a in st.args]
+
+    def tangent(a):
+        return fwd.d(a.id) if is_name(a) and a.id in fwd.active else "None"
+    extra = ", ".join(src[2:]) + ("," if len(src) == 3 else "")
+    dargs = ", ".join(tangent(st.args[k]) for k in active) + ("," if len(active) == 1 else "")
+    options = "".join(f", {key}={st.odeint[key]}" for key in ("rtol", "atol") if key in st.odeint)
+    expr = (f"odeint_tangent({st.odeint['func']}, {helper}, {tuple(tparams)!r}, {tuple(k - 2 for k in active)!r}, "
+            f"{st.target}, {src[0]}, {src[1]}, ({extra}), {tangent(st.args[0])}, {tangent(st.args[1])}, "
+            f"({dargs}){options})")
+    return [primal, fwd.define(st.target, expr)]

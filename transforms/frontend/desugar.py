@@ -1,0 +1,346 @@
+"""Rewrite early returns, break and continue into flags, and array methods into NumPy calls.
+
+After this pass a function has one `return`, at the end of its body, and a loop body
+never jumps: `break` sets `_break1` (the loop tests it at the end of the body) and the
+statements after a possible jump are guarded by `if not _break1:`. The backward sweep
+then only has to replay straight-line code, branches and counted loops.
+"""
+
+from ..ir import syntax
+from ..ir.naming import all_names
+from ..ir.syntax import nodes as n
+
+_METHODS = {"sum", "mean", "max", "min", "prod", "dot", "reshape", "transpose", "copy",
+            "flatten", "ravel", "item", "astype", "var", "std", "cumsum", "squeeze", "clip",
+            "swapaxes", "any", "all", "cumprod", "diagonal", "trace", "round", "conj", "conjugate",
+            "argsort", "argmax", "argmin", "repeat"}
+_DTYPE_METHODS = {"sum", "mean", "prod", "var", "std", "cumsum"}  # dtype=: cast, then reduce
+
+
+def _stmt(source, like):
+    node = syntax.parse(source).body[0]
+    for sub in syntax.walk(node):
+        if hasattr(sub, "lineno") or isinstance(sub, (n.stmt, n.expr)):
+            sub.lineno = getattr(like, "lineno", 1)
+            sub.col_offset = 0
+    return node
+
+
+def _contains(node, kinds, stop_at_loops=False):
+    stack = list(node) if isinstance(node, list) else [node]
+    while stack:
+        cur = stack.pop()
+        if isinstance(cur, kinds):
+            return True
+        if stop_at_loops and isinstance(cur, (n.For, n.While)):
+            continue
+        stack.extend(child for child in syntax.iter_child_nodes(cur) if isinstance(child, n.stmt))
+    return False
+
+
+def desugar_returns(fn):
+    """One final return: `return e` elsewhere becomes `_retval = e` plus a `_returned` flag."""
+    body = fn.body
+    returns = [node for node in syntax.walk(fn) if isinstance(node, n.Return)]
+    if len(returns) == 1 and body and body[-1] is returns[0]:
+        return
+    if not returns:
+        fn.body = body + [_stmt("return None", body[-1] if body else fn)]
+        return
+
+    taken = all_names(fn)
+    retval, returned = _fresh("_retval", taken), _fresh("_returned", taken)
+
+    def block(stmts, in_loop):
+        out = []
+        for i, s in enumerate(stmts):
+            if isinstance(s, n.Return):
+                value = syntax.unparse(s.value) if s.value is not None else "None"
+                out.append(_stmt(f"{retval} = {value}", s))
+                out.append(_stmt(f"{returned} = True", s))
+                if in_loop:
+                    out.append(_stmt("break", s))
+                return out
+            returns_here = _contains(s, n.Return)
+            if isinstance(s, n.If):
+                s.body = block(s.body, in_loop)
+                s.orelse = block(s.orelse, in_loop)
+            elif isinstance(s, (n.For, n.While)):
+                s.body = block(s.body, True)
+            out.append(s)
+            if returns_here and in_loop and isinstance(s, (n.For, n.While)):
+                # a return in a nested loop breaks that loop only: leave this one too (issue 9)
+                out.append(_stmt(f"if {returned}:\n    break", s))
+            if returns_here and i < len(stmts) - 1:
+                rest = block(stmts[i + 1:], in_loop)
+                guard = _stmt(f"if not {returned}:\n    pass", stmts[i + 1])
+                guard.body = rest
+                out.append(guard)
+                return out
+        return out
+
+    new_body = [_stmt(f"{returned} = False", body[0]), _stmt(f"{retval} = None", body[0])]
+    new_body += block(body, False)
+    new_body.append(_stmt(f"return {retval}", body[-1]))
+    fn.body = new_body
+
+
+class _Loops:
+    def __init__(self):
+        self.count = 0
+
+
+def desugar_jumps(fn):
+    """Replace break/continue in every loop by flags; mark loops that break with `_dualtape_break`."""
+    counter = _Loops()
+    taken = all_names(fn)
+
+    def visit_block(stmts):
+        out = []
+        for s in stmts:
+            if isinstance(s, (n.For, n.While)):
+                s.body = visit_block(s.body)
+                out.extend(_loop(s))
+            elif isinstance(s, n.If):
+                s.body = visit_block(s.body)
+                s.orelse = visit_block(s.orelse)
+                out.append(s)
+            else:
+                out.append(s)
+        return out
+
+    def _loop(loop):
+        breaks = _has_jump(loop.body, n.Break)
+        conts = _has_jump(loop.body, n.Continue)
+        loop._dualtape_break = None
+        if not breaks and not conts:
+            return [loop]
+        counter.count += 1
+        k = counter.count
+        brk, cont = _fresh(f"_break{k}", taken), _fresh(f"_continue{k}", taken)
+        flags = ([brk] if breaks else []) + ([cont] if conts else [])
+        test = " or ".join(flags)
+
+        def block(stmts):
+            out = []
+            for i, s in enumerate(stmts):
+                if isinstance(s, n.Break):
+                    out.append(_stmt(f"{brk} = True", s))
+                    return out
+                if isinstance(s, n.Continue):
+                    out.append(_stmt(f"{cont} = True", s))
+                    return out
+                jumps = _has_jump([s], (n.Break, n.Continue))
+                if isinstance(s, n.If):
+                    s.body = block(s.body)
+                    s.orelse = block(s.orelse)
+                out.append(s)
+                if jumps and i < len(stmts) - 1:
+                    guard = _stmt(f"if not ({test}):\n    pass", stmts[i + 1])
+                    guard.body = block(stmts[i + 1:])
+                    out.append(guard)
+                    return out
+            return out
+
+        body = block(loop.body)
+        block = None  # it calls itself through its cell: break that cycle (issue 13)
+        if conts:
+            body.insert(0, _stmt(f"{cont} = False", loop))
+        loop.body = body
+        loop._dualtape_break = brk if breaks else None
+        return ([_stmt(f"{brk} = False", loop)] if breaks else []) + [loop]
+
+    try:
+        fn.body = visit_block(fn.body)
+    finally:  # they call each other through their cells: break that cycle (issue 13)
+        visit_block = _loop = None
+
+
+def _fresh(base, taken):
+    """`base`, or `base_2`, ... when the user's code already uses it: a flag must never
+    overwrite a user variable."""
+    name, k = base, 1
+    while name in taken:
+        k += 1
+        name = f"{base}_{k}"
+    taken.add(name)
+    return name
+
+
+def _has_jump(stmts, kinds):
+    """True when a break/continue in `stmts` belongs to the enclosing loop (not a nested one)."""
+    for s in stmts:
+        if isinstance(s, kinds):
+            return True
+        if isinstance(s, n.If) and (_has_jump(s.body, kinds) or _has_jump(s.orelse, kinds)):
+            return True
+    return False
+
+
+class MethodRewriter(syntax.NodeTransformer):
+    """`x.sum(axis=0)` -> `np.sum(x, axis=0)`, `x.T` -> `np.transpose(x)` for local arrays."""
+
+    def __init__(self, local_names):
+        self.local_names = local_names
+
+    def _is_local(self, node):
+        """True unless `node` is a module or global object (np.linalg, a module-level name)."""
+        while isinstance(node, (n.Attribute, n.Subscript)):
+            node = node.value
+        if isinstance(node, n.Name):
+            return node.id in self.local_names
+        return not isinstance(node, n.Constant)
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        func = node.func
+        if isinstance(func, n.Attribute) and func.attr in _METHODS and self._is_local(func.value):
+            receiver = syntax.unparse(func.value)
+            args = [syntax.unparse(a) for a in node.args]
+            kws = [f"{k.arg}={syntax.unparse(k.value)}" for k in node.keywords]
+            name = func.attr
+            dtype = next((k.value for k in node.keywords if k.arg == "dtype"), None)
+            if name == "astype" and node.args:
+                dtype, args = node.args[0], args[1:]
+            if dtype is not None and name in _DTYPE_METHODS | {"astype"}:
+                # x.astype(t), x.sum(dtype=t): NumPy computes on x cast to t
+                kws = [kw for k, kw in zip(node.keywords, kws) if k.arg != "dtype"]
+                receiver = f"dnp.cast({receiver}, {syntax.unparse(dtype)})"
+            if name in ("copy", "astype"):  # a new array (aliasing.py lets code write into it)
+                new = syntax.parse_expr(f"np.copy({receiver})")
+                for sub in syntax.walk(new):
+                    sub.lineno = getattr(node, "lineno", 1)
+                    sub.col_offset = 0
+                return new
+            if name == "item":  # a Python number, differentiated as float() is
+                index = ", ".join(args)
+                src = (f"np.reshape({receiver}, ())" if not args else
+                       f"np.reshape({receiver}, (-1,))[{index}]" if len(args) == 1 else f"{receiver}[{index}]")
+                new = syntax.parse_expr(src)
+                for sub in syntax.walk(new):
+                    sub.lineno = getattr(node, "lineno", 1)
+                    sub.col_offset = 0
+                return new
+            if name == "clip":  # x.clip(min=lo), x.clip(a_max=hi): np.clip(x, lo, hi), a None bound open
+                bounds = dict(zip(("min", "max"), args))
+                bounds.update({k.arg[-3:]: kw.split("=", 1)[1] for k, kw in zip(node.keywords, kws)
+                               if k.arg in ("min", "max", "a_min", "a_max")})
+                args = [bounds.get("min", "None"), bounds.get("max", "None")]
+                kws = [kw for k, kw in zip(node.keywords, kws) if k.arg not in ("min", "max", "a_min", "a_max")]
+            if name in ("flatten", "ravel"):
+                args, name = ["(-1,)"], "reshape"
+            elif name == "reshape" and len(args) > 1:
+                args = ["(" + ", ".join(args) + ")"]
+            elif name == "transpose" and len(args) > 1:
+                args = ["(" + ", ".join(args) + ")"]
+            src = f"np.{name}({', '.join([receiver] + args + kws)})"
+            new = syntax.parse_expr(src)
+            for sub in syntax.walk(new):
+                sub.lineno = getattr(node, "lineno", 1)
+                sub.col_offset = 0
+            return new
+        return node
+
+    def visit_Attribute(self, node):
+        self.generic_visit(node)
+        if node.attr == "T" and isinstance(node.ctx, n.Load) and self._is_local(node.value):
+            new = syntax.parse_expr(f"np.transpose({syntax.unparse(node.value)})")
+            for sub in syntax.walk(new):
+                sub.lineno = getattr(node, "lineno", 1)
+                sub.col_offset = 0
+            return new
+        return node
+
+
+class _Walrus(syntax.NodeTransformer):
+    """Hoists each `(name := value)` of one statement's expressions into `name = value`,
+    in evaluation order; refuses one that may not run (`a or (y := b)`, a branch of a
+    conditional expression, a comprehension) or that a read of `name` precedes."""
+
+    def __init__(self, fail, stmt):
+        self.fail, self.stmt = fail, stmt
+        self.hoisted, self.loaded, self.maybe = [], set(), 0
+
+    def visit_Name(self, node):
+        if isinstance(node.ctx, n.Load):
+            self.loaded.add(node.id)
+        return node
+
+    def visit_NamedExpr(self, node):
+        node.value = self.visit(node.value)
+        name = node.target.id
+        if self.maybe:
+            raise self.fail(self.stmt, f"the assignment expression `{name} := ...` may not run (it sits in a "
+                            "later operand of `and`/`or`, a branch of `... if ... else ...`, or a comprehension)",
+                            f"Assign `{name}` in a statement of its own before this line.")
+        if name in self.loaded:
+            raise self.fail(self.stmt, f"`{name}` is read before the assignment expression `{name} := ...` "
+                            "of the same line", f"Assign `{name}` in a statement of its own.")
+        assign = n.Assign(targets=[syntax.name(name, store=True)], value=node.value, type_comment=None)
+        assign.lineno, assign.col_offset = getattr(self.stmt, "lineno", 1), 0
+        self.hoisted.append(assign)
+        self.loaded.add(name)
+        return syntax.name(name)
+
+    def _maybe(self, nodes):
+        self.maybe += 1
+        out = [self.visit(x) for x in nodes]
+        self.maybe -= 1
+        return out
+
+    def visit_BoolOp(self, node):
+        node.values = [self.visit(node.values[0])] + self._maybe(node.values[1:])
+        return node
+
+    def visit_IfExp(self, node):
+        node.test = self.visit(node.test)
+        node.body, node.orelse = self._maybe([node.body, node.orelse])
+        return node
+
+    def _scope(self, node):
+        self.maybe += 1
+        self.generic_visit(node)
+        self.maybe -= 1
+        return node
+
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_Lambda = _scope
+
+
+def desugar_walrus(fn, fail):
+    """`if (y := x * 2) > 1:` becomes `y = x * 2` and `if y > 1:`: one assignment per
+    statement, which every later pass (aliasing, activity, the sweeps) sees. Without it the
+    condition was read as an inactive comparison and `y` never got an adjoint (issue 9).
+    `fail(node, what, fix)` makes the refusal of a walrus that cannot be hoisted."""
+    def block(stmts):
+        out = []
+        for s in stmts:
+            for field in ("body", "orelse"):
+                if isinstance(getattr(s, field, None), list):
+                    setattr(s, field, block(getattr(s, field)))
+            if not any(isinstance(x, n.NamedExpr) for x in syntax.walk(_own_expressions(s))):
+                out.append(s)
+                continue
+            if isinstance(s, n.While):
+                raise fail(s, "an assignment expression (`:=`) in a `while` test is not supported",
+                           "Assign the value before the loop and again at the end of its body.")
+            walrus = _Walrus(fail, s)
+            if isinstance(s, n.Assign):  # Python evaluates the value, then the targets
+                s.value = walrus.visit(s.value)
+                s.targets = [walrus.visit(t) for t in s.targets]
+            else:
+                for field in ("test", "iter", "value", "target", "msg", "exc"):
+                    if isinstance(getattr(s, field, None), n.AST):
+                        setattr(s, field, walrus.visit(getattr(s, field)))
+            out += walrus.hoisted + [s]
+        return out
+
+    try:
+        fn.body = block(fn.body)
+    finally:  # it calls itself through its cell: break that cycle (issue 13)
+        block = None
+
+
+def _own_expressions(s):
+    """A statement's expressions, without the statements nested in it."""
+    return n.Tuple(elts=[getattr(s, f) for f in ("test", "iter", "value", "target", "msg", "exc")
+                         if isinstance(getattr(s, f, None), n.expr)] + list(getattr(s, "targets", [])), ctx=n.Load())

@@ -1,0 +1,371 @@
+"""Compiled generated code: `grad(f, jit=True)` (and vjp, jvp, hvp) hands the emitted code to numba.
+
+The generated adjoint is plain Python on floats, NumPy arrays and `math`, plus a list `_stack`
+of saved values and a few runtime helpers. numba compiles all of it once two things change:
+
+* the stack: one typed stack per saved name, sized by a first uncompiled run (jit_stack.py).
+* the helpers: `unbroadcast`, `unreduce`, `zeros_like`, ... are replaced by twins that numba
+  specialises on the argument types (jit_runtime.py); the source calls the same names.
+
+The result, `df.source`, is exactly the source numba compiled. One compiled version is kept
+per combination of argument types (in memory). Where numba cannot compile a construct, a
+TransformError names it with the generated line and the user's line it comes from; with
+`jit="fallback"` the uncompiled generated code runs instead (`df.fallback_reason` says why).
+"""
+
+import ast
+import builtins
+import inspect
+import itertools
+import linecache
+import re
+import time
+import warnings
+
+import numpy as np
+
+from dualtape.core.dtypes import complex_error
+
+from ..ir.analysis import value_kind
+from ..cache import Guard, cache_on, user_functions
+from ..codegen.emit import RUNTIME_NAMES
+from .stacks import _Probe, jit_source, positional_source, probe_source
+from ..frontend.parse import TransformError
+from ..runtime import shape_of
+from ..codegen.tracebacks import name_user_lines
+
+_counter = itertools.count(1)
+_FAST_TYPES = (float, int, bool, np.float64, np.int64)  # scalars: their type is the whole key
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+INSTALL = "pip install 'dualtape[jit]'"
+
+
+def import_numba(api):
+    """numba, or a TransformError saying how to install it (numba is an optional extra)."""
+    try:
+        import numba
+    except ImportError:
+        raise TransformError(
+            f"[{api}] jit=True compiles the generated code with numba, which is not installed.\n  "
+            f"Install it with `{INSTALL}` (or `pip install numba`), or call without jit=True.") from None
+    return numba
+
+
+def _arg_kinds(bound):
+    return {k: value_kind(v) for k, v in bound.arguments.items()}
+
+
+def refuse_complex(api, values):
+    """Complex arguments are refused, as by the uncompiled transforms (api.refuse_complex)."""
+    for value in values:
+        dtype = getattr(value, "dtype", None)
+        if isinstance(value, complex) or getattr(dtype, "kind", None) == "c":
+            raise complex_error(api, f"an argument of type {type(value).__name__}"
+                                + (f" and dtype {dtype}" if dtype is not None else ""))
+
+
+# -- compiling and calling -----------------------------------------------------------------------
+
+def _namespace(module, overrides):
+    ns = dict(module.namespace)
+    ns.update(RUNTIME_NAMES)
+    ns.update(overrides)
+    ns["__builtins__"] = builtins
+    ns["__dualtape_user_functions__"] = user_functions(module.user_functions)  # (tracebacks.py)
+    return ns
+
+
+def _exec(source, name, namespace, tag):
+    filename = f"<dualtape {tag} {name}#{next(_counter)}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    exec(compile(source, filename, "exec"), namespace)
+    return namespace[name], filename
+
+
+class _Entry:
+    """One specialization: the generated module for these argument types, its uncompiled
+    function, and (after the first call) the compiled one and its source."""
+
+    def __init__(self, owner, module, extra):
+        self.owner, self.module, self.extra = owner, module, extra
+        self.python = module.compile(owner.inner.name)
+        self.signature = inspect.signature(self.python)
+        self.source = None
+        self.fn = None
+        self.compile_seconds = None
+        self.fallback_reason = None
+
+    def rest(self, n):
+        """The defaults of the parameters after the first n, passed explicitly: numba's fast
+        dispatch matches no omitted argument (each call would go through its compiler path)."""
+        tail = list(self.signature.parameters.values())[n:]
+        if any(p.default is inspect.Parameter.empty for p in tail):
+            return None
+        return tuple(p.default for p in tail)
+
+    def positional(self, args, kwargs):
+        """The arguments in the order of the compiled function's parameters (all positional)."""
+        if not kwargs:
+            rest = self.rest(len(args))
+            return args if rest is None else tuple(args) + rest
+        bound = self.signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return tuple(bound.arguments[p] for p in self.signature.parameters)
+
+    def build(self, args):
+        """Probe, rewrite and compile (the first call); returns the result of this call."""
+        numba = self.owner.numba
+        name = self.owner.inner.name
+        start = time.perf_counter()
+        generated = self.module.source()
+        probe_ns = _namespace(self.module, {"_Probe": _Probe})
+        probe, _ = _exec(probe_source(generated), name, probe_ns, "probe")
+        stacks = {}
+        orig_probe = _Probe
+
+        class Recording(orig_probe):
+            def __init__(self):
+                super().__init__()
+                stacks[len(stacks)] = self
+
+        probe_ns["_Probe"] = Recording
+        probe(*args)
+        samples, peak = {}, {}
+        for rec in stacks.values():
+            for key, values in rec.samples.items():
+                samples.setdefault(key, []).extend(values)
+            for key, depth in rec.peak.items():
+                peak[key] = max(peak.get(key, 0), depth)
+        from . import runtime as jit_runtime
+        self.source = jit_source(generated, samples, peak)
+        python, filename = _exec(self.source, name, _namespace(self.module, jit_runtime.NAMES), "jit")
+        namespace = python.__globals__
+        tree = ast.parse(self.source)
+        for node in tree.body:  # the adjoints of called user functions too
+            if isinstance(node, ast.FunctionDef) and node.name != name:
+                namespace[node.name] = numba.njit(namespace[node.name])
+        for used in {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}:  # user functions called
+            value = namespace.get(used)
+            if inspect.isfunction(value) and value.__module__ not in ("dualtape.transforms.jit.runtime",) \
+                    and not getattr(value, "__module__", "").startswith(("numba", "numpy", "dualtape")) \
+                    and value.__name__ != "<lambda>" and used != name:
+                namespace[used] = numba.njit(value)
+        compiled = numba.njit(python)
+        try:
+            result = compiled(*args)
+        except (numba.core.errors.NumbaError, TypeError) as exc:
+            if not isinstance(exc, numba.core.errors.NumbaError) and "unbox" not in str(exc):
+                raise  # (numba's TypeError for an argument it cannot take: a list of arrays of two ndims)
+            error = self.owner.refusal(exc, self.source, filename)
+            if not self.owner.fallback:
+                raise error from None
+            self.fallback_reason = str(error)
+            self.owner.fallback_reason = self.fallback_reason
+            warnings.warn(f"{self.fallback_reason}\n  jit='fallback': running the uncompiled generated code instead "
+                          "(the same numbers, at Python's speed).", RuntimeWarning, stacklevel=5)
+            self.source = positional_source(generated)
+            self.fn, _ = _exec(self.source, name, _namespace(self.module, {}), "fallback")
+            self.compile_seconds = time.perf_counter() - start
+            return self.fn(*args)
+        self.fn = compiled
+        self.compile_seconds = time.perf_counter() - start
+        return result
+
+    def __call__(self, args, kwargs):
+        args = self.positional(args, kwargs)
+        self.owner._last = self
+        if self.fn is None:
+            return self.build(args)
+        return self.fn(*args)
+
+
+def _type_key(value):
+    if isinstance(value, np.ndarray):
+        return (np.ndarray, value.dtype.str, value.ndim)
+    if isinstance(value, tuple):
+        return (tuple,) + tuple(_type_key(v) for v in value)
+    return type(value)
+
+
+class Jitted:
+    """`transforms.grad(f, jit=True)` and friends: the generated code compiled by numba.
+
+    Call it like the uncompiled transform. `.source` is the source numba compiled for the
+    latest call (before any call: the general version, every stack a list);
+    `.source_for(*args)` the one for these arguments; `.compile_seconds` what the latest
+    specialization's probe, rewrite and compilation (with its first call) took.
+    """
+
+    def __init__(self, inner, jit):
+        if jit not in (True, "fallback"):
+            raise TransformError(f"[{inner.api}] jit={jit!r}: pass jit=True (compile with numba, refuse what it "
+                                 "cannot compile) or jit='fallback' (run the uncompiled code there).")
+        self.numba = import_numba(inner.api)
+        self.inner, self.fallback = inner, jit == "fallback"
+        self.api, self.mode, self.name = inner.api, inner.mode, inner.name
+        self.__name__ = inner.name
+        self.__doc__ = inner.__doc__
+        self.wrt = inner.wrt
+        self._entries = {}
+        self._fast = {}  # argument types -> (compiled gradient, its entry, the defaults after them)
+        self._last = None
+        self.fallback_reason = None
+        self._guard = Guard(contents=True)  # the globals the compiled versions were made from (numba freezes them)
+
+    def __repr__(self):
+        return repr(self.inner)[:-1] + ", jit>"
+
+    # -- what was compiled ---------------------------------------------------------------------
+    @property
+    def source(self):
+        if self._last is not None and self._last.source is not None:
+            return self._last.source
+        return jit_source(self.inner.source)
+
+    @property
+    def compile_seconds(self):
+        return None if self._last is None else self._last.compile_seconds
+
+    def source_for(self, *args, **kwargs):
+        """The compiled source for these arguments (compiling it if no call did yet)."""
+        self(*args, **kwargs)
+        return self._last.source
+
+    # -- calling ---------------------------------------------------------------------------------
+    def _entry(self, args, kwargs, extra=(), options=None, bound=None):
+        key = tuple(_type_key(a) for a in args) + tuple((k, _type_key(v)) for k, v in kwargs.items()) \
+            + extra + tuple(sorted((options or {}).items()))
+        entry = self._entries.get(key)
+        if entry is None:  # (the key holds the types and dtypes: a differentiated integer is refused here)
+            self.inner.refuse_integers(args, kwargs)
+            kinds = _arg_kinds(self.inner._bind(args, kwargs) if bound is None else bound)
+            module, params = self.inner._build(kinds, *extra, **(options or {}))
+            self._guard.watch(module.user_functions)
+            entry = self._entries[key] = (_Entry(self, module, extra), params)
+        return entry
+
+    def __call__(self, *args, **kwargs):
+        if not self._guard.holds():  # a global was rebound: compile again from the current ones
+            self._entries.clear()
+            self._fast.clear()
+            self._last, self._guard = None, Guard(contents=True)
+        if not kwargs:  # the fast path: a gradient compiled for these argument types already
+            hit = self._fast.get(tuple(map(type, args)))
+            if hit is not None:
+                self._last = hit[1]
+                return hit[0](*args, *hit[2])
+        try:
+            return self._call(args, kwargs)
+        except Exception as exc:  # (an error inside the uncompiled generated code: name the user's line)
+            name_user_lines(exc)
+            raise
+
+    def _call(self, args, kwargs):
+        # a 0-d array is a scalar to numba (np.sin of one is a float): pass its value
+        args = tuple(a[()] if isinstance(a, np.ndarray) and a.ndim == 0 else a for a in args)
+        kwargs = {k: v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v for k, v in kwargs.items()}
+        if self.mode in ("jvp", "hvp"):
+            args, ts, bound, batch = self.inner._split(args, kwargs)
+            entry, tparams = self._entry(args, kwargs, (batch,), bound=bound)
+            kwargs = dict(kwargs, **{p: t for p, t in zip(tparams, ts)})
+            value, tangent = entry(args, kwargs)
+            return tangent if self.mode == "hvp" else (value, tangent)
+        if self.mode == "vjp":
+            if not args:
+                raise TypeError(f"[{self.api}] call it as f_vjp(*args, dy).")
+            *args, dy = args
+            refuse_complex(self.api, (dy,))
+        refuse_complex(self.api, args)
+        refuse_complex(self.api, kwargs.values())
+        args = tuple(args)
+        if self.mode == "vjp":
+            entry, seed = self._entry(args, kwargs)
+            return entry(args, dict(kwargs, **{seed: dy}))
+        entry, _ = self._entry(args, kwargs)
+        if entry.python.__dualtape_scalar_output__:
+            result = entry(args, kwargs)
+            if not kwargs and entry.fn is not None and all(isinstance(a, _FAST_TYPES) for a in args):
+                rest = entry.rest(len(args))
+                if rest is not None:
+                    self._fast[tuple(map(type, args))] = (entry.fn, entry, rest)
+            return result
+        entry, _ = self._entry(args, kwargs, options={"value": True})
+        gradient, value = entry(args, kwargs)
+        if shape_of(value) != ():
+            code = self.inner.f.__code__
+            raise TransformError(
+                f"[{self.api}] {code.co_filename}:{code.co_firstlineno} in {self.inner.f.__name__}: it returned a "
+                f"value of shape {shape_of(value)}; grad needs a scalar output.\n  Use transforms.vjp, or reduce "
+                "the output first (e.g. return np.sum(y)).")
+        return (gradient, value) if self.inner.preserve_result else gradient
+
+    # -- refusals ---------------------------------------------------------------------------------
+    def refusal(self, exc, source, filename):
+        """A TransformError naming what numba rejected, on which generated line, and the user's
+        line it comes from."""
+        text = _ANSI.sub("", str(exc))
+        construct = _construct(text)
+        helper = re.search(r"Untyped global name '(\w+)'", text)
+        if helper and helper.group(1) in RUNTIME_NAMES:
+            construct += (f" ({helper.group(1)} is a helper of dualtape.transforms.runtime that has no compiled "
+                          "twin in transforms/jit/runtime.py)")
+        if "unbox heterogeneous list" in text:
+            construct += " (numba takes a list of arrays of one ndim and dtype only: pass a tuple)"
+        lines = source.splitlines()
+        where = ""
+        found = [int(n) for n in re.findall(re.escape(filename) + r'", line (\d+)', text)]
+        if found:
+            number = found[-1]
+            where = f"\n  generated line {number}: {lines[number - 1].strip()}"
+            user = _user_line(self.inner.f, lines, number)
+            if user:
+                where += f"\n  from {user}"
+        return TransformError(
+            f"[{self.api}] numba cannot compile the generated code of {self.inner.f.__name__}: {construct}{where}"
+            f"\n  Rewrite that construct (numba compiles floats, NumPy arrays, math and np functions, loops and "
+            "branches), pass jit='fallback' to run the uncompiled code there, or call without jit=True.")
+
+
+def _construct(text):
+    keep = []
+    for line in text.splitlines():
+        s = line.strip()
+        if not s or s.startswith(("Failed in", "During:", "File ", "<source", "^")) or s.startswith("- "):
+            continue
+        if s.startswith(("No implementation", "Untyped global", "Unknown attribute", "Use of unsupported",
+                         "Cannot", "Invalid use", "Unsupported", "NameError", "Rejected")) or not keep:
+            keep.append(s)
+        if len(keep) >= 2:
+            break
+    return " ".join(keep)[:400] or text[:400]
+
+
+def _user_line(f, lines, number):
+    """`file:line: code` of the user's statement the generated line `number` comes from: the
+    nearest `# <statement>` comment above it that is a line of f."""
+    try:
+        src, first = inspect.getsourcelines(f)
+    except (OSError, TypeError):
+        return None
+    stripped = [s.strip() for s in src]
+    for k in range(number - 1, -1, -1):
+        s = lines[k].strip()
+        if s.startswith("# ") and s[2:] in stripped and s[2:] not in ("forward", "backward"):
+            j = stripped.index(s[2:])
+            return f"{f.__code__.co_filename}:{first + j}: {s[2:]}"
+    return None
+
+
+def jitted(make, f, jit, verbose=False):
+    """The Jitted transform of `make(f)` (the uncompiled transform), made once per (transform, jit);
+    with f=None, the decorator."""
+    if f is None:
+        return lambda g: jitted(make, g, jit, verbose)
+    inner = make(f)
+    cache, key = cache_on(inner), ("jit", jit)  # kept on the transform, freed with f (cache.py)
+    hit = cache.get(key)
+    if hit is None:
+        hit = cache[key] = Jitted(inner, jit)
+    if verbose:
+        print(hit.source)
+    return hit
