@@ -13,6 +13,7 @@ import numpy as np
 from dualtape.core.dtypes import complex_error
 from dualtape.core.duck import lazy_scalar, lazy_seed
 
+from . import pipeline
 from .codegen import emit
 from .ir.analysis import value_kind
 from .optimize.concrete import arg_value
@@ -221,21 +222,18 @@ class Transformed(_Transform):
     def _build(self, kinds, defer=False, value=False, ndarrays=frozenset(), shapes=None):
         """`value`: the version grad calls where the output may not be a scalar: it returns f's value
         too, at once when it is not a scalar (see `_grad`). `shapes`: the arguments' (concrete.py)."""
-        kinds, traced = emit.traced_kinds(kinds)
-        module = emit.Module(self.api)
+        traced = emit.traced_kinds(kinds)[1]
+        module = pipeline.new_module(self.api)
         module.ndarray_params = {self.name: ndarrays}
         if shapes is not None and not traced:
             module.param_shapes = {self.name: shapes}
         module.defer = defer
         module.checkpoint = self.checkpoint  # checkpointed loops (transforms/reverse/checkpoint.py)
         module.names.add(self.name)
-        source, seed = emit.generate(module, self.f, self.wrt, kinds, self.optimize, self.name,
-                                     "1.0" if self.mode == "grad" else None,
-                                     tuple_out=self.wrt_is_tuple and len(self.wrt) == 1,
-                                     preserve_result="check" if value else self.preserve_result)
-        module.functions.append(source)
-        if traced:  # tensors and dual numbers: np.* everywhere, never math.* (see docs)
-            module.functions = emit.traced_module(module)
+        seed = pipeline.adjoint_module(module, self.f, self.wrt, kinds, self.optimize, self.name,
+                                       "1.0" if self.mode == "grad" else None,
+                                       tuple_out=self.wrt_is_tuple and len(self.wrt) == 1,
+                                       preserve_result="check" if value else self.preserve_result)
         return module, seed
 
     def __call__(self, *args, **kwargs):

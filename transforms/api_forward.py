@@ -11,6 +11,7 @@ import numpy as np
 
 from dualtape.core import nest
 
+from . import pipeline
 from .codegen import emit
 from .api import _arg_kinds, _make, _memo, _Transform, param_values, refuse_complex, resolve_argnums, shape_key
 from .optimize.concrete import arg_value
@@ -59,18 +60,15 @@ class ForwardTransformed(_Transform):
         caller keeps the tangent only."""
         shapes = None if shapes is None else dict(shapes, **{"<tangent only>": tangent_only})
         target, kinds, deferred = self._target(kinds, defer, shapes)
-        kinds, traced = emit.traced_kinds(kinds)
-        module = emit.Module(self.api)
+        traced = emit.traced_kinds(kinds)[1]
+        module = pipeline.new_module(self.api)
         if shapes is not None and not traced:
             module.param_shapes = {self.name: shapes}
         module.defer = defer
         module.deferred.extend(deferred)
         module.names.add(self.name)
-        source, tparams = emit.generate_forward(module, target, self.wrt, kinds, self.optimize, self.name, batch,
-                                                value_only=1 if self.mode == "hvp" else 0)
-        module.functions.append(source)
-        if traced:
-            module.functions = emit.traced_module(module)
+        tparams = pipeline.tangent_module(module, target, self.wrt, kinds, self.optimize, self.name, batch,
+                                          value_only=1 if self.mode == "hvp" else 0)
         return module, tparams
 
     # -- calling ---------------------------------------------------------------------------------

@@ -5,100 +5,34 @@ tracebacks, `inspect` and `pdb` show the generated code.
 """
 
 import builtins
-import functools
 import itertools
 import linecache
 import re
-import sys
 import weakref
-
-import numpy as np
 
 from dualtape.core.scipy_hints import numpy_twin
 
 from ..ir import syntax
 from ..calls import opmap
 from ..ir.syntax import nodes as n
-from ..frontend.aliasing import check_writes
 from ..ir.analysis import TRACED_NUMBER
 from ..cache import user_functions
-from ..frontend.desugar import MethodRewriter, desugar_jumps, desugar_returns, desugar_walrus
-from ..forward.sweep import Forward
-from ..forward.helper_rules import ForwardNormalizer
-from ..ir.naming import alias_foreign_globals, alias_shadowed_globals, identifier, rename_reserved, shadowed_helper
-from ..frontend.normalize import Normalizer
-from ..frontend.parse import FunctionInfo, TransformError, check_supported, error
-from ..reverse.sweeps import Reverse
+from ..frontend.desugar import MethodRewriter
+from ..ir.naming import alias_foreign_globals, identifier
+from ..frontend.parse import FunctionInfo, TransformError
 from ..reverse.simplify import index_expr
 from .save import RUNTIME_NAMES, module_source  # noqa: F401  (module_source: for api.py)
 
 _counter = itertools.count(1)
 
 
-class FunctionIR:
-    """A normalized function: IR body, return atoms and the names it uses."""
-
-    def __init__(self, fn, wrt_names, api, normalizer=Normalizer, kinds=None, module=None):
-        info = FunctionInfo(fn, api)
-        check_supported(info, api)
-        node = info.node
-        desugar_walrus(node, lambda where, what, fix: error(api, info, where, what, fix))
-        args = node.args
-        refused = check_writes(info, [a.id for a in args.posonlyargs + args.args + args.kwonlyargs], api,
-                               kinds, defer=module is not None and module.defer)
-        if refused is not None:  # the general version: calls with other argument types may work
-            module.deferred.append(refused)
-        if not info.filename.startswith("<dualtape "):  # (adjoint code read back by hvp owns `_stack`)
-            rename_reserved(node, [a.id for a in args.posonlyargs + args.args + args.kwonlyargs], lambda name: error(
-                api, info, node, f"the parameter `{name}` has the name of a value the generated code uses",
-                f"Rename the parameter (e.g. `{name}_`); generated code reads `{name}` itself."))
-            locals_ = set(params_of(node)) | syntax.store_names(node)
-            aliases = alias_shadowed_globals(node, locals_, info.namespace)
-            if module is not None:
-                aliases.update(alias_foreign_globals(node, locals_, info.namespace, module.namespace))
-            for alias, value in aliases.items():
-                info.namespace[alias] = value  # (the normalizer resolves calls through it)
-                if module is not None:
-                    module.namespace[alias] = value
-        self.doc = bool(node.body and isinstance(node.body[0], n.Expr) and syntax.is_constant(node.body[0].value)
-                        and isinstance(node.body[0].value.value, str))
-        desugar_returns(node)
-        desugar_jumps(node)
-        args = node.args
-        self.params = [a.id for a in args.posonlyargs + args.args + args.kwonlyargs]
-        self.locals = set(self.params) | syntax.store_names(node)
-        MethodRewriter(self.locals).visit(node)
-        self.info = info
-        unknown = set(wrt_names) - set(self.params)
-        if unknown:
-            raise TransformError(f"[{api}] {info.name} has no parameter {sorted(unknown)[0]!r}; "
-                                 f"its parameters are {self.params}.\n  Pass wrt as parameter indices.")
-        norm = normalizer(info, self.params, wrt_names, api)
-        ret = node.body[-1]
-        self.body = norm.block(node.body[:-1])
-        value = ret.value
-        if value is None or (syntax.is_constant(value) and value.value is None):
-            raise error(api, info, ret, "the function returns nothing",
-                        "Return the value to differentiate (a scalar for grad).")
-        self.ret_name = norm.fresh("out")
-        if isinstance(value, n.Tuple):
-            self.ret = [norm.expr(e, self.body, ret) for e in value.elts]
-        elif isinstance(value, n.Name):
-            self.ret = [value]
-        else:
-            self.ret = [norm.expr(value, self.body, ret, target=self.ret_name)]
-            if isinstance(self.ret[0], n.Name) and self.ret[0].id == self.ret_name:
-                pass
-        self.used = norm.used | self.locals
-        self.temps = norm.temps  # un-nesting's temporaries, told apart from user names by origin, not spelling
-        self.locals |= {name for name in norm.used if name.startswith("_") and name not in info.namespace}
-
-
 class Module:
     """The generated functions of one transformation: helpers first, the main adjoint last."""
 
-    def __init__(self, api):
+    def __init__(self, api, adjoint=None, tangent=None):
         self.api = api
+        # how a called user function's helper is made (pipeline.adjoint / pipeline.tangent)
+        self.make_adjoint, self.make_tangent = adjoint, tangent
         self.functions = []
         self.helpers = {}
         self.namespace = {}
@@ -144,13 +78,13 @@ class Module:
         """(name, seed parameter name) of the adjoint function of a called user function."""
         key = (fn, wrt, tuple(sorted(kinds.items())), optimize)
         return self._helper(key, fn, "vjp", st,
-                            lambda name: generate(self, fn, wrt, kinds, optimize, name, "1.0", tuple_out=True))
+                            lambda name: self.make_adjoint(self, fn, wrt, kinds, optimize, name, "1.0", tuple_out=True))
 
     def forward_helper(self, fn, wrt, kinds, optimize, batch, st):
         """(name, tangent parameter names) of the tangent function of a called user function."""
         key = ("jvp", fn, wrt, tuple(sorted(kinds.items())), optimize, batch)
         return self._helper(key, fn, "jvp", st,
-                            lambda name: generate_forward(self, fn, wrt, kinds, optimize, name, batch))
+                            lambda name: self.make_tangent(self, fn, wrt, kinds, optimize, name, batch))
 
     def _helper(self, key, fn, suffix, st, make):
         """Generate `fn`'s helper once per key with `make(name) -> (source, parameters)`;
@@ -196,48 +130,6 @@ class Module:
         return fn
 
 
-def params_of(fn_node):
-    args = fn_node.args
-    return [a.id for a in args.posonlyargs + args.args + args.kwonlyargs]
-
-
-def _deep_recursion(generate_fn):
-    """Run a generator with room for deep expressions: gast's conversion, deep copies and
-    unparsing recurse a few frames per operand, so one sum of ~300 terms written out went past
-    Python's default limit of 1000 frames (issue 9). Python 3.11+ runs Python-to-Python calls
-    without C stack, so a higher limit is safe; the old one is restored afterwards."""
-    @functools.wraps(generate_fn)
-    def run(*args, **kwargs):
-        old = sys.getrecursionlimit()
-        sys.setrecursionlimit(max(old, _RECURSION_LIMIT))
-        try:
-            return generate_fn(*args, **kwargs)
-        finally:
-            sys.setrecursionlimit(old)
-    return run
-
-
-_RECURSION_LIMIT = 50_000
-
-
-@_deep_recursion
-def generate(module, fn, wrt, kinds, optimize, name, seed_default, tuple_out=False, preserve_result=False):
-    """Source of the adjoint of `fn` w.r.t. parameter names `wrt`, and its seed parameter."""
-    module.add_namespace(fn)
-    fir = FunctionIR(fn, wrt, module.api, kinds=kinds, module=module)
-    module.user_names |= fir.used
-    rev = Reverse(fir, wrt, kinds, module, optimize)
-    module.generating.append(fir.info)
-    try:
-        source, seed = rev.generate(name, seed_default, list(wrt), preserve_result, tuple_out)
-    finally:
-        module.generating.pop()
-    module.scalar_output = len(fir.ret) == 1 and (  # (the last generated: the main one)
-        rev.kinds.is_scalar(fir.ret[0]) or getattr(rev, "scalar_result", False))  # (proved by concrete.py)
-    _check_shadowing(module, fir, source)
-    return source, seed
-
-
 def scipy_refusal(api, caller, st, fn, exc):
     """The TransformError for a SciPy function whose source the transformer could not follow
     (scipy.linalg.eigh calls LAPACK through get_lapack_funcs): at the user's call, naming the
@@ -251,29 +143,6 @@ def scipy_refusal(api, caller, st, fn, exc):
     return TransformError(f"[{api}] {caller.filename}:{st.line} in {caller.name}: {public} cannot be differentiated "
                           f"by the transformer ({st.text.strip()!r}): dualtape has no op for it, and its source "
                           f"does not transform ({reason}).\n  {fix}")
-
-
-def _check_shadowing(module, fir, source):
-    """Refuse a parameter named like a runtime helper that the generated code calls."""
-    name = shadowed_helper(source, fir.params)
-    if name is not None:
-        raise error(module.api, fir.info, fir.info.node, f"the parameter `{name}` has the name of a helper "
-                    "the generated code calls", f"Rename the parameter (e.g. `{name}_`).")
-
-
-@_deep_recursion
-def generate_forward(module, fn, wrt, kinds, optimize, name, batch=False, value_only=0):
-    """Source of the tangent function of `fn` w.r.t. parameter names `wrt`, and its tangent
-    parameters; the last `value_only` outputs get no tangent."""
-    module.add_namespace(fn)
-    fir = FunctionIR(fn, wrt, module.api, ForwardNormalizer, kinds=kinds, module=module)
-    module.generating.append(fir.info)
-    try:
-        source, params = Forward(fir, wrt, kinds, module, optimize, batch, value_only).generate(name)
-    finally:
-        module.generating.pop()
-    _check_shadowing(module, fir, source)
-    return source, params
 
 
 _MATH_CALL = re.compile(r"\bmath\.(\w+)\(")
