@@ -18,7 +18,7 @@ import pathlib
 import sys
 
 from . import api, api_forward
-from .api import _Transform
+from .api import Transform
 from .frontend.parse import TransformError
 
 
@@ -77,7 +77,7 @@ def _unwrap_transform(fn):
     """(function, defaults) of a decorated transform (`@transforms.grad(...)`, its jit form), or of
     a plain function: the CLI reads the function and the options it was decorated with."""
     transform = getattr(fn, "inner", fn)  # a Jitted wraps the uncompiled transform
-    if isinstance(transform, _Transform):
+    if isinstance(transform, Transform):
         wrt = transform.wrt if transform.wrt_is_tuple else transform.wrt[0]
         return transform.f, {"mode": _MODES.get(transform.mode, "reverse"), "argnums": wrt,
                              "optimize": transform.optimize}
@@ -97,7 +97,7 @@ def main(argv=None):
         if args.mode == "reverse":
             transformed = api.grad(fn, argnums=wrt, optimize=optimize)
         else:
-            transformed = api_forward._make_forward("jvp" if args.mode == "forward" else "hvp", fn, wrt, optimize,
+            transformed = api_forward.make_forward("jvp" if args.mode == "forward" else "hvp", fn, wrt, optimize,
                                                     False)
         if args.output:
             transformed.save(args.output)

@@ -2,7 +2,7 @@
 
 The returned object compiles one specialization per combination of argument types
 (Python scalars get `math.*` derivatives and no `unbroadcast`), and shows the general
-version as `.source`. `_Transform` is what they share with forward mode (api_forward.py).
+version as `.source`. `Transform` is what they share with forward mode (api_forward.py).
 """
 
 import functools
@@ -30,7 +30,7 @@ _SCALAR_TYPES = (float, int, bool, np.float64, np.float32, np.int64, np.int32)
 
 def refuse_complex(api, values):
     """Complex arguments (or cotangents, tangents) are refused, as by every runtime mode:
-    derivatives through complex values are not designed yet (issue 10; the generated code gave
+    derivatives through complex values are not designed yet (the generated code would give
     wrong numbers)."""
     for value in values:
         dtype = getattr(value, "dtype", None)
@@ -39,11 +39,11 @@ def refuse_complex(api, values):
                                 + (f" and dtype {dtype}" if dtype is not None else ""))
 
 
-def _arg_kinds(bound):
+def arg_kinds(bound):
     return {k: value_kind(v) for k, v in bound.arguments.items()}
 
 
-class _Transform:
+class Transform:
     """What both modes share: checking `f` and `wrt`, the general module (`.source`, `.save`),
     and one compiled specialization per combination of argument types.
 
@@ -152,14 +152,14 @@ class _Transform:
             if self._variants.get(types, 0) < MAX_SHAPES:
                 self._variants[types] = self._variants.get(types, 0) + 1
                 bound = self._bind(args, kwargs) if bound is None else bound
-                module, params = self._watched(self._build(_arg_kinds(bound), *extra, **(options or {}),
+                module, params = self._watched(self._build(arg_kinds(bound), *extra, **(options or {}),
                                                            **self._specialize(bound, more)))
                 entry = self._compiled[shaped] = (module.compile(self.name), params)
                 return entry
         entry = self._compiled.get(key)
         if entry is None:
             bound = self._bind(args, kwargs) if bound is None else bound
-            module, params = self._watched(self._build(_arg_kinds(bound), *extra, **(options or {}),
+            module, params = self._watched(self._build(arg_kinds(bound), *extra, **(options or {}),
                                                        **self._specialize(bound)))
             entry = self._compiled[key] = (module.compile(self.name), params)
         return entry
@@ -200,7 +200,7 @@ class _Transform:
         return f"<dualtape.transforms.{self.mode} of {self.f.__qualname__} wrt {self.wrt}>"
 
 
-class Transformed(_Transform):
+class Transformed(Transform):
     """A compiled adjoint of `f`: call it like `f` (plus `dy` last for vjp)."""
 
     any_string_wrt = True
@@ -289,7 +289,7 @@ class Transformed(_Transform):
         if self.mode == "vjp":
             args = args[:-1]
         bound = self._bind(args, kwargs)
-        return self._build(_arg_kinds(bound), **self._specialize(bound, ()))[0].source()
+        return self._build(arg_kinds(bound), **self._specialize(bound, ()))[0].source()
 
 
 def shape_key(values, _nd=np.ndarray):
@@ -318,11 +318,11 @@ def general_or_refusal(module):
     return module
 
 
-def _memo(cls, mode, f, wrt, verbose, *options):
+def memo(cls, mode, f, wrt, verbose, *options):
     """`cls(f, wrt, mode, *options, verbose)`, made once per (f, wrt, mode, *options); with f=None,
     the decorator that makes it."""
     if f is None:
-        return lambda g: _memo(cls, mode, g, wrt, verbose, *options)
+        return lambda g: memo(cls, mode, g, wrt, verbose, *options)
     cache, key = cache_on(f), (cls, wrt, mode) + options  # kept on f, freed with it (cache.py)
     hit = cache.get(key)
     if hit is None:
@@ -340,8 +340,8 @@ def resolve_argnums(argnums, wrt, api):
     return argnums if argnums is not None else (0 if wrt is None else wrt)
 
 
-def _make(mode, f, wrt, preserve_result, optimize, verbose, checkpoint=None):
-    return _memo(Transformed, mode, f, wrt, verbose, preserve_result, optimize, checkpoint)
+def make(mode, f, wrt, preserve_result, optimize, verbose, checkpoint=None):
+    return memo(Transformed, mode, f, wrt, verbose, preserve_result, optimize, checkpoint)
 
 
 def _checkpoint_option(checkpoint, jit, api):
@@ -369,8 +369,8 @@ def grad(f=None, argnums=None, *, wrt=None, preserve_result=False, optimize=True
     checkpoint = _checkpoint_option(checkpoint, jit, "transforms.grad")
     if jit:
         from .jit.compile import jitted
-        return jitted(lambda g: _make("grad", g, wrt, preserve_result, optimize, False), f, jit, verbose)
-    return _make("grad", f, wrt, preserve_result, optimize, verbose, checkpoint)
+        return jitted(lambda g: make("grad", g, wrt, preserve_result, optimize, False), f, jit, verbose)
+    return make("grad", f, wrt, preserve_result, optimize, verbose, checkpoint)
 
 
 def vjp(f=None, argnums=None, *, wrt=None, preserve_result=False, optimize=True, verbose=False, jit=False,
@@ -380,5 +380,5 @@ def vjp(f=None, argnums=None, *, wrt=None, preserve_result=False, optimize=True,
     checkpoint = _checkpoint_option(checkpoint, jit, "transforms.vjp")
     if jit:
         from .jit.compile import jitted
-        return jitted(lambda g: _make("vjp", g, wrt, preserve_result, optimize, False), f, jit, verbose)
-    return _make("vjp", f, wrt, preserve_result, optimize, verbose, checkpoint)
+        return jitted(lambda g: make("vjp", g, wrt, preserve_result, optimize, False), f, jit, verbose)
+    return make("vjp", f, wrt, preserve_result, optimize, verbose, checkpoint)

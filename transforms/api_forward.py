@@ -13,14 +13,14 @@ from dualtape.core import nest
 
 from . import pipeline
 from .codegen import emit
-from .api import _arg_kinds, _make, _memo, _Transform, param_values, refuse_complex, resolve_argnums, shape_key
+from .api import arg_kinds, make, memo, Transform, param_values, refuse_complex, resolve_argnums, shape_key
 from .optimize.concrete import arg_value
 from .frontend.parse import TransformError
 from .codegen.tracebacks import name_user_lines
 
 
 
-class ForwardTransformed(_Transform):
+class ForwardTransformed(Transform):
     """A compiled tangent function of `f`: call it as `f_jvp(*args, tangents)`."""
 
     def __init__(self, f, wrt, mode, optimize, verbose):
@@ -36,7 +36,7 @@ class ForwardTransformed(_Transform):
             return self.f, kinds, []
         try:
             # preserve_result: the adjoint returns f's value too, which the hvp code checks is a scalar
-            df = _make("grad", self.f, self.wrt if self.wrt_is_tuple else self.wrt[0], True, self.optimize, False)
+            df = make("grad", self.f, self.wrt if self.wrt_is_tuple else self.wrt[0], True, self.optimize, False)
             module, seed = df._build(kinds, defer, shapes=shapes)
             if shapes is not None and shapes["<seed>"]:
                 shapes[seed] = ("a", (), float)
@@ -145,11 +145,11 @@ class ForwardTransformed(_Transform):
         """The source specialized for these arguments and tangents (what a call with them runs)."""
         args, ts, bound, batch = self._split(args, kwargs)
         options = {"tangent_only": True} if self.mode == "hvp" else {}
-        return self._build(_arg_kinds(bound), batch, **options, **self._specialize(bound, ts))[0].source()
+        return self._build(arg_kinds(bound), batch, **options, **self._specialize(bound, ts))[0].source()
 
 
-def _make_forward(mode, f, wrt, optimize, verbose):
-    return _memo(ForwardTransformed, mode, f, wrt, verbose, optimize)
+def make_forward(mode, f, wrt, optimize, verbose):
+    return memo(ForwardTransformed, mode, f, wrt, verbose, optimize)
 
 
 def jvp(f=None, argnums=None, *, wrt=None, optimize=True, verbose=False, jit=False):
@@ -162,8 +162,8 @@ def jvp(f=None, argnums=None, *, wrt=None, optimize=True, verbose=False, jit=Fal
     wrt = resolve_argnums(argnums, wrt, "transforms.jvp")
     if jit:  # compiled with numba: see grad's `jit`
         from .jit.compile import jitted
-        return jitted(lambda g: _make_forward("jvp", g, wrt, optimize, False), f, jit, verbose)
-    return _make_forward("jvp", f, wrt, optimize, verbose)
+        return jitted(lambda g: make_forward("jvp", g, wrt, optimize, False), f, jit, verbose)
+    return make_forward("jvp", f, wrt, optimize, verbose)
 
 
 def hvp(f=None, argnums=None, *, wrt=None, optimize=True, verbose=False, jit=False):
@@ -172,8 +172,8 @@ def hvp(f=None, argnums=None, *, wrt=None, optimize=True, verbose=False, jit=Fal
     wrt = resolve_argnums(argnums, wrt, "transforms.hvp")
     if jit:  # compiled with numba: see grad's `jit`
         from .jit.compile import jitted
-        return jitted(lambda g: _make_forward("hvp", g, wrt, optimize, False), f, jit, verbose)
-    return _make_forward("hvp", f, wrt, optimize, verbose)
+        return jitted(lambda g: make_forward("hvp", g, wrt, optimize, False), f, jit, verbose)
+    return make_forward("hvp", f, wrt, optimize, verbose)
 
 
 def _same_structure(x, t):

@@ -4,8 +4,8 @@
 specializations with it, so repeated calls are a dict lookup. The cache is a dict in
 `f.__dict__`, so it lives exactly as long as `f`: a process that transforms many functions
 (benchmarks/check_programs.py) frees each one's generated code with the function. A
-module-level dict keyed by the function kept every function and its code forever (issue 13:
-a long run grew to 1.8 GB).
+module-level dict keyed by the function kept every function and its code forever (a long
+run grew to 1.8 GB).
 """
 
 import dis
@@ -44,9 +44,9 @@ def cache_on(owner):
 class Guard:
     """The module globals (and closure cells) that generated code was made from, checked at
     call time: `holds()` is False once one of them is rebound (`module.G = 1.62`), and the
-    owner then drops what it compiled (issue 19: the generated code ran in a copy of the
-    user's globals, and the transformer folds some of them while generating: a global's kind,
-    the function a called name is, so rebinding one gave the old value, or a mix of the two).
+    owner then drops what it compiled (the generated code runs in a copy of the user's
+    globals, and the transformer folds some of them while generating: a global's kind,
+    the function a called name is, so rebinding one would give the old value, or a mix of the two).
 
     The check is one generated function comparing each captured value by identity (a few
     tens of ns per call; benchmarks/wl_globals.py measures it)."""
@@ -67,7 +67,7 @@ class Guard:
         functions stand for the user functions they were made from. A name read as a global
         that the module lacks (`G` defined only later, or a builtin such as `len` that a module
         global may shadow) is watched as absent, and a closure cell not yet bound as unbound:
-        defining either later is seen as a rebinding (issue 19: a stale NameError)."""
+        defining either later is seen as a rebinding (else a stale NameError)."""
         before = (sum(len(v) for _, v in self._globals.values()), len(self._cells))
         for fn in user_functions(functions):
             read, as_globals, as_attributes = _names(fn.__code__)

@@ -1,4 +1,4 @@
-"""The adjoint ODE of `scipy.integrate.odeint` for generated gradient code (issue 12).
+"""The adjoint ODE of `scipy.integrate.odeint` for generated gradient code.
 
 `ys = odeint(func, y0, t, args)` differentiated in reverse: the generated code calls
 `odeint_adjoint` with `func`, the transformer's own adjoint of `func` (generated beside the

@@ -37,8 +37,7 @@ class _Discard:
 
 def parse_spec(spec, api="transforms.grad"):
     """`checkpoint=` normalized: None, ("sqrt", k or None) or ("binomial", s or None, block or None).
-    `True` is "sqrt", an int s the binomial schedule with s kept states (issue 19: both crashed
-    in `tuple(spec)`)."""
+    `True` is "sqrt", an int s the binomial schedule with s kept states."""
     if spec is None or spec is False:
         return None
     parts = (("sqrt",) if spec is True else ("binomial", spec) if _count(spec) is not None

@@ -1,4 +1,4 @@
-"""Tangents of adjoint helpers whose tangent is not one of the helper itself (hvp, issue 12).
+"""Tangents of adjoint helpers whose tangent is not one of the helper itself (hvp).
 
 Forward mode over adjoint code (`transforms.hvp`) needs, for each helper a VJP rule calls, its
 tangent: `fwd_rules_more` declares them; where the tangent is not the helper applied to the
