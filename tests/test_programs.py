@@ -79,12 +79,12 @@ def test_views_of_a_name_are_views_so_programs_never_write_into_module_arrays(ki
     from hypothesis import strategies as st
 
     from dualtape.testing.program_exprs import Env, Expr
-    from dualtape.testing.program_grammar import _Gen
+    from dualtape.testing.program_grammar import ProgramGen
 
     @settings(max_examples=10, deadline=None, derandomize=True, database=None)
     @given(data=st.data())
     def check(data):
-        gen = _Gen(data.draw, 3, set(FEATURES))
+        gen = ProgramGen(data.draw, 3, set(FEATURES))
         e = gen.numpy_expr(Env(), shape, kind, lambda s: Expr("M1", view=True, names=frozenset(["M1"])))
         assert e.view and e.names == {"M1"}, e
     check()
@@ -96,9 +96,9 @@ def test_a_walrus_binds_only_where_it_is_written():
     (NameError in f itself, which stopped the run). A drawn walrus binds only if the
     statement's text has it."""
     from dualtape.testing.program_exprs import Env
-    from dualtape.testing.program_grammar import _Gen
+    from dualtape.testing.program_grammar import ProgramGen
 
-    gen, env = _Gen(None, 3, set(FEATURES)), Env()
+    gen, env = ProgramGen(None, 3, set(FEATURES)), Env()
 
     def drawn(env, depth, loop, top):  # two walruses drawn, one of them dropped by the chosen form
         gen.pending += ["w8", "w9"]

@@ -1,7 +1,7 @@
 """More runtime fast paths (issue 13), each checked against the general path it skips:
 
 - `unreduce` broadcasts a plain array back with one read-only ndarray view;
-- `_unbroadcast_to` sums a bias's cotangent over the leading axes directly;
+- `unbroadcast_to` sums a bias's cotangent over the leading axes directly;
 - `GradientTape.watch` / `gradient` and `ForwardAccumulator` take a flat list or tuple of
   tensors as it is (no walk over the structure), and seed a float target with ones directly;
 - `ForwardAccumulator.jvp` hands out a tangent it made without copying it (read-only).
@@ -15,7 +15,7 @@ import pytest
 import dualtape as tf
 from dualtape import dnp
 from dualtape.core import rulekit
-from dualtape.core.apply_rules import _unbroadcast_to
+from dualtape.core.apply_rules import unbroadcast_to
 from dualtape.core.rulekit_shapes import unreduce
 
 RNG = np.random.default_rng(7)
@@ -58,11 +58,11 @@ def test_unreduce_keeps_batch_axes_and_empty_shapes():
 def test_bias_cotangent_summed_over_leading_axes():
     part = RNG.standard_normal((2, 3, 4))
     for x in (np.zeros(4), np.zeros((3, 4)), np.zeros((1, 4)), np.zeros((3, 1)), np.float64(1.0)):
-        out = _unbroadcast_to(part, x)
+        out = unbroadcast_to(part, x)
         expected = rulekit.unbroadcast(part, np.shape(x))
         assert np.shape(out) == np.shape(x)
         np.testing.assert_allclose(out, expected, rtol=1e-15)
-    out32 = _unbroadcast_to(part, np.zeros(4, np.float32))   # cast to the input's dtype
+    out32 = unbroadcast_to(part, np.zeros(4, np.float32))   # cast to the input's dtype
     assert out32.dtype == np.float32
 
 

@@ -62,7 +62,7 @@ def vjp_parts(op, g, ans, values, static, wanted, batch=0):
                 continue
             part = rule(g, ans, *values, **static) if static else rule(g, ans, *values)
             if op.elementwise and part is not None:
-                part = _unbroadcast_to(part, values[i])
+                part = unbroadcast_to(part, values[i])
             parts.append(part)
         return parts
     custom = op.custom_vjp
@@ -96,12 +96,12 @@ def vjp_parts(op, g, ans, values, static, wanted, batch=0):
         else:
             part = rule(g, ans, *values)
         if elementwise and part is not None:
-            part = _unbroadcast_to(part, values[i])
+            part = unbroadcast_to(part, values[i])
         parts.append(part)
     return parts
 
 
-def _unbroadcast_to(part, x):
+def unbroadcast_to(part, x):
     """Sum an elementwise op's cotangent down to the shape and dtype of its input `x`.
 
     A float32 input combined with float64 data (through NumPy's own promotion) still gets
@@ -174,7 +174,7 @@ def jvp_output(op, tangents, ans, values, static, batch=None):
                 break
         else:
             return None  # no tangent at all: not even a zero one
-        if batch is None and op.name in _SUMS:
+        if batch is None and op.name in SUM_OPS:
             total = linear_sum_tangent(op, tangents, ans)
             if total is not None:
                 return total
@@ -229,7 +229,7 @@ def _fit_elementwise(total, ans):
 def _in_dtype_of(total, ans):
     """An elementwise op's tangent in its float output's dtype: a rule that met a NumPy
     float64 scalar (`log(2.0)` in `2.0 ** x`) must not turn a float32 tangent into float64,
-    as `_unbroadcast_to` keeps each cotangent in its input's dtype."""
+    as `unbroadcast_to` keeps each cotangent in its input's dtype."""
     if total.__class__ in _PLAIN and ans.__class__ in _PLAIN:
         if total.dtype is ans.dtype or ans.dtype.kind != "f" or total.dtype == ans.dtype:
             return total
@@ -313,7 +313,7 @@ _np_add = np.add
 _np_negative = np.negative
 _float64 = np.dtype(np.float64)
 _PYTHON_SCALARS = (float, int, bool, complex)
-_SUMS = frozenset(("AddV2", "Sub"))  # linear ops whose one-sided tangent is itself (by name:
+SUM_OPS = frozenset(("AddV2", "Sub"))  # linear ops whose one-sided tangent is itself (by name:
                                     # the ops are declared above this module, in dualtape.ops)
 
 

@@ -35,9 +35,9 @@ class RuleError(Exception):
     """A rule breaks the registry's contract (see STYLE.md section 1)."""
 
 
-_bind = [None]  # set by dispatch.py: bind(op, args, static) for traced arguments
-_dual_bind = [None]  # set by dual.py: its bind, for a call whose first traced argument is a Dual
-_Dual = [None]  # the Dual class, once dual.py is imported
+tensor_bind = [None]  # set by dispatch.py: bind(op, args, static) for traced arguments
+dual_bind = [None]  # set by dual.py: its bind, for a call whose first traced argument is a Dual
+dual_class = [None]  # the Dual class, once dual.py is imported
 
 
 class Primitive:
@@ -70,9 +70,9 @@ class Primitive:
     def __call__(self, *args, **static):
         for a in args:
             if isinstance(a, Traced):
-                if a.__class__ is _Dual[0]:  # dual numbers first: what dispatch.bind would do
-                    return _dual_bind[0](self, args, static)
-                return _bind[0](self, args, static)
+                if a.__class__ is dual_class[0]:  # dual numbers first: what dispatch.bind would do
+                    return dual_bind[0](self, args, static)
+                return tensor_bind[0](self, args, static)
         return self.impl(*args, **static)
 
     def __repr__(self):
@@ -175,8 +175,9 @@ def defop(name, impl, vjp=None, jvp=None, *, elementwise=False, variadic=False, 
                         "declare one of each per input.")
     if batch_jvp is None:
         batch_jvp = elementwise
-    op = Primitive(name, impl, vjp_rules, jvp_rules, elementwise, variadic, domain or {},
-                   tuple(samples), tuple(nondiff_argnums), batch_jvp)
+    op = Primitive(name=name, impl=impl, vjp=vjp_rules, jvp=jvp_rules, elementwise=elementwise, variadic=variadic,
+                   domain=domain or {}, samples=tuple(samples), nondiff_argnums=tuple(nondiff_argnums),
+                   batch_jvp=batch_jvp)
     if isinstance(vjp_rules, tuple) and nondiff_argnums:  # fold them in: one lookup per input
         op.vjp = tuple(NOT_DIFFERENTIABLE if i in nondiff_argnums else r for i, r in enumerate(vjp_rules))
     if batch_vjp is not None:

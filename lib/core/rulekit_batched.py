@@ -5,7 +5,7 @@ import numpy as np
 
 from . import dnp
 from .rulekit_arrays import einsum_vjp, replace_at
-from .rulekit_shapes import (BATCH_NDIM, _ndim, inverse_permutation, matmul_vjp_left, matmul_vjp_right,
+from .rulekit_shapes import (BATCH_NDIM, ndim_of, inverse_permutation, matmul_vjp_left, matmul_vjp_right,
                              reduced_shape, shape_of, swap_last)
 
 
@@ -122,9 +122,9 @@ def matmul_cotangent_x(g, x, y):
         return np.matmul(g, y.T)  # plain matrices: what the general path computes, directly
     if len(shape_of(g)) == 2 and len(shape_of(x)) == 2 and len(shape_of(y)) == 2:
         return dnp.matmul(g, swap_last(y))  # matrices of any kind (dual numbers): the same, directly
-    if _ndim(x) == 1 and _ndim(y) == 2:
+    if ndim_of(x) == 1 and ndim_of(y) == 2:
         return dnp.matmul(g, swap_last(y))
-    if _ndim(x) == 2 and _ndim(y) == 2 and _ndim(g) > 2:
+    if ndim_of(x) == 2 and ndim_of(y) == 2 and ndim_of(g) > 2:
         # batch rows (m, p) stacked as one (rows * m, p) matrix: one GEMM, not a stack of them
         rows = shape_of(g)[:-2]
         flat = dnp.matmul(dnp.reshape(g, (-1, shape_of(g)[-1])), swap_last(y))
@@ -140,10 +140,10 @@ def matmul_cotangent_y(g, x, y):
         return np.matmul(x.T, g)  # plain matrices: what the general path computes, directly
     if len(shape_of(g)) == 2 and len(shape_of(x)) == 2 and len(shape_of(y)) == 2:
         return dnp.matmul(swap_last(x), g)  # matrices of any kind (dual numbers): the same, directly
-    if _ndim(y) == 1 and _ndim(x) >= 2:
-        rows = dnp.reshape(g, batch_shape(g) + (-1,)) if _ndim(x) > 2 else g
-        return dnp.matmul(rows, dnp.reshape(x, (-1, shape_of(x)[-1])) if _ndim(x) > 2 else x)
-    if _ndim(x) == 2 and _ndim(y) == 2 and _ndim(g) > 2:
+    if ndim_of(y) == 1 and ndim_of(x) >= 2:
+        rows = dnp.reshape(g, batch_shape(g) + (-1,)) if ndim_of(x) > 2 else g
+        return dnp.matmul(rows, dnp.reshape(x, (-1, shape_of(x)[-1])) if ndim_of(x) > 2 else x)
+    if ndim_of(x) == 2 and ndim_of(y) == 2 and ndim_of(g) > 2:
         # (x.T @ g_b).T = g_b.T @ x for every batch row b: the rows' transposes stacked as one
         # (rows * p, m) matrix times x is one GEMM (a (n, 1) column layout needs no copy)
         rows, p = shape_of(g)[:-2], shape_of(g)[-1]

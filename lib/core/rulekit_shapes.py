@@ -14,7 +14,7 @@ def shape_of(x):
     return np.shape(x) if shape is None else tuple(shape)
 
 
-def _ndim(x):
+def ndim_of(x):
     """np.ndim, without NumPy's dispatch overhead (dual numbers reach it through
     `__array_function__` otherwise)."""
     if x.__class__ is _ndarray:
@@ -97,7 +97,7 @@ def _broadcast_view(r, shape):
 
 def keepdims_shape(g, shape, axis=None, keepdims=False):
     """Reshape a reduction result so it broadcasts against the input of `shape`."""
-    if keepdims or axis is None and _ndim(g) == BATCH_NDIM[0] and len(shape) == 0:
+    if keepdims or axis is None and ndim_of(g) == BATCH_NDIM[0] and len(shape) == 0:
         return g
     return dnp.reshape(g, shape_of(g)[:BATCH_NDIM[0]] + reduced_shape(shape, axis))
 
@@ -137,7 +137,7 @@ def zeros_like(x):
 
 def swap_last(x):
     """Swap the last two axes (the matrix transpose of a stack of matrices)."""
-    return dnp.swapaxes(x, -1, -2) if _ndim(x) >= 2 else x
+    return dnp.swapaxes(x, -1, -2) if ndim_of(x) >= 2 else x
 
 
 def step(x):
@@ -165,22 +165,22 @@ def power_slope(x, y):
 
 def matmul_vjp_left(g, x, y):
     """Cotangent of x in x @ y, for vectors, matrices and broadcast stacks of matrices."""
-    if _ndim(y) == 1:
-        if _ndim(x) == 1:
+    if ndim_of(y) == 1:
+        if ndim_of(x) == 1:
             return dnp.expand_dims(g, -1) * y  # also right for a batch of cotangents
         return unbroadcast(dnp.expand_dims(g, -1) * y, shape_of(x))
-    if _ndim(x) == 1:
+    if ndim_of(x) == 1:
         return unbroadcast(dnp.matmul(y, dnp.expand_dims(g, -1))[..., 0], shape_of(x))
     return unbroadcast(dnp.matmul(g, swap_last(y)), shape_of(x))
 
 
 def matmul_vjp_right(g, x, y):
     """Cotangent of y in x @ y, for vectors, matrices and broadcast stacks of matrices."""
-    if _ndim(x) == 1:
-        if _ndim(y) == 1:
+    if ndim_of(x) == 1:
+        if ndim_of(y) == 1:
             return dnp.expand_dims(g, -1) * x
         return unbroadcast(dnp.expand_dims(x, -1) * dnp.expand_dims(g, -2), shape_of(y))
-    if _ndim(y) == 1:
+    if ndim_of(y) == 1:
         return unbroadcast(dnp.matmul(swap_last(x), dnp.expand_dims(g, -1))[..., 0], shape_of(y))
     return unbroadcast(dnp.matmul(swap_last(x), g), shape_of(y))
 

@@ -20,7 +20,7 @@ import numpy as np
 from ..core import nest
 from ..core import dnp
 from ..forward.batching import stack, take
-from ..reverse.dispatch import STATE, _record
+from ..reverse.dispatch import STATE, record_op
 from ..forward.dual import Dual, level_of
 from ..core.registry import Primitive, Traced
 from ..functional import vjp
@@ -148,10 +148,11 @@ def rebind(name, inputs, result, vjp_fn, jvp_fn=None, forward_error=None):
     def packed_vjp(g, _values):
         return vjp_fn(full_upstreams([g] if len(diff) == 1 else layout.unpack(g)))
 
-    op = Primitive(f"CustomGradient:{name}", None, None, None, False, True, {}, (), (), False)
+    op = Primitive(name=f"CustomGradient:{name}", impl=None, vjp=None, jvp=None, elementwise=False, variadic=True,
+                   domain={}, samples=(), nondiff_argnums=(), batch_jvp=False)
     op.custom_vjp = packed_vjp
     if STATE.tapes:
-        _record(STATE.tapes, op, ids, in_values, packed, packed._value, {})
+        record_op(STATE.tapes, op, ids, in_values, packed, packed._value, {})
     recorded = any(packed._id in tape._watched for tape in STATE.tapes)
     for acc in list(STATE.accumulators):
         if acc._paused:

@@ -30,7 +30,8 @@ def primitive(fun):
     array(6.)
     """
     name = getattr(fun, "__name__", None) or type(fun).__name__
-    op = Primitive(name, fun, None, None, False, False, {}, (), (), False)
+    op = Primitive(name=name, impl=fun, vjp=None, jvp=None, elementwise=False, variadic=False, domain={}, samples=(),
+                   nondiff_argnums=(), batch_jvp=False)
     op.opaque = True
     _RULES[op] = ({}, {})
     return op

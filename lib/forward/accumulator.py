@@ -23,7 +23,7 @@ from ..core.registry import GRADIENT_OVERRIDES, Traced
 from ..reverse import tape as _tape
 from ..reverse.dispatch import STATE, new_tag
 from ..core.dtypes import is_differentiable_dtype, refuse_complex
-from ..reverse.tape import UnconnectedGradients, _flat_leaves, _unconnected_mode, replay
+from ..reverse.tape import UnconnectedGradients, flat_leaves, unconnected_mode, replay
 from ..reverse.tensor import EagerTensor as _EagerTensor
 from ..reverse.tensor import Tensor, wrap
 from .dual import Dual
@@ -53,8 +53,8 @@ class ForwardAccumulator:
     """
 
     def __init__(self, primals, tangents):
-        flat_primals = _flat_leaves(primals)
-        flat_tangents = _flat_leaves(tangents)
+        flat_primals = flat_leaves(primals)
+        flat_tangents = flat_leaves(tangents)
         if len(flat_primals) != len(flat_tangents):
             raise ValueError(f"[ForwardAccumulator] got {len(flat_primals)} primals but "
                              f"{len(flat_tangents)} tangents; give one tangent per primal, in "
@@ -182,7 +182,7 @@ class ForwardAccumulator:
     # -- results ------------------------------------------------------------------------
     def jvp(self, primals, unconnected_gradients=UnconnectedGradients.NONE):
         """The tangent of each tensor in `primals` (a nested structure), or None / zeros."""
-        unconnected = _unconnected_mode(unconnected_gradients)
+        unconnected = unconnected_mode(unconnected_gradients)
         cls = primals.__class__
         if cls is list or cls is tuple:  # a flat list of tensors: no walk over the structure
             tangents = self._tangents
@@ -294,4 +294,4 @@ def _plain_tangent(tangent):
 
 _PLAIN_VALUES = frozenset((np.ndarray, np.float64, np.float32, np.float16, np.complex128,
                            np.complex64, np.int64, np.int32, np.bool_, float, int, bool, complex))
-_tape._accumulator_replay[0] = _replay_on_duals
+_tape.accumulator_replay[0] = _replay_on_duals

@@ -17,7 +17,7 @@ import numpy as np
 from ..reverse import dispatch
 from ..core import registry
 from ..core import dnp
-from ..core.apply_rules import _SUMS, jvp_output, linear_sum_tangent
+from ..core.apply_rules import SUM_OPS, jvp_output, linear_sum_tangent
 from .batching import batched_jvp
 from ..core.dtypes import complex_error
 from ..core.duck import is_duck_array
@@ -257,7 +257,7 @@ def _bind_level(op, args, static, tag, batch):
         rules = op.jvp
         if rules is not LINEAR:
             tangent = jvp_output(op, tangents, ans, primals, static)
-        elif not op.nondiff_argnums and (full or op.name in _SUMS):
+        elif not op.nondiff_argnums and (full or op.name in SUM_OPS):
             if full:
                 # a linear op's tangent is the op on the tangents (transpose, reshape, add, ...)
                 tangent = op.impl(*tangents, **static) if static else op.impl(*tangents)
@@ -271,7 +271,7 @@ def _bind_level(op, args, static, tag, batch):
         return ans
     out = Dual(ans, tangent, tag, batch)
     if ans.__class__ is _ndarray and (ans.base is not None or ans is primals[0]):
-        dispatch._note_view[0](ans, primals, args, out)  # NumPy's views, for in-place ops (inplace.py)
+        dispatch.note_view[0](ans, primals, args, out)  # NumPy's views, for in-place ops (inplace.py)
     return out
 
 
@@ -368,8 +368,8 @@ _PLAIN = (np.ndarray, np.float64, np.float32)  # values whose dtype is at hand
 _np_add = np.add
 _NOT_DIFFERENTIABLE = NOT_DIFFERENTIABLE
 
-dispatch._dual_bind[0] = bind
-dispatch._defer_older[0] = defer_older
-registry._dual_bind[0] = bind
-dispatch._Dual[0] = Dual
-registry._Dual[0] = Dual
+dispatch.dual_bind[0] = bind
+dispatch.defer_older[0] = defer_older
+registry.dual_bind[0] = bind
+dispatch.dual_class[0] = Dual
+registry.dual_class[0] = Dual

@@ -329,7 +329,7 @@ def ufunc_out(ufunc, method, inputs, kwargs, live):
     return update(target, fn(*inputs), "")
 
 
-dispatch._note_view[0] = note_view
+dispatch.note_view[0] = note_view
 
 
 def _dual_array_ufunc(original):

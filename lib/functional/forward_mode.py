@@ -8,12 +8,12 @@ from ..forward.dual import API_OF_TAG, Dual
 from ..forward.inplace import enter_arguments, leave_arguments
 from ..reverse.dispatch import new_tag
 from ..reverse.tensor import Tensor
-from .values import (_argnums, _as_input, _as_output, _aux, check_outputs, _check_tangent, element_write_refusal,
-                     _seen_outside, _split_aux, _zeros)
+from .values import (as_input, as_output, check_outputs, check_tangent, checked_argnums, element_write_refusal,
+                     seen_outside, split_aux, unwrap_aux, zero_tangent)
 
 # -- forward mode ------------------------------------------------------------------------------
 
-def _forward(f, primals, tangents, api, batch=None, has_aux=False, originals=None):
+def run_forward(f, primals, tangents, api, batch=None, has_aux=False, originals=None):
     """Run f on duals of a fresh tag: (out, out tangents) with zeros for unconnected outputs;
     with `has_aux`, f returns (out, aux) and aux comes third, this level's duals as values."""
     if not isinstance(primals, (tuple, list)) or not isinstance(tangents, (tuple, list)):
@@ -23,11 +23,11 @@ def _forward(f, primals, tangents, api, batch=None, has_aux=False, originals=Non
         raise ValueError(f"[{api}] got {len(primals)} primals but {len(tangents)} tangents.")
     tag = new_tag()
     given = nest.tree_flatten(primals)
-    flat_p = [_as_input(p, api, "a primal") for p in given]
+    flat_p = [as_input(p, api, "a primal") for p in given]
     flat_t = nest.tree_flatten(tangents)
     if len(flat_p) != len(flat_t):
         raise ValueError(f"[{api}] primals and tangents have different structures.")
-    duals = [Dual(p, _check_tangent(t, p, api, batch), tag, batch) for p, t in zip(flat_p, flat_t)]
+    duals = [Dual(p, check_tangent(t, p, api, batch), tag, batch) for p, t in zip(flat_p, flat_t)]
     keys = enter_arguments(duals, originals or given)  # x += 1 on them: forward/inplace.py
     API_OF_TAG[tag] = api  # the name a dual number's refusals give (dual.py)
     try:
@@ -41,21 +41,21 @@ def _forward(f, primals, tangents, api, batch=None, has_aux=False, originals=Non
         leave_arguments(keys)
         del API_OF_TAG[tag]
     if has_aux:
-        out, aux = _split_aux(out, api)
-        aux = _aux(nest.tree_map(lambda leaf: leaf.primal if type(leaf) is Dual and leaf.tag == tag else leaf, aux))
+        out, aux = split_aux(out, api)
+        aux = unwrap_aux(nest.tree_map(lambda leaf: leaf.primal if type(leaf) is Dual and leaf.tag == tag else leaf, aux))
     leaves = nest.tree_flatten(out)
     check_outputs(out, api, leaves)
     outs, out_tangents = [], []
     for leaf in leaves:
-        while isinstance(leaf, Tensor) and not _seen_outside(leaf):
+        while isinstance(leaf, Tensor) and not seen_outside(leaf):
             leaf = leaf._value  # a GradientTape's result inside jvp: a tensor holding duals
         if type(leaf) is Dual and leaf.tag == tag:
-            outs.append(_as_output(leaf.primal))
+            outs.append(as_output(leaf.primal))
             tangent = leaf.tangent  # an array, as every output (a 0-d one for a number)
-            out_tangents.append(tangent if tangent.__class__ is np.ndarray else _as_output(tangent))
+            out_tangents.append(tangent if tangent.__class__ is np.ndarray else as_output(tangent))
         else:
-            outs.append(_as_output(leaf))
-            zero = _zeros(leaf)
+            outs.append(as_output(leaf))
+            zero = zero_tangent(leaf)
             out_tangents.append(zero if batch is None else np.broadcast_to(zero, (batch,) + zero.shape))
     result = (nest.tree_unflatten(out, outs), nest.tree_unflatten(out, out_tangents))
     return result + (aux,) if has_aux else result
@@ -71,7 +71,7 @@ def jvp(f, primals, tangents, has_aux=False):
 
     >>> jvp(np.sin, (0.5,), (1.0,))   # (sin 0.5, cos 0.5)
     """
-    return _forward(f, primals, tangents, "jvp", has_aux=has_aux)
+    return run_forward(f, primals, tangents, "jvp", has_aux=has_aux)
 
 
 def linearize(f, *primals):
@@ -80,10 +80,10 @@ def linearize(f, *primals):
     `f_jvp` takes one tangent per primal and returns `J_f(primals) @ tangents` (the tangent
     part of `jvp` at the same point); call it for as many tangents as needed.
     """
-    out = _forward(f, primals, tuple(nest.tree_map(_zeros, list(primals))), "linearize")[0]
+    out = run_forward(f, primals, tuple(nest.tree_map(zero_tangent, list(primals))), "linearize")[0]
 
     def f_jvp(*tangents):
-        return _forward(f, primals, tangents, "linearize")[1]
+        return run_forward(f, primals, tangents, "linearize")[1]
 
     return out, f_jvp
 
@@ -96,9 +96,9 @@ def jacfwd(f, argnums=0, chunk_size=None, has_aux=False):
     and are not differentiated.
     """
     def jacobian(*args, **kwargs):
-        nums = _argnums(argnums, len(args), "jacfwd")
+        nums = checked_argnums(argnums, len(args), "jacfwd")
         wrt = [args[i] for i in nums]
-        flat_in = [_as_input(x, "jacfwd", "the differentiated argument") for x in nest.tree_flatten(wrt)]
+        flat_in = [as_input(x, "jacfwd", "the differentiated argument") for x in nest.tree_flatten(wrt)]
         sizes = [int(np.prod(dnp.shape(x))) for x in flat_in]
         n = sum(sizes)
         chunk = n if chunk_size is None else max(1, min(int(chunk_size), n))
@@ -123,15 +123,15 @@ def jacfwd(f, argnums=0, chunk_size=None, has_aux=False):
                     full[i] = selected[slot]
                 return f(*full, **kwargs)
 
-            return _forward(g, tuple(packed_p), tuple(packed_t), "jacfwd", batch=k, has_aux=has_aux,
+            return run_forward(g, tuple(packed_p), tuple(packed_t), "jacfwd", batch=k, has_aux=has_aux,
                             originals=nest.tree_flatten(wrt))
 
         out, first, *aux = run(0, min(chunk, n)) if n else (None, None)
         if n == 0:
             out = f(*args, **kwargs)
             if has_aux:
-                out, aux = _split_aux(out, "jacfwd")
-                aux = [_aux(aux)]
+                out, aux = split_aux(out, "jacfwd")
+                aux = [unwrap_aux(aux)]
             check_outputs(out, "jacfwd")
             first = nest.tree_map(lambda o: np.zeros((0,) + tuple(dnp.shape(o))), out)
         pieces = [nest.tree_flatten(first)]
@@ -147,7 +147,7 @@ def jacfwd(f, argnums=0, chunk_size=None, has_aux=False):
                 block = _rows(full, off, size, n)
                 block = dnp.reshape(block, (size, int(np.prod(oshape))))
                 block = dnp.transpose(block)
-                per_input.append(_as_output(dnp.reshape(block, oshape + tuple(dnp.shape(x)))))
+                per_input.append(as_output(dnp.reshape(block, oshape + tuple(dnp.shape(x)))))
             packed = nest.tree_unflatten(wrt, per_input)
             results.append(packed[0] if isinstance(argnums, int) else tuple(packed))
         jac = nest.tree_unflatten(out, results)

@@ -5,10 +5,10 @@ import numpy as np
 
 from ..core import dnp, nest
 from ..forward.second_order import gradient_tangents
-from .forward_mode import _forward, jacfwd
-from .reverse_mode import _record, _unlock, grad, jacrev
-from .values import (_argnums, _as_input, _as_output, _aux, check_scalar, _check_tangent, _flatten, _pack, _split_aux,
-                     _top_level)
+from .forward_mode import jacfwd, run_forward
+from .reverse_mode import grad, jacrev, run_on_tape, unlock
+from .values import (as_input, as_output, at_top_level, check_scalar, check_tangent, checked_argnums, flatten, pack,
+                     split_aux, unwrap_aux)
 
 # -- second order ------------------------------------------------------------------------------
 #
@@ -30,15 +30,15 @@ def hessian(f, argnums=0, chunk_size=None, has_aux=False):
     nested = jacfwd(grad(f, argnums, has_aux=has_aux), argnums, chunk_size=chunk_size, has_aux=has_aux)
 
     def hess(*args, **kwargs):
-        if not isinstance(argnums, int) or not _top_level(args):
+        if not isinstance(argnums, int) or not at_top_level(args):
             return nested(*args, **kwargs)
-        nums = _argnums(argnums, len(args), "hessian")
+        nums = checked_argnums(argnums, len(args), "hessian")
         if nest.is_pytree_node(args[nums[0]]):
             return nested(*args, **kwargs)
-        tape, inputs, out = _record(f, args, nums, "hessian", kwargs)
+        tape, inputs, out = run_on_tape(f, args, nums, "hessian", kwargs)
         try:
             if has_aux:
-                out, aux = _split_aux(out, "hessian")
+                out, aux = split_aux(out, "hessian")
             check_scalar(out, "hessian")
             x = inputs[0]
             shape = tuple(dnp.shape(x))
@@ -57,9 +57,9 @@ def hessian(f, argnums=0, chunk_size=None, has_aux=False):
                 rows.append(row.reshape(k, n))
             full = rows[0] if len(rows) == 1 else np.concatenate(rows)  # row j: d grad / d x_j
             full = full.T.reshape(shape + shape)  # H[i, j] = d grad_i / d x_j (a view for vectors)
-            return (full, _aux(aux)) if has_aux else full
+            return (full, unwrap_aux(aux)) if has_aux else full
         finally:
-            _unlock(tape)  # computed: nothing reads the arguments any more
+            unlock(tape)  # computed: nothing reads the arguments any more
 
     return hess
 
@@ -72,27 +72,27 @@ def hvp(f, primals, tangents):
     """
     argnums = 0 if len(primals) == 1 else tuple(range(len(primals)))
     if not (isinstance(primals, (tuple, list)) and isinstance(tangents, (tuple, list))
-            and _top_level(primals) and _top_level(tangents)):
-        return _forward(grad(f, argnums), tuple(primals), tuple(tangents), "hvp")[1]
+            and at_top_level(primals) and at_top_level(tangents)):
+        return run_forward(grad(f, argnums), tuple(primals), tuple(tangents), "hvp")[1]
     if len(primals) != len(tangents):
         raise ValueError(f"[hvp] got {len(primals)} primals but {len(tangents)} tangents.")
     originals = primals  # (Python numbers among them are rebound by x += 1, as in Python)
-    flat_p = [_as_input(p, "hvp", "a primal") for p in _flatten(primals)]
-    flat_t = _flatten(tangents)
+    flat_p = [as_input(p, "hvp", "a primal") for p in flatten(primals)]
+    flat_t = flatten(tangents)
     if len(flat_p) != len(flat_t):
         raise ValueError("[hvp] primals and tangents have different structures.")
-    flat_t = [_check_tangent(t, p, "hvp") for p, t in zip(flat_p, flat_t)]
-    primals = _pack(tuple(primals), flat_p)
-    tape, inputs, out = _record(f, tuple(originals), tuple(range(len(primals))), "hvp")
+    flat_t = [check_tangent(t, p, "hvp") for p, t in zip(flat_p, flat_t)]
+    primals = pack(tuple(primals), flat_p)
+    tape, inputs, out = run_on_tape(f, tuple(originals), tuple(range(len(primals))), "hvp")
     try:
         check_scalar(out, "hvp")
         dgrads = gradient_tangents(tape, inputs, out, flat_t, None)
         if dgrads is None:
-            return _forward(grad(f, argnums), tuple(primals), tuple(tangents), "hvp")[1]
-        packed = _pack(list(primals), [_as_output(g) for g in dgrads])  # arrays, 0-d for numbers
+            return run_forward(grad(f, argnums), tuple(primals), tuple(tangents), "hvp")[1]
+        packed = pack(list(primals), [as_output(g) for g in dgrads])  # arrays, 0-d for numbers
         return packed[0] if argnums == 0 else tuple(packed)
     finally:
-        _unlock(tape)  # computed: nothing reads the arguments any more
+        unlock(tape)  # computed: nothing reads the arguments any more
 
 
 # -- functional jacobian ----------------------------------------------------------------------

@@ -10,8 +10,8 @@ from ..forward.inplace import enter_arguments, leave_arguments
 from ..reverse.jacobians import tape_jacobian
 from ..reverse.tape import GradientTape
 from ..reverse.tensor import Tensor, wrap
-from .values import (_argnums, _as_input, _as_output, _aux, check_outputs, check_scalar, element_write_refusal,
-                     _flatten, _pack, _split_aux, _unwrap, _zeros)
+from .values import (as_input, as_output, check_outputs, check_scalar, checked_argnums, element_write_refusal, flatten,
+                     pack, split_aux, unwrap, unwrap_aux, zero_tangent)
 
 # -- reverse mode ------------------------------------------------------------------------------
 
@@ -20,7 +20,7 @@ _FLOAT_VALUES = (np.ndarray, np.float64, np.float32)
 def _watched_inputs(tape, leaves, api):
     """Fresh tensors for `leaves`, watched by `tape` only (a fresh id per grad level). The
     caller's arrays become read-only (f cannot change what the tape saved through another
-    name); `tape._locked` lists those that were writeable, for `_unlock` once the tape is spent."""
+    name); `tape._locked` lists those that were writeable, for `unlock` once the tape is spent."""
     out = []
     watched = tape._watched
     locked = tape._locked = []
@@ -32,9 +32,9 @@ def _watched_inputs(tape, leaves, api):
             elif id(leaf) in _LOCKS:  # locked by another live transform (a vjp's pullback)
                 _LOCKS[id(leaf)] += 1  # writeable again once the last one is done
                 locked.append(leaf)
-            t = wrap(leaf)  # the common case: a float array, as _as_input takes it
+            t = wrap(leaf)  # the common case: a float array, as as_input takes it
         else:
-            leaf = _as_input(leaf, api, "the differentiated argument")
+            leaf = as_input(leaf, api, "the differentiated argument")
             if isinstance(leaf, Tensor):
                 t = dnp.identity(leaf)  # new id, connected to the outer tape by Identity
             else:
@@ -45,18 +45,18 @@ def _watched_inputs(tape, leaves, api):
 
 
 
-def _record(f, args, nums, api, kwargs=None, persistent=True):
+def run_on_tape(f, args, nums, api, kwargs=None, persistent=True):
     """Run f under a private tape; return (tape, inputs, output). `kwargs` go to f as they
     are: keyword arguments are never differentiated (as in JAX). persistent=False: one
     backward pass only (`grad`), which then releases each record once used."""
     tape = GradientTape(persistent=persistent, watch_accessed_variables=False)
     tape._escape_api = api  # a value of f turned into a plain float or array raises (tensor.py)
     wrt = [args[i] for i in nums]
-    flat = _flatten(wrt)
+    flat = flatten(wrt)
     try:
         with tape:
             inputs = _watched_inputs(tape, flat, api)
-            packed = _pack(wrt, inputs)
+            packed = pack(wrt, inputs)
             full = list(args)
             for slot, i in enumerate(nums):
                 full[i] = packed[slot]
@@ -66,7 +66,7 @@ def _record(f, args, nums, api, kwargs=None, persistent=True):
             finally:
                 leave_arguments(keys)
     except BaseException as e:
-        _unlock(tape)
+        unlock(tape)
         refusal = element_write_refusal(e, api) if isinstance(e, ValueError) else None
         if refusal is not None:
             raise refusal from e
@@ -81,7 +81,7 @@ def _record(f, args, nums, api, kwargs=None, persistent=True):
 _LOCKS = {}
 
 
-def _unlock(tape):
+def unlock(tape):
     """Give the caller back its arrays writeable, as they were (`_watched_inputs`)."""
     _unlock_arrays(getattr(tape, "_locked", ()))
     tape._locked = ()  # once only
@@ -115,7 +115,7 @@ def _pullback(tape, inputs, targets, seeds):
     # a non-persistent tape (grad's) is consumed: its records go as the pass uses them, so
     # the backward pass reuses the forward pass's memory instead of growing past it
     grads = tape._backward(targets, seeds, {t._id for t in inputs}, consume=not tape._persistent)
-    return [_unwrap(grads[t._id]) if t._id in grads else _zeros(t) for t in inputs]
+    return [unwrap(grads[t._id]) if t._id in grads else zero_tangent(t) for t in inputs]
 
 
 def value_and_grad(f, argnums=0, has_aux=False):
@@ -142,13 +142,13 @@ def value_and_grad(f, argnums=0, has_aux=False):
     def wrapper(*args, **kwargs):
         nums = positions.get(len(args))
         if nums is None:
-            nums = _argnums(argnums, len(args), "grad")
+            nums = checked_argnums(argnums, len(args), "grad")
             if argnums.__class__ is int or argnums.__class__ is tuple:  # (a list may change)
                 positions[len(args)] = nums
-        tape, inputs, out = _record(f, args, nums, "grad", kwargs, persistent=False)
+        tape, inputs, out = run_on_tape(f, args, nums, "grad", kwargs, persistent=False)
         try:
             if has_aux:
-                out, aux = _split_aux(out, "grad")
+                out, aux = split_aux(out, "grad")
             check_scalar(out, "grad")
             value = getattr(out, "_value", None)
             if value.__class__ in _FLOAT_VALUES and value.dtype.kind == "f":
@@ -156,14 +156,14 @@ def value_and_grad(f, argnums=0, has_aux=False):
             else:
                 seed = ones_for(out, dnp.result_dtype(out))  # lazy ones for a dask value
             grads = _pullback(tape, inputs, [out], [seed]) if isinstance(out, Tensor) else \
-                [_zeros(t) for t in inputs]
+                [zero_tangent(t) for t in inputs]
         finally:
-            _unlock(tape)  # the tape is spent: nothing reads the arguments any more
+            unlock(tape)  # the tape is spent: nothing reads the arguments any more
         wrt = [args[i] for i in nums]
-        packed = _pack(wrt, grads)
+        packed = pack(wrt, grads)
         result = packed[0] if isinstance(argnums, int) else tuple(packed)
-        value = _unwrap(out)
-        return ((value, _aux(aux)), result) if has_aux else (value, result)
+        value = unwrap(out)
+        return ((value, unwrap_aux(aux)), result) if has_aux else (value, result)
 
     return wrapper
 
@@ -197,16 +197,16 @@ def vjp(f, *primals, has_aux=False):
     returns `(output, vjp_fn, aux)`, as JAX's. NumPy arrays among `primals` stay read-only
     while vjp_fn may read them (grad, hessian, hvp and jacrev hand them back writeable).
     """
-    tape, inputs, out = _record(f, primals, tuple(range(len(primals))), "vjp")
+    tape, inputs, out = run_on_tape(f, primals, tuple(range(len(primals))), "vjp")
     try:
         if has_aux:
-            out, aux = _split_aux(out, "vjp")
+            out, aux = split_aux(out, "vjp")
         flat_out = nest.tree_flatten(out)
         check_outputs(out, "vjp", flat_out)
     except BaseException:
-        _unlock(tape)
+        unlock(tape)
         raise
-    value = nest.tree_map(_unwrap, out)
+    value = nest.tree_map(unwrap, out)
 
     def vjp_fn(cotangent):
         seeds = nest.tree_flatten(cotangent)
@@ -219,12 +219,12 @@ def vjp(f, *primals, has_aux=False):
                 targets.append(o)
                 refuse_complex(dnp.result_dtype(s), "vjp", "a cotangent")
                 used.append(s if isinstance(s, Traced) else as_array(s, dtype=dnp.result_dtype(o)))
-        grads = _pullback(tape, inputs, targets, used) if targets else [_zeros(t) for t in inputs]
+        grads = _pullback(tape, inputs, targets, used) if targets else [zero_tangent(t) for t in inputs]
         return tuple(nest.tree_unflatten(list(primals), grads))
 
     if tape._locked:  # the caller's arrays are read-only while vjp_fn may read them
         vjp_fn._unlock_when_freed = _Unlocker(tape._locked)  # (weakref.finalize costs 10x more)
-    return (value, vjp_fn, _aux(aux)) if has_aux else (value, vjp_fn)
+    return (value, vjp_fn, unwrap_aux(aux)) if has_aux else (value, vjp_fn)
 
 
 def jacrev(f, argnums=0, has_aux=False):
@@ -234,11 +234,11 @@ def jacrev(f, argnums=0, has_aux=False):
     Keyword arguments of the call go to f and are not differentiated."""
 
     def jacobian(*args, **kwargs):
-        nums = _argnums(argnums, len(args), "jacrev")
-        tape, inputs, out = _record(f, args, nums, "jacrev", kwargs)
+        nums = checked_argnums(argnums, len(args), "jacrev")
+        tape, inputs, out = run_on_tape(f, args, nums, "jacrev", kwargs)
         try:
             if has_aux:
-                out, aux = _split_aux(out, "jacrev")
+                out, aux = split_aux(out, "jacrev")
             check_outputs(out, "jacrev")
             wrt = [args[i] for i in nums]
             results = []
@@ -248,12 +248,12 @@ def jacrev(f, argnums=0, has_aux=False):
                     blocks = tape_jacobian(tape, o, list(inputs), True, True)
                 else:  # an output that does not depend on the inputs
                     blocks = [np.zeros(oshape + tuple(dnp.shape(x))) for x in inputs]
-                per_input = [_as_output(_unwrap(b)) for b in blocks]
+                per_input = [as_output(unwrap(b)) for b in blocks]
                 packed = nest.tree_unflatten(wrt, per_input)
                 results.append(packed[0] if isinstance(argnums, int) else tuple(packed))
             jac = nest.tree_unflatten(out, results)
-            return (jac, _aux(aux)) if has_aux else jac
+            return (jac, unwrap_aux(aux)) if has_aux else jac
         finally:
-            _unlock(tape)  # the jacobian is made: nothing reads the arguments any more
+            unlock(tape)  # the jacobian is made: nothing reads the arguments any more
 
     return jacobian

@@ -18,7 +18,7 @@ from ..reverse.tensor import Tensor, escape_error
 
 # -- inputs and outputs -----------------------------------------------------------------------
 
-def _as_input(x, api, what):
+def as_input(x, api, what):
     """A differentiable input: traced values pass through, the rest become float arrays."""
     if x.__class__ is _ndarray and x.dtype.kind == "f":  # the common case, as is
         return x
@@ -34,7 +34,7 @@ def _as_input(x, api, what):
     return x
 
 
-def _as_output(x):
+def as_output(x):
     cls = x.__class__
     if cls is _ndarray:
         return x
@@ -43,14 +43,14 @@ def _as_output(x):
     return x if isinstance(x, Traced) else as_array(x)
 
 
-def _zeros(x):
+def zero_tangent(x):
     value = primal_of(x)
     if is_duck_array(value):
         return np.zeros_like(value)  # lazy, in the duck array's library
     return np.zeros(tuple(dnp.shape(x)), dtype=dnp.result_dtype(x))
 
 
-def _check_tangent(t, p, api, batch=None):
+def check_tangent(t, p, api, batch=None):
     if (batch is None and t.__class__ is _ndarray and p.__class__ is _ndarray
             and t.dtype == p.dtype and t.shape == p.shape):
         return t  # what np.asarray(t, dtype=p.dtype) gives, already checked
@@ -70,7 +70,7 @@ _float64 = np.float64
 _is_node = nest.is_pytree_node  # JAX's pytrees: dataclasses, registered classes, None as empty
 
 
-def _flatten(structure):
+def flatten(structure):
     """nest.tree_flatten, without its walk for a flat tuple or list of leaves (the common call)."""
     if structure.__class__ is tuple or structure.__class__ is list:
         for leaf in structure:
@@ -80,7 +80,7 @@ def _flatten(structure):
     return nest.tree_flatten(structure)
 
 
-def _pack(structure, flat):
+def pack(structure, flat):
     """nest.tree_unflatten, without its walk for a flat tuple or list of leaves."""
     if structure.__class__ is tuple or structure.__class__ is list:
         for leaf in structure:
@@ -90,7 +90,7 @@ def _pack(structure, flat):
     return nest.tree_unflatten(structure, flat)
 
 
-def _argnums(argnums, nargs, api):
+def checked_argnums(argnums, nargs, api):
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     for i in nums:
         if not -nargs <= i < nargs:
@@ -98,7 +98,7 @@ def _argnums(argnums, nargs, api):
                              "positional arguments.")
     return tuple(i % nargs for i in nums)
 
-def _seen_outside(t):
+def seen_outside(t):
     """True when an enclosing tape or accumulator traces tensor `t` (it must stay wrapped)."""
     if not STATE.tapes and not STATE.accumulators:
         return False
@@ -106,24 +106,24 @@ def _seen_outside(t):
         acc._tracks(t) for acc in STATE.accumulators)
 
 
-def _unwrap(x):
+def unwrap(x):
     """A gradient or output as the caller sees it: arrays at top level, traced inside."""
     if x.__class__ is _EagerTensor and not STATE.tapes and not STATE.accumulators:
         value = x._value  # the common case: nothing outside traces it
         if value.__class__ is _ndarray:
             return value
-    if isinstance(x, Tensor) and not _seen_outside(x):
+    if isinstance(x, Tensor) and not seen_outside(x):
         x = x._value  # this level's wrapper; what an outer level traces lies inside it
-    return _as_output(x)
+    return as_output(x)
 
 
-def _aux(aux):
+def unwrap_aux(aux):
     """`has_aux`'s aux as JAX returns it: unchanged, but traced values inside as plain values
     (a string stays a string; an array computed from the inputs comes back without tracing)."""
-    return nest.tree_map(lambda leaf: _unwrap(leaf) if isinstance(leaf, Traced) else leaf, aux)
+    return nest.tree_map(lambda leaf: unwrap(leaf) if isinstance(leaf, Traced) else leaf, aux)
 
 
-def _split_aux(out, api):
+def split_aux(out, api):
     """f's (output, aux) pair under has_aux=True, or a clear error."""
     if not (isinstance(out, (tuple, list)) and len(out) == 2):
         raise TypeError(f"[{api}] has_aux=True needs f to return a pair (output, aux), got "
@@ -150,11 +150,11 @@ def element_write_refusal(error, api):
     return escape_error(api, f"float() in a write into a NumPy array (out[i] = value, at {where})")
 
 
-def _top_level(values):
+def at_top_level(values):
     """True outside every transform and tape, with no traced value among `values`."""
     if STATE.tapes or STATE.accumulators:
         return False
-    for v in _flatten(list(values)):
+    for v in flatten(list(values)):
         if isinstance(v, Traced):
             return False
     return True

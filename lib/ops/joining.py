@@ -7,7 +7,7 @@ import numpy as np
 from ..core import dnp
 from ..core.registry import LINEAR, defop
 from ..core.rulekit import axis_index, concat_piece, negative_axis
-from .shape import _axes, ravel
+from .shape import checked_axes, ravel
 
 __all__ = ["concatenate", "stack", "split", "array_split"]
 
@@ -77,7 +77,7 @@ def concatenate(arrays, axis=0, out=None, dtype=None, casting=None):
     ndim = np.ndim(arrays[0])
     if ndim == 0:
         raise ValueError("[ConcatV2] zero-dimensional arrays cannot be concatenated. Use stack.")
-    return CONCAT(*arrays, axis=_axes(axis, ndim, "ConcatV2")[0])
+    return CONCAT(*arrays, axis=checked_axes(axis, ndim, "ConcatV2")[0])
 
 
 def stack(arrays, axis=0, out=None, dtype=None, casting=None):
@@ -88,13 +88,13 @@ def stack(arrays, axis=0, out=None, dtype=None, casting=None):
     shapes = {tuple(np.shape(a)) for a in arrays}
     if len(shapes) != 1:
         raise ValueError(f"[Pack] all input arrays must have the same shape, got {sorted(shapes)}.")
-    return PACK(*arrays, axis=_axes(axis, np.ndim(arrays[0]) + 1, "Pack")[0])
+    return PACK(*arrays, axis=checked_axes(axis, np.ndim(arrays[0]) + 1, "Pack")[0])
 
 
 def array_split(ary, indices_or_sections, axis=0):
     """Split along `axis` into pieces, each a slice of `ary` (one `getitem` per piece)."""
     ndim = np.ndim(ary)
-    axis = _axes(axis, ndim, "split")[0]
+    axis = checked_axes(axis, ndim, "split")[0]
     n = np.shape(ary)[axis]
     if np.ndim(indices_or_sections) == 0:
         sections = int(indices_or_sections)
@@ -111,7 +111,7 @@ def array_split(ary, indices_or_sections, axis=0):
 
 def split(ary, indices_or_sections, axis=0):
     if np.ndim(indices_or_sections) == 0:
-        n = np.shape(ary)[_axes(axis, np.ndim(ary), "split")[0]]
+        n = np.shape(ary)[checked_axes(axis, np.ndim(ary), "split")[0]]
         if n % int(indices_or_sections):
             raise ValueError(f"[split] array split does not result in an equal division: "
                              f"{n} elements into {int(indices_or_sections)} sections. "

@@ -10,7 +10,7 @@ import numpy as np
 from ..core import dnp
 from ..core.registry import defop
 from ..core.rulekit import negative_axis
-from .reductions import _axis
+from .reductions import canonical_axis
 
 __all__ = ["softmax", "log_softmax", "sigmoid_cross_entropy_with_logits"]
 
@@ -114,12 +114,12 @@ def softmax(x, axis=-1):
     >>> softmax(np.array([1000.0, 1000.0])).tolist()
     [0.5, 0.5]
     """
-    return SOFTMAX(x, axis=_axis(axis))
+    return SOFTMAX(x, axis=canonical_axis(axis))
 
 
 def log_softmax(x, axis=-1):
     """x - logsumexp(x) over `axis` (the last by default), finite at +-1000."""
-    return LOG_SOFTMAX(x, axis=_axis(axis))
+    return LOG_SOFTMAX(x, axis=canonical_axis(axis))
 
 
 def sigmoid_cross_entropy_with_logits(labels, logits):

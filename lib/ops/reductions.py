@@ -23,7 +23,7 @@ __all__ = ["sum", "mean", "prod", "max", "min", "amax", "amin", "var", "std", "l
 
 # -- samples: every reduction sees the same axis / keepdims spellings --------------------------
 
-def _sample(shape, scale=1.0, offset=0.0, **static):
+def normal_sample(shape, scale=1.0, offset=0.0, **static):
     """A sample `rng -> (args, static)`: a standard normal array of `shape`, scaled."""
     def sample(rng):
         return (rng.standard_normal(shape) * scale + offset,), dict(static)
@@ -33,15 +33,15 @@ def _sample(shape, scale=1.0, offset=0.0, **static):
 
 
 REDUCE_SAMPLES = (
-    _sample((3, 2)),                                   # axis=None
-    _sample((3, 4), axis=1),
-    _sample((2, 3, 4), axis=-1, keepdims=True),
-    _sample((2, 3, 4), axis=(0, 2), keepdims=True),
-    _sample((2, 3, 4), axis=(0, -1)),
-    _sample((3, 4), axis=None, keepdims=True),
-    _sample((5,), axis=0, keepdims=True),
-    _sample(()),                                       # 0-d
-    _sample((2, 3), axis=()),                          # reduce over nothing: the identity
+    normal_sample((3, 2)),                                   # axis=None
+    normal_sample((3, 4), axis=1),
+    normal_sample((2, 3, 4), axis=-1, keepdims=True),
+    normal_sample((2, 3, 4), axis=(0, 2), keepdims=True),
+    normal_sample((2, 3, 4), axis=(0, -1)),
+    normal_sample((3, 4), axis=None, keepdims=True),
+    normal_sample((5,), axis=0, keepdims=True),
+    normal_sample(()),                                       # 0-d
+    normal_sample((2, 3), axis=()),                          # reduce over nothing: the identity
 )
 # Groups of more than one element: std is not differentiable where a group is constant.
 GROUP_SAMPLES = REDUCE_SAMPLES[:7]
@@ -147,8 +147,8 @@ def var_jvp(dx, ans, x, *, axis=None, keepdims=False, ddof=0):
             * (2 / (reduced_size(np.shape(x), axis) - ddof)))
 
 
-VAR_SAMPLES = REDUCE_SAMPLES[:8] + (_sample((3, 4), axis=-1, ddof=1),
-                                    _sample((2, 3, 4), axis=(0, 2), keepdims=True, ddof=1))
+VAR_SAMPLES = REDUCE_SAMPLES[:8] + (normal_sample((3, 4), axis=-1, ddof=1),
+                                    normal_sample((2, 3, 4), axis=(0, 2), keepdims=True, ddof=1))
 VAR = _reduction("ReduceVariance", _var, var_vjp, var_jvp, samples=VAR_SAMPLES)
 
 
@@ -240,7 +240,7 @@ def _count_nonzero(x, *, axis=None, keepdims=False):
     return np.count_nonzero(x, axis=axis, keepdims=keepdims)
 
 
-ARG_SAMPLES = (_sample((3, 4)), _sample((3, 4), axis=-1, keepdims=True), _sample((5,), axis=0))
+ARG_SAMPLES = (normal_sample((3, 4)), normal_sample((3, 4), axis=-1, keepdims=True), normal_sample((5,), axis=0))
 ANY = _reduction("Any", _any, NOT_DIFFERENTIABLE, NOT_DIFFERENTIABLE)
 ALL = _reduction("All", _all, NOT_DIFFERENTIABLE, NOT_DIFFERENTIABLE)
 ARGMAX = _reduction("ArgMax", _argmax, NOT_DIFFERENTIABLE, NOT_DIFFERENTIABLE, samples=ARG_SAMPLES)
@@ -250,7 +250,7 @@ COUNT_NONZERO = _reduction("CountNonzero", _count_nonzero, NOT_DIFFERENTIABLE, N
 
 # -- the dnp functions: NumPy's names and signatures ------------------------------------------
 
-def _axis(axis):
+def canonical_axis(axis):
     """None, an int, or a tuple of ints: one spelling for records and rules."""
     if axis is None:
         return None
@@ -263,10 +263,10 @@ def _axis(axis):
 
 def _reduce(op, name, x, axis, keepdims, dtype=None, out=None, **unsupported):
     if dtype is not None and not isinstance(x, Traced):  # plain values: NumPy's own dtype= semantics
-        _no_out(name, out, **unsupported)
+        refuse_out(name, out, **unsupported)
         return getattr(np, name)(x, axis=axis, dtype=dtype, keepdims=keepdims)
-    _no_out(name, out, **unsupported)
-    return op(with_dtype(name, x, dtype), axis=_axis(axis), keepdims=bool(keepdims))
+    refuse_out(name, out, **unsupported)
+    return op(with_dtype(name, x, dtype), axis=canonical_axis(axis), keepdims=bool(keepdims))
 
 
 def with_dtype(name, x, dtype):
@@ -287,7 +287,7 @@ def with_dtype(name, x, dtype):
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
     """np.sum: `dnp.sum(x, axis=(0, 2), keepdims=True)`; its gradient broadcasts g back."""
     if dtype is None and out is None and initial is None and where is None:  # the common call
-        return SUM(a, axis=_axis(axis), keepdims=bool(keepdims))
+        return SUM(a, axis=canonical_axis(axis), keepdims=bool(keepdims))
     return _reduce(SUM, "sum", a, axis, keepdims, dtype, out, initial=initial, where=where)
 
 
@@ -315,21 +315,21 @@ amax, amin = max, min
 
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
         correction=None):
-    _no_out("var", out, where=where, mean=mean)
+    refuse_out("var", out, where=where, mean=mean)
     ddof = ddof if correction is None else correction
     if dtype is not None and not isinstance(a, Traced):  # plain values: NumPy's own dtype= semantics
         return np.var(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
-    return VAR(with_dtype("var", a, dtype), axis=_axis(axis), keepdims=bool(keepdims), ddof=int(ddof))
+    return VAR(with_dtype("var", a, dtype), axis=canonical_axis(axis), keepdims=bool(keepdims), ddof=int(ddof))
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=None, mean=None,
         correction=None):
     """np.std; a constant group (std 0) gets gradient 0 where TF gives NaN."""
-    _no_out("std", out, where=where, mean=mean)
+    refuse_out("std", out, where=where, mean=mean)
     ddof = ddof if correction is None else correction
     if dtype is not None and not isinstance(a, Traced):  # plain values: NumPy's own dtype= semantics
         return np.std(a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
-    return STD(with_dtype("std", a, dtype), axis=_axis(axis), keepdims=bool(keepdims), ddof=int(ddof))
+    return STD(with_dtype("std", a, dtype), axis=canonical_axis(axis), keepdims=bool(keepdims), ddof=int(ddof))
 
 
 def logsumexp(a, axis=None, keepdims=False):
@@ -338,7 +338,7 @@ def logsumexp(a, axis=None, keepdims=False):
     >>> float(logsumexp(np.array([1000.0, 1000.0])))  # doctest: +ELLIPSIS
     1000.693...
     """
-    return LOGSUMEXP(a, axis=_axis(axis), keepdims=bool(keepdims))
+    return LOGSUMEXP(a, axis=canonical_axis(axis), keepdims=bool(keepdims))
 
 
 def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002
@@ -354,7 +354,7 @@ def norm(x, ord=None, axis=None, keepdims=False):  # noqa: A002
                                   f"{tuple(np.shape(x))} is not supported: only the Euclidean "
                                   "(ord=None, ord=2 on vectors) and Frobenius norms are. "
                                   "Compose other norms from dnp.abs, dnp.max and dnp.sum.")
-    return NORM(x, axis=_axis(axis), keepdims=bool(keepdims))
+    return NORM(x, axis=canonical_axis(axis), keepdims=bool(keepdims))
 
 
 def any(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001
@@ -366,20 +366,20 @@ def all(a, axis=None, out=None, keepdims=False, *, where=None):  # noqa: A001
 
 
 def argmax(a, axis=None, out=None, *, keepdims=False):
-    _no_out("argmax", out)
+    refuse_out("argmax", out)
     return ARGMAX(a, axis=None if axis is None else int(axis), keepdims=bool(keepdims))
 
 
 def argmin(a, axis=None, out=None, *, keepdims=False):
-    _no_out("argmin", out)
+    refuse_out("argmin", out)
     return ARGMIN(a, axis=None if axis is None else int(axis), keepdims=bool(keepdims))
 
 
 def count_nonzero(a, axis=None, *, keepdims=False):
-    return COUNT_NONZERO(a, axis=_axis(axis), keepdims=bool(keepdims))
+    return COUNT_NONZERO(a, axis=canonical_axis(axis), keepdims=bool(keepdims))
 
 
-def _no_out(name, out, **unsupported):
+def refuse_out(name, out, **unsupported):
     if out is not None:
         raise TypeError(f"[{name}] out= is not supported on differentiable values: results are "
                         "immutable. Assign the returned value instead.")

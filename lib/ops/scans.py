@@ -6,7 +6,7 @@ import numpy as np
 from ..core import dnp
 from ..core.registry import LINEAR, Traced, defop
 from ..core.rulekit import negative_axis, reshape_like
-from .reductions import _no_out, _sample, with_dtype
+from .reductions import refuse_out, normal_sample, with_dtype
 
 __all__ = ["cumsum"]
 
@@ -34,14 +34,14 @@ def cumsum_vjp(g, ans, x, *, axis=None, exclusive=False, reverse=False):
 
 
 CUMSUM = defop("Cumsum", _cumsum, vjp=cumsum_vjp, jvp=LINEAR, batch_vjp=True, samples=(
-    _sample((3, 4), axis=1), _sample((2, 3, 4), axis=-1, reverse=True), _sample((2, 3)),
-    _sample((5,), axis=0, exclusive=True), _sample((2, 3, 4), axis=0, exclusive=True, reverse=True),
-    _sample(()), _sample((1,), axis=-1, exclusive=True)))
+    normal_sample((3, 4), axis=1), normal_sample((2, 3, 4), axis=-1, reverse=True), normal_sample((2, 3)),
+    normal_sample((5,), axis=0, exclusive=True), normal_sample((2, 3, 4), axis=0, exclusive=True, reverse=True),
+    normal_sample(()), normal_sample((1,), axis=-1, exclusive=True)))
 
 
 def cumsum(a, axis=None, dtype=None, out=None, *, exclusive=False, reverse=False):
     """np.cumsum (axis=None flattens), plus TF's `exclusive` and `reverse` options."""
-    _no_out("cumsum", out)
+    refuse_out("cumsum", out)
     if dtype is not None and not isinstance(a, Traced):  # plain values: NumPy's own dtype= semantics
         return np.cumsum(a, axis=axis, dtype=dtype)
     return CUMSUM(with_dtype("cumsum", a, dtype), axis=None if axis is None else int(axis), exclusive=bool(exclusive),

@@ -11,7 +11,7 @@ import scipy.special as sc
 from ..core import dnp
 from ..core.registry import elementwise_op
 from ..core.rulekit import unbroadcast
-from .scipy_special import _order_op, _order_sample
+from .scipy_special import order_op, order_sample
 
 __all__ = ["special_i0", "special_i1", "i0e", "i1e", "iv", "ive", "jv", "yn", "j0", "j1", "y0", "y1"]
 
@@ -122,10 +122,10 @@ def yn_jvp(dx, ans, n, x):
     return dx * 0.5 * (dnp.yn(n - 1, x) - dnp.yn(n + 1, x))
 
 
-IV = _order_op("BesselIv", sc.iv, iv_vjp, iv_jvp, (_order_sample(2.0, -2.0, 2.0), _order_sample(0.5, 0.2, 2.0)))
-IVE = _order_op("BesselIve", sc.ive, ive_vjp, ive_jvp, (_order_sample(2.0, 0.2, 2.0), _order_sample(1.5, 0.2, 2.0)))
-JV = _order_op("BesselJv", sc.jv, jv_vjp, jv_jvp, (_order_sample(3.0, -3.0, 3.0), _order_sample(0.5, 0.2, 3.0)))
-YN = _order_op("BesselYn", sc.yn, yn_vjp, yn_jvp, (_order_sample(2, 0.5, 3.0),))
+IV = order_op("BesselIv", sc.iv, iv_vjp, iv_jvp, (order_sample(2.0, -2.0, 2.0), order_sample(0.5, 0.2, 2.0)))
+IVE = order_op("BesselIve", sc.ive, ive_vjp, ive_jvp, (order_sample(2.0, 0.2, 2.0), order_sample(1.5, 0.2, 2.0)))
+JV = order_op("BesselJv", sc.jv, jv_vjp, jv_jvp, (order_sample(3.0, -3.0, 3.0), order_sample(0.5, 0.2, 3.0)))
+YN = order_op("BesselYn", sc.yn, yn_vjp, yn_jvp, (order_sample(2, 0.5, 3.0),))
 
 special_i0, special_i1, i0e, i1e = I0, I1, I0E, I1E
 iv, ive, jv, yn, j0, j1, y0, y1 = IV, IVE, JV, YN, J0, J1, Y0, Y1

@@ -234,7 +234,7 @@ def gammaincc_jvp(dx, ans, a, x):
     return -dx * dnp.exp((a - 1.0) * dnp.log(x) - x - dnp.gammaln(a + 0.0 * x))
 
 
-def _order_sample(order, lo, hi):
+def order_sample(order, lo, hi):
     def sample(rng):
         return (order, rng.uniform(lo, hi, (2, 3))), {}  # a Python number: float32 stays float32
     sample.__name__ = f"_sample_order_{order}"
@@ -253,14 +253,14 @@ class _InDtypeOfX:
         return np.asarray(self.fn(n, x), dtype=np.result_type(x))
 
 
-def _order_op(name, impl, vjp, jvp, samples):
+def order_op(name, impl, vjp, jvp, samples):
     return defop(name, _InDtypeOfX(impl), (None, vjp), (None, jvp), nondiff_argnums=(0,), samples=samples)
 
 
-POLYGAMMA = _order_op("Polygamma", sc.polygamma, polygamma_vjp, polygamma_jvp,
-                      (_order_sample(1, 0.3, 3.0), _order_sample(2, 0.3, 3.0)))
-GAMMAINC = _order_op("Igamma", sc.gammainc, gammainc_vjp, gammainc_jvp, (_order_sample(1.5, 0.2, 3.0),))
-GAMMAINCC = _order_op("Igammac", sc.gammaincc, gammaincc_vjp, gammaincc_jvp, (_order_sample(2.5, 0.2, 3.0),))
+POLYGAMMA = order_op("Polygamma", sc.polygamma, polygamma_vjp, polygamma_jvp,
+                      (order_sample(1, 0.3, 3.0), order_sample(2, 0.3, 3.0)))
+GAMMAINC = order_op("Igamma", sc.gammainc, gammainc_vjp, gammainc_jvp, (order_sample(1.5, 0.2, 3.0),))
+GAMMAINCC = order_op("Igammac", sc.gammaincc, gammaincc_vjp, gammaincc_jvp, (order_sample(2.5, 0.2, 3.0),))
 
 
 def ndtr_vjp(g, ans, x):

@@ -226,7 +226,7 @@ def swapaxes(x, axis1, axis2):
     return SWAPAXES(x, axis1=axis1, axis2=axis2)
 
 
-def _axes(axis, ndim, api):
+def checked_axes(axis, ndim, api):
     """`axis` (an int or a sequence of ints) as a tuple of non-negative ints, checked."""
     axes = tuple(axis) if isinstance(axis, (tuple, list)) else (axis,)
     result = []
@@ -243,14 +243,14 @@ def _axes(axis, ndim, api):
 
 def expand_dims(a, axis):
     count = len(axis) if isinstance(axis, (tuple, list)) else 1
-    return EXPAND_DIMS(a, axis=_axes(axis, np.ndim(a) + count, "expand_dims"))
+    return EXPAND_DIMS(a, axis=checked_axes(axis, np.ndim(a) + count, "expand_dims"))
 
 
 def squeeze(a, axis=None):
     shape = np.shape(a)
     if axis is None:
         return SQUEEZE(a, axis=tuple(i for i, n in enumerate(shape) if n == 1))
-    axes = _axes(axis, len(shape), "squeeze")
+    axes = checked_axes(axis, len(shape), "squeeze")
     if any(shape[i] != 1 for i in axes):
         raise ValueError(f"[Squeeze] cannot select an axis to squeeze out which has size not "
                          f"equal to one: axes {axes} of shape {tuple(shape)}. Squeeze only size-1 axes.")
@@ -283,7 +283,7 @@ def tile(A, reps):  # noqa: N803  (NumPy's name)
 def repeat(a, repeats, axis=None):
     if axis is None:
         a, axis = ravel(a), 0
-    axis = _axes(axis, np.ndim(a), "repeat")[0]
+    axis = checked_axes(axis, np.ndim(a), "repeat")[0]
     index = np.repeat(np.arange(np.shape(a)[axis]), np.asarray(repeats))
     return dnp.getitem(a, axis_index(np.ndim(a), axis, index))
 
@@ -294,14 +294,14 @@ def ravel(a, order="C"):
 
 def flip(m, axis=None):
     ndim = np.ndim(m)
-    axes = range(ndim) if axis is None else _axes(axis, ndim, "flip")
+    axes = range(ndim) if axis is None else checked_axes(axis, ndim, "flip")
     return dnp.getitem(m, tuple(slice(None, None, -1) if i in axes else slice(None) for i in range(ndim)))
 
 
 def moveaxis(a, source, destination):
     ndim = np.ndim(a)
-    source = _axes(source, ndim, "moveaxis")
-    destination = _axes(destination, ndim, "moveaxis")
+    source = checked_axes(source, ndim, "moveaxis")
+    destination = checked_axes(destination, ndim, "moveaxis")
     if len(source) != len(destination):
         raise ValueError("[moveaxis] `source` and `destination` arguments must have the same "
                          "number of elements.")

@@ -35,12 +35,12 @@ def new_tag():
     """A fresh level (forward mode's dual tags, a tape's level under them): larger than every
     tag handed out before it. Here, below both engines, since tapes and duals compare them."""
     return _next_tag()
-tensor._STATE[0] = STATE  # Tensor's checks for values leaving a functional transform
+tensor.dispatch_state[0] = STATE  # Tensor's checks for values leaving a functional transform
 
-_dual_bind = [None]  # set by dual.py: bind for dual numbers
-_defer_older = [None]  # set by dual.py: keeps tensors older than a nested dual wrapped
-_Dual = [()]  # the Dual class once dual.py is imported (a tuple for isinstance until then)
-_note_view = [lambda ans, values, args, out: None]  # forward/inplace.py notes results that view an argument
+dual_bind = [None]  # set by dual.py: bind for dual numbers
+defer_older = [None]  # set by dual.py: keeps tensors older than a nested dual wrapped
+dual_class = [()]  # the Dual class once dual.py is imported (a tuple for isinstance until then)
+note_view = [lambda ans, values, args, out: None]  # forward/inplace.py notes results that view an argument
 
 
 def bind(op, args, static, tensors_first=False):
@@ -70,15 +70,15 @@ def bind(op, args, static, tensors_first=False):
             if a.__class__ is not _ndarray and isinstance(a, _Traced):
                 nested = True
         else:
-            dual_type = _Dual[0]
+            dual_type = dual_class[0]
             if dual_type and isinstance(a, dual_type):
                 if not tensors_first:
-                    return _dual_bind[0](op, args, static)
+                    return dual_bind[0](op, args, static)
                 nested = True
             ids.append(None)
         values.append(a)
     if nested:  # re-dispatch on the values so the dual level sees the op too
-        args = _defer_older[0](args, values, ids)
+        args = defer_older[0](args, values, ids)
         if args is None:
             return op(*values, **static)  # no tensor of this level is left to record
         ans = op(*values, **static)
@@ -94,13 +94,13 @@ def bind(op, args, static, tensors_first=False):
                         "single-output primitives.")
     out = _new_tensor(_EagerTensor)
     out._value = ans
-    out._id = _next_id()
+    out._id = next_id()
     tapes = state.tapes
     if tapes:
         if (ans.__class__ is _ndarray and (ans.base is not None or ans is values[0])
                 and getattr(tapes[-1], "_escape_api", None) is not None):
-            _note_view[0](ans, values, args, out)  # NumPy's views, for in-place ops (forward/inplace.py)
-        _record(tapes, op, ids, values, out, ans, static)
+            note_view[0](ans, values, args, out)  # NumPy's views, for in-place ops (forward/inplace.py)
+        record_op(tapes, op, ids, values, out, ans, static)
     accumulators = state.accumulators
     if accumulators:
         for acc in list(accumulators):
@@ -119,7 +119,7 @@ def _op_error(op, values, static, error):
                 "(dualtape.cast) so that they match.")
 
 
-def _record(tapes, op, in_ids, values, out, ans, static):
+def record_op(tapes, op, in_ids, values, out, ans, static):
     """Append one record to every tape that watches an input of this op.
 
     in_ids: the id of each argument that is a tensor, None for the others.
@@ -181,7 +181,7 @@ def _note_variable_read(var, state):
 
 
 from .tensor import EagerTensor as _EagerTensor  # noqa: E402
-from .tensor import _next_id  # noqa: E402
+from .tensor import next_id  # noqa: E402
 
 _Traced = registry.Traced
 _NOT_DIFFERENTIABLE = registry.NOT_DIFFERENTIABLE
@@ -189,4 +189,4 @@ GRADIENT_OVERRIDES = registry.GRADIENT_OVERRIDES
 _ndarray = np.ndarray
 _new_tensor = object.__new__
 
-registry._bind[0] = bind
+registry.tensor_bind[0] = bind

@@ -30,7 +30,7 @@ from .tensor import Tensor, wrap
 
 _ndarray = np.ndarray
 _FLOAT_VALUES = frozenset((np.ndarray, np.float64, np.float32))  # have .shape and .dtype
-_accumulator_replay = [None]  # set by accumulator.py: (entries, watched, grads, keep) -> grads or None
+accumulator_replay = [None]  # set by accumulator.py: (entries, watched, grads, keep) -> grads or None
 
 
 class UnconnectedGradients(enum.Enum):
@@ -91,7 +91,7 @@ class GradientTape:
 
     def watch(self, tensor):
         """Ensure `tensor` (or every tensor in a nested structure) is traced by this tape."""
-        for t in _flat_leaves(tensor):
+        for t in flat_leaves(tensor):
             if not isinstance(t, Tensor):
                 raise ValueError(f"[GradientTape.watch] can only watch tensors and variables, "
                                  f"got {type(t).__name__}: {t!r}. Convert it with dualtape.constant.")
@@ -145,9 +145,9 @@ class GradientTape:
         output_gradients: the cotangents of the targets (default: ones), same structure.
         unconnected_gradients: NONE (return None) or ZERO for unreachable sources.
         """
-        unconnected = _unconnected_mode(unconnected_gradients)
+        unconnected = unconnected_mode(unconnected_gradients)
         self._check_usable("gradient")
-        flat_sources = _flat_leaves(sources)
+        flat_sources = flat_leaves(sources)
         for s in flat_sources:
             if not isinstance(s, Tensor):
                 raise ValueError(f"[GradientTape.gradient] sources must be tensors or variables, "
@@ -216,9 +216,9 @@ class GradientTape:
         if not grads:
             return grads
         traced = bool(STATE.tapes or STATE.accumulators)  # someone records the backward pass
-        if traced and not STATE.tapes and not batch and _accumulator_replay[0] is not None:
+        if traced and not STATE.tapes and not batch and accumulator_replay[0] is not None:
             # only forward accumulators watch: they may replay on dual numbers (accumulator.py)
-            done = _accumulator_replay[0](entries, self._watched, grads, keep)
+            done = accumulator_replay[0](entries, self._watched, grads, keep)
             if done is not None:
                 return done
         return replay(entries, self._watched, grads, keep, consume and not self._persistent,
@@ -227,7 +227,7 @@ class GradientTape:
     def jacobian(self, target, sources, unconnected_gradients=UnconnectedGradients.NONE,
                  parallel_iterations=None, experimental_use_pfor=True):
         """d target[i...] / d source[j...], shaped `target.shape + source.shape`, per source."""
-        unconnected = _unconnected_mode(unconnected_gradients)
+        unconnected = unconnected_mode(unconnected_gradients)
         self._check_usable("jacobian")
         zero = unconnected is UnconnectedGradients.ZERO
         return tape_jacobian(self, target, sources, zero, experimental_use_pfor)
@@ -235,7 +235,7 @@ class GradientTape:
     def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
                        parallel_iterations=None, experimental_use_pfor=True):
         """Per-example jacobians: target (batch, outs...), source (batch, ins...)."""
-        unconnected = _unconnected_mode(unconnected_gradients)
+        unconnected = unconnected_mode(unconnected_gradients)
         self._check_usable("batch_jacobian")
         zero = unconnected is UnconnectedGradients.ZERO
         return tape_batch_jacobian(self, target, source, zero, experimental_use_pfor)
@@ -251,7 +251,7 @@ def _is_flat(structure):
     return True
 
 
-def _flat_leaves(structure):
+def flat_leaves(structure):
     """nest.flatten, without its walk for a plain list or tuple of tensors (the common call)."""
     return list(structure) if _is_flat(structure) else nest.flatten(structure)
 
@@ -276,7 +276,7 @@ class _StopRecording:
         return False
 
 
-def _unconnected_mode(value):
+def unconnected_mode(value):
     if isinstance(value, UnconnectedGradients):
         return value
     try:

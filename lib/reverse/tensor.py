@@ -17,7 +17,7 @@ from ..core.registry import Traced
 from ..core.scipy_hints import escape_hint
 from .tape_escapes import ROUTES as TAPE_ROUTES, recording_tape, tape_escape_error
 
-_next_id = itertools.count(1).__next__
+next_id = itertools.count(1).__next__
 
 
 class TensorShape(tuple):
@@ -72,7 +72,7 @@ class Tensor(Traced):
 
     def numpy(self):
         """The value as a new, writable NumPy array (or NumPy scalar for 0-d tensors)."""
-        _check_escape(self, ".numpy()")
+        check_escape(self, ".numpy()")
         value = np.array(self._value, copy=True)
         return value[()] if value.ndim == 0 else value
 
@@ -81,7 +81,7 @@ class Tensor(Traced):
         return _Ref(self)
 
     def __array__(self, dtype=None, copy=None):
-        _check_escape(self, "np.array / np.asarray")
+        check_escape(self, "np.array / np.asarray")
         value = np.asarray(self._value)
         if dtype is not None and value.dtype != dtype:
             return value.astype(dtype)
@@ -104,11 +104,11 @@ class Tensor(Traced):
         return bool(np.asarray(_primal(self._value)).reshape(()))
 
     def __float__(self):
-        _check_escape(self, "float()")
+        check_escape(self, "float()")
         return float(np.asarray(_primal(self._value)).reshape(()))
 
     def __complex__(self):
-        _check_escape(self, "complex()")
+        check_escape(self, "complex()")
         return complex(np.asarray(_primal(self._value)).reshape(()))
 
     # int(), bool(), indexing and math.floor / ceil / trunc stay allowed on traced values:
@@ -137,7 +137,7 @@ class Tensor(Traced):
         raise TypeError("Tensor is unhashable. Instead, use tensor.ref() as the key.")
 
     def __repr__(self):
-        return f"<tf.Tensor: shape={self.shape}, dtype={self.dtype.name}, numpy={_numpy_repr(self._value)}>"
+        return f"<tf.Tensor: shape={self.shape}, dtype={self.dtype.name}, numpy={numpy_repr(self._value)}>"
 
     def __str__(self):
         return f"tf.Tensor({_numpy_str(self._value)}, shape={self.shape}, dtype={self.dtype.name})"
@@ -182,7 +182,7 @@ class _Ref:
 
 # -- values leaving dualtape ---------------------------------------------------------------------
 
-_STATE = [None]  # dispatch.STATE, set by dispatch.py: the recording tapes of this thread
+dispatch_state = [None]  # dispatch.STATE, set by dispatch.py: the recording tapes of this thread
 
 
 def escaping_api(tensor):
@@ -191,12 +191,12 @@ def escaping_api(tensor):
 
     Only the functional API's private tapes (and its dual numbers) count here. A user's
     recording GradientTape refuses fewer routes (`.numpy()` stays the way out, as in TF):
-    `_check_escape` asks tape_escapes.py about it.
+    `check_escape` asks tape_escapes.py about it.
     """
     value = tensor._value
     if value.__class__ is not np.ndarray and isinstance(value, Traced):
         return "jvp"  # a dual number inside: forward mode of the functional API
-    state = _STATE[0]
+    state = dispatch_state[0]
     if state is not None:
         for tape in state.tapes:
             api = getattr(tape, "_escape_api", None)
@@ -235,11 +235,11 @@ def plain_value(x):
     return np.asarray(value)
 
 
-def _check_escape(tensor, route):
+def check_escape(tensor, route):
     api = escaping_api(tensor)
     if api is not None:
         raise escape_error(api, route)
-    state = _STATE[0]
+    state = dispatch_state[0]
     if route in TAPE_ROUTES and state is not None and state.tapes and recording_tape(tensor, state.tapes):
         raise tape_escape_error(tensor, route)  # a user's tape: tape_escapes.py
 
@@ -264,7 +264,7 @@ def _numpy_str(value):
     return "\n" + text if "\n" in text else text  # TF starts a multi-line value on its own line
 
 
-def _numpy_repr(value):
+def numpy_repr(value):
     if isinstance(value, Traced) or is_duck_array(value):
         return repr(value)
     value = np.asarray(value)
@@ -278,7 +278,7 @@ def wrap(value):
     if type(value) is np.ndarray:
         value.setflags(write=False)  # (half the cost of assigning flags.writeable)
     t._value = value
-    t._id = _next_id()
+    t._id = next_id()
     return t
 
 
@@ -302,7 +302,7 @@ def constant(value, dtype=None, shape=None, name=None):
             if api is not None:
                 raise escape_error(api, "dualtape.constant()")
             return value  # TF returns an eager tensor itself: a tape still sees it
-        _check_escape(value, "dualtape.constant()")
+        check_escape(value, "dualtape.constant()")
         value = value._value if dtype is None else value.numpy()
         if dtype is None and shape is None:
             return wrap(value)

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..core import dnp
 from ..forward.dual import Dual
-from ..reverse.tensor import Tensor, _check_escape, escape_error, plain_value
+from ..reverse.tensor import Tensor, check_escape, escape_error, plain_value
 
 
 def _cast(x, dtype):
@@ -140,7 +140,7 @@ def _clip(self, min=None, max=None, out=None, **keywords):  # noqa: A002  (NumPy
 
 def _tensor_item(self, *args):
     if dnp.result_dtype(self).kind in "fc":  # an integer or bool drops a zero derivative, as int()
-        _check_escape(self, ".item()")
+        check_escape(self, ".item()")
     return plain_value(self).item(*args)
 
 

@@ -1,7 +1,7 @@
 """`dualtape.image`: the image ops the guides use."""
 
 from ..ops.image import ADJUST_CONTRAST
-from .tf_ops import _out, _t
+from .tf_ops import output_tensor as _out, to_tensor as _t
 
 
 def adjust_contrast(images, contrast_factor):

@@ -12,7 +12,7 @@ import numpy as np
 from ..core import dnp
 from . import nn as _nn
 from . import random
-from .module import Module, _snake_case
+from .module import Module, snake_case
 from ..reverse.tensor import Tensor, convert_to_tensor
 from .variables import Variable
 
@@ -34,7 +34,7 @@ class Layer(Module):
     """A callable module that builds its variables from the first input's shape."""
 
     def __init__(self, name=None, dtype="float32"):
-        super().__init__(name or _unique_name(_snake_case(type(self).__name__)))
+        super().__init__(name or _unique_name(snake_case(type(self).__name__)))
         self._weights = []
         self.built = False
         self.dtype = np.dtype(dtype)

@@ -18,7 +18,7 @@ class Module:
     """
 
     def __init__(self, name=None):
-        self._name = name or _snake_case(type(self).__name__)
+        self._name = name or snake_case(type(self).__name__)
 
     @property
     def name(self):
@@ -42,7 +42,7 @@ class Module:
         return tuple(m for m in _walk(self, Module, set()) if m is not self)
 
 
-def _snake_case(name):
+def snake_case(name):
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 

@@ -1,7 +1,8 @@
 """`dualtape.nn`: activations and losses, as TF's `tf.nn`."""
 
 from ..core import dnp
-from .tf_ops import _out, _t, clip_by_norm, elu, gather, relu, sigmoid, softplus, tanh  # noqa: F401
+from .tf_ops import output_tensor as _out, to_tensor as _t
+from .tf_ops import clip_by_norm, elu, gather, relu, sigmoid, softplus, tanh  # noqa: F401
 
 
 def softmax(logits, axis=-1, name=None):

@@ -13,7 +13,7 @@ from ..core import dnp
 from ..core.duck import is_duck_array
 from ..reverse.dispatch import STATE
 from ..core.errors import InvalidArgumentError, RefusalError
-from ..core.registry import Primitive, Traced, _bind
+from ..core.registry import Primitive, Traced, tensor_bind
 from ..reverse.tensor import Tensor
 
 
@@ -75,7 +75,7 @@ def _np_dtype(t):
 
 def _binary(fn, op_name):
     # operators go straight to the binder: the operands are known to include a tensor
-    bind = _bind[0] if isinstance(fn, Primitive) else None
+    bind = tensor_bind[0] if isinstance(fn, Primitive) else None
     no_static = {}
 
     def forward(self, other):

@@ -14,7 +14,7 @@ from ..reverse.tensor import Tensor, TensorShape, convert_to_tensor, plain_value
 from ..custom.gradient import stop_gradient  # noqa: F401  (one definition, the lower floor's; TF's name here)
 
 
-def _t(x, dtype=None):
+def to_tensor(x, dtype=None):
     """A tensor (or traced value) for `x`, converted with TF's dtype rules."""
     if isinstance(x, Traced):
         return x
@@ -30,14 +30,14 @@ def _pair(x, y):
     `add(1.001, float64 array)` is not rounded through float32.
     """
     if isinstance(x, Traced) and not isinstance(y, Traced):
-        return x, _t(y, dnp.result_dtype(x))
+        return x, to_tensor(y, dnp.result_dtype(x))
     if isinstance(y, Traced) and not isinstance(x, Traced):
-        return _t(x, dnp.result_dtype(y)), y
+        return to_tensor(x, dnp.result_dtype(y)), y
     if isinstance(y, _ARRAYS) and isinstance(x, _PYTHON_NUMBERS) and y.dtype.kind == "f":
-        return _t(x, y.dtype), _t(y)
+        return to_tensor(x, y.dtype), to_tensor(y)
     if isinstance(x, _ARRAYS) and isinstance(y, _PYTHON_NUMBERS) and x.dtype.kind == "f":
-        return _t(x), _t(y, x.dtype)
-    return _t(x), _t(y)
+        return to_tensor(x), to_tensor(y, x.dtype)
+    return to_tensor(x), to_tensor(y)
 
 
 _ARRAYS = (np.ndarray, np.generic)
@@ -54,14 +54,14 @@ def _axis(axis):
     return int(axis)
 
 
-def _out(x):
+def output_tensor(x):
     return x if isinstance(x, Traced) else wrap(np.asarray(x))
 
 
 # -- elementwise ------------------------------------------------------------------------------
 def _unary(fn):
     def op(x, name=None):
-        return _out(fn(_t(x)))
+        return output_tensor(fn(to_tensor(x)))
     op.__name__ = getattr(fn, "__name__", None) or getattr(fn, "name", "op")
     op.__doc__ = f"Elementwise {op.__name__} of a tensor (TF name)."
     return op
@@ -69,7 +69,7 @@ def _unary(fn):
 
 def _binary(fn):
     def op(x, y, name=None):
-        return _out(fn(*_pair(x, y)))
+        return output_tensor(fn(*_pair(x, y)))
     op.__doc__ = "Elementwise binary op with TF's conversion of Python operands."
     return op
 
@@ -130,24 +130,24 @@ def where(condition, x=None, y=None, name=None):
     if x is None and y is None:
         return wrap(np.argwhere(plain_value(condition)).astype(np.int64))
     x, y = _pair(x, y)
-    return _out(dnp.where(_t(condition), x, y))
+    return output_tensor(dnp.where(to_tensor(condition), x, y))
 
 
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):
-    t = _t(t)
-    return _out(dnp.clip(t, *(_t(v, t.dtype) for v in (clip_value_min, clip_value_max))))
+    t = to_tensor(t)
+    return output_tensor(dnp.clip(t, *(to_tensor(v, t.dtype) for v in (clip_value_min, clip_value_max))))
 
 
 def clip_by_norm(t, clip_norm, axes=None, name=None):
     """t * clip_norm / max(l2norm(t), clip_norm): the norm of the result is at most clip_norm."""
-    t = _t(t)
+    t = to_tensor(t)
     l2 = dnp.sqrt(dnp.sum(dnp.square(t), axis=_axis(axes), keepdims=True))
-    clip_norm = _t(clip_norm, t.dtype)
-    return _out(t * clip_norm / dnp.maximum(l2, clip_norm))
+    clip_norm = to_tensor(clip_norm, t.dtype)
+    return output_tensor(t * clip_norm / dnp.maximum(l2, clip_norm))
 
 
 def cast(x, dtype, name=None):
-    return _out(dnp.cast(_t(x), dtypes.as_numpy_dtype(dtype)))
+    return output_tensor(dnp.cast(to_tensor(x), dtypes.as_numpy_dtype(dtype)))
 
 
 
@@ -155,9 +155,9 @@ def cast(x, dtype, name=None):
 # -- reductions ----------------------------------------------------------------------------------
 def _reduction(fn, keeps_integer_dtype=False):
     def op(input_tensor, axis=None, keepdims=False, name=None):
-        x = _t(input_tensor)
+        x = to_tensor(input_tensor)
         result = fn(x, axis=_axis(axis), keepdims=keepdims)
-        return _out(_keep_integer_dtype(result, x) if keeps_integer_dtype else result)
+        return output_tensor(_keep_integer_dtype(result, x) if keeps_integer_dtype else result)
     op.__doc__ = "Reduce over `axis` (all axes by default), as TF's reduce_* functions."
     return op
 
@@ -185,9 +185,9 @@ reduce_std = _reduction(lambda x, **kw: dnp.std(x, **kw))
 
 
 def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
-    x = _t(x)
+    x = to_tensor(x)
     result = dnp.cumsum(x, axis=int(axis), exclusive=bool(exclusive), reverse=bool(reverse))
-    return _out(_keep_integer_dtype(result, x))
+    return output_tensor(_keep_integer_dtype(result, x))
 
 
 def argmax(input, axis=None, output_type=dtypes.int64, name=None):  # noqa: A002
@@ -207,12 +207,12 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
     """
     if ord not in ("euclidean", "fro", 2, None):
         raise NotImplementedError(f"[norm] ord={ord!r} is not supported; use the euclidean norm.")
-    return _out(dnp.norm(_t(tensor), axis=_axis(axis), keepdims=bool(keepdims)))
+    return output_tensor(dnp.norm(to_tensor(tensor), axis=_axis(axis), keepdims=bool(keepdims)))
 
 
 # -- shapes --------------------------------------------------------------------------------------
 def reshape(tensor, shape, name=None):
-    return _out(dnp.reshape(_t(tensor), [int(s) for s in _static_list(shape)]))
+    return output_tensor(dnp.reshape(to_tensor(tensor), [int(s) for s in _static_list(shape)]))
 
 
 def _static_list(values):
@@ -224,51 +224,51 @@ def _static_list(values):
 
 
 def transpose(a, perm=None, conjugate=False, name=None):
-    return _out(dnp.transpose(_t(a), None if perm is None else _static_list(perm)))
+    return output_tensor(dnp.transpose(to_tensor(a), None if perm is None else _static_list(perm)))
 
 
 def expand_dims(input, axis, name=None):  # noqa: A002
-    return _out(dnp.expand_dims(_t(input), int(axis)))
+    return output_tensor(dnp.expand_dims(to_tensor(input), int(axis)))
 
 
 def squeeze(input, axis=None, name=None):  # noqa: A002
-    return _out(dnp.squeeze(_t(input), axis=_axis(axis)))
+    return output_tensor(dnp.squeeze(to_tensor(input), axis=_axis(axis)))
 
 
 def concat(values, axis, name=None):
-    return _out(dnp.concatenate([_t(v) for v in values], axis=int(axis)))
+    return output_tensor(dnp.concatenate([to_tensor(v) for v in values], axis=int(axis)))
 
 
 def stack(values, axis=0, name=None):
-    return _out(dnp.stack([_t(v) for v in values], axis=int(axis)))
+    return output_tensor(dnp.stack([to_tensor(v) for v in values], axis=int(axis)))
 
 
 def split(value, num_or_size_splits, axis=0, num=None, name=None):
-    value = _t(value)
+    value = to_tensor(value)
     if isinstance(num_or_size_splits, (int, np.integer)):
-        return [_out(p) for p in dnp.split(value, int(num_or_size_splits), axis=int(axis))]
+        return [output_tensor(p) for p in dnp.split(value, int(num_or_size_splits), axis=int(axis))]
     sizes = _static_list(num_or_size_splits)
-    return [_out(p) for p in dnp.split(value, list(np.cumsum(sizes)[:-1]), axis=int(axis))]
+    return [output_tensor(p) for p in dnp.split(value, list(np.cumsum(sizes)[:-1]), axis=int(axis))]
 
 
 def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
     if mode.upper() != "CONSTANT":
         raise NotImplementedError(f"[pad] mode={mode!r} is not supported; use 'CONSTANT'.")
     widths = [tuple(_static_list(p)) for p in (paddings.numpy() if isinstance(paddings, Tensor) else paddings)]
-    return _out(dnp.pad(_t(tensor), widths, constant_values=float(constant_values)))
+    return output_tensor(dnp.pad(to_tensor(tensor), widths, constant_values=float(constant_values)))
 
 
 def tile(input, multiples, name=None):  # noqa: A002
-    return _out(dnp.tile(_t(input), tuple(_static_list(multiples))))
+    return output_tensor(dnp.tile(to_tensor(input), tuple(_static_list(multiples))))
 
 
 def broadcast_to(input, shape, name=None):  # noqa: A002
-    return _out(dnp.broadcast_to(_t(input), tuple(_static_list(shape))))
+    return output_tensor(dnp.broadcast_to(to_tensor(input), tuple(_static_list(shape))))
 
 
 def gather(params, indices, axis=None, batch_dims=0, name=None):
-    indices = _t(indices)  # TF's rules (a Python list is int32), kept for IndexedSlices' indices
-    return _out(dnp.gather(_t(params), indices, axis=0 if axis is None else int(axis)))
+    indices = to_tensor(indices)  # TF's rules (a Python list is int32), kept for IndexedSlices' indices
+    return output_tensor(dnp.gather(to_tensor(params), indices, axis=0 if axis is None else int(axis)))
 
 
 def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
@@ -300,15 +300,15 @@ def matmul(a, b, transpose_a=False, transpose_b=False, name=None):
         a = dnp.swapaxes(a, -1, -2)
     if transpose_b:
         b = dnp.swapaxes(b, -1, -2)
-    return _out(dnp.matmul(a, b))
+    return output_tensor(dnp.matmul(a, b))
 
 
 def einsum(equation, *inputs, **kwargs):
-    return _out(dnp.einsum(equation, *[_t(x) for x in inputs]))
+    return output_tensor(dnp.einsum(equation, *[to_tensor(x) for x in inputs]))
 
 
 def tensordot(a, b, axes, name=None):
-    return _out(dnp.tensordot(*_pair(a, b), axes=axes))
+    return output_tensor(dnp.tensordot(*_pair(a, b), axes=axes))
 
 
 # -- constructors (constants: never recorded) ----------------------------------------------------
@@ -327,15 +327,15 @@ def ones(shape, dtype=dtypes.float32, name=None):
 def fill(dims, value, name=None):
     """`value` (its dtype: Python int int32, float float32) broadcast to `dims`; its
     gradient is the sum of the upstream, as TF's Fill."""
-    return _out(dnp.broadcast_to(_t(value), _dims(dims)))
+    return output_tensor(dnp.broadcast_to(to_tensor(value), _dims(dims)))
 
 
 def zeros_like(input, dtype=None, name=None):  # noqa: A002
-    return wrap(np.zeros(np.shape(input), dtypes.as_numpy_dtype(dtype) if dtype else _t(input).dtype._np))
+    return wrap(np.zeros(np.shape(input), dtypes.as_numpy_dtype(dtype) if dtype else to_tensor(input).dtype._np))
 
 
 def ones_like(input, dtype=None, name=None):  # noqa: A002
-    return wrap(np.ones(np.shape(input), dtypes.as_numpy_dtype(dtype) if dtype else _t(input).dtype._np))
+    return wrap(np.ones(np.shape(input), dtypes.as_numpy_dtype(dtype) if dtype else to_tensor(input).dtype._np))
 
 
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name=None):
@@ -351,8 +351,8 @@ def linspace(start, stop, num, name=None, axis=0):
     converts to `start`'s dtype, integers divide into float64 (tf.linspace(-2, 2, 9) is
     float64 [-2, -1.5, ...]), float32 stays float32; value i is start + i * delta in that
     dtype, the last one `stop` itself. Differentiable in start and stop, as in TF."""
-    start = _t(start)
-    stop = _t(stop, start.dtype)
+    start = to_tensor(start)
+    stop = to_tensor(stop, start.dtype)
     n = int(num)
     if start.dtype._np.kind not in "fc":  # TF: int32 / int32 is float64
         start, stop = dnp.cast(start, np.float64), dnp.cast(stop, np.float64)
@@ -364,7 +364,7 @@ def linspace(start, stop, num, name=None, axis=0):
     delta = (last - first) / np.asarray(max(n - 1, 1), npd)
     inner = np.arange(1, max(n - 1, 1), dtype=npd).reshape((-1,) + (1,) * (len(shape) - ax))
     values = dnp.concatenate([first, first + inner * delta, last], axis=ax)
-    return _out(values[(slice(None),) * ax + (slice(0, max(n, 0)),)])
+    return output_tensor(values[(slice(None),) * ax + (slice(0, max(n, 0)),)])
 
 
 def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..core import dnp, dtypes
 from ..core.duck import as_array, is_duck_array
-from ..reverse.tensor import Tensor, TensorShape, _check_escape, _next_id, _numpy_repr, wrap
+from ..reverse.tensor import Tensor, TensorShape, check_escape, next_id, numpy_repr, wrap
 
 
 class Variable(Tensor):
@@ -32,7 +32,7 @@ class Variable(Tensor):
         if isinstance(value, np.ndarray):  # a dask array is immutable already
             value.flags.writeable = False
         self._value = value
-        self._id = _next_id()
+        self._id = next_id()
         self.trainable = bool(trainable)
         self._name = (name or "Variable") + ":0"
         self._shape = value.shape
@@ -63,7 +63,7 @@ class Variable(Tensor):
     def assign(self, value, use_locking=False, name=None, read_value=True):
         """Replace the value (same shape and dtype). Not recorded: state stops gradients."""
         if isinstance(value, Tensor):
-            _check_escape(value, "Variable.assign")  # state blocks the functional derivative
+            check_escape(value, "Variable.assign")  # state blocks the functional derivative
             new = value._value
         else:
             new = value
@@ -79,20 +79,20 @@ class Variable(Tensor):
     def assign_add(self, delta, use_locking=False, name=None, read_value=True):
         """Add `delta` to the value in place, as `assign`: not recorded, state stops gradients."""
         if isinstance(delta, Tensor):
-            _check_escape(delta, "Variable.assign_add")
+            check_escape(delta, "Variable.assign_add")
             delta = delta._value
         return self.assign(np.add(self._value, delta))
 
     def assign_sub(self, delta, use_locking=False, name=None, read_value=True):
         """Subtract `delta` from the value in place, as `assign`: not recorded, state stops gradients."""
         if isinstance(delta, Tensor):
-            _check_escape(delta, "Variable.assign_sub")
+            check_escape(delta, "Variable.assign_sub")
             delta = delta._value
         return self.assign(np.subtract(self._value, delta))
 
     def __repr__(self):
         return (f"<tf.Variable '{self._name}' shape={self.shape} dtype={self.dtype.name}, "
-                f"numpy={_numpy_repr(self._value)}>")
+                f"numpy={numpy_repr(self._value)}>")
 
     def __str__(self):
         return repr(self)

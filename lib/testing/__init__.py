@@ -17,8 +17,8 @@ from ..core.apply_rules import jvp_output, vjp_parts
 from ..core.registry import NOT_DIFFERENTIABLE
 from ..reverse.tape import GradientTape, UnconnectedGradients
 from ..reverse.tensor import Tensor, constant
-from .closeness import (_ADJOINT_RTOL, _TOLERANCES, _float64, _norm, _norm_product,  # noqa: F401
-                        adjoint_rtol, assert_adjoint, assert_close, inner, tolerances)
+from .closeness import (as_float64, norm_product, adjoint_rtol, assert_adjoint, assert_close, inner,  # noqa: F401
+                        tolerances)
 from .strategies import (DOMAIN_KEYWORDS, arrays, broadcastable_shapes, cotangent_like,  # noqa: F401
                          input_names, inputs_for, tangents_like)
 from ..functional import jvp as _functional_jvp
@@ -46,8 +46,8 @@ def central_difference(f, args, tangents, eps):
     minus = [a if t is None else _shift(a, t, -eps) for a, t in zip(args, tangents, strict=True)]
     hi, lo = f(*plus), f(*minus)
     if isinstance(hi, (list, tuple)):
-        return [(_float64(h) - _float64(l)) / (2 * eps) for h, l in zip(hi, lo)]
-    return (_float64(hi) - _float64(lo)) / (2 * eps)
+        return [(as_float64(h) - as_float64(l)) / (2 * eps) for h, l in zip(hi, lo)]
+    return (as_float64(hi) - as_float64(lo)) / (2 * eps)
 
 
 def numeric_jacobian(f, args, argnum=0, eps=1e-6):
@@ -213,7 +213,7 @@ def check_grads(f, args, order=1, modes=("rev", "fwd"), eps=None, rtol=None, ato
                            what=f"[check_grads] dot-product test of {name} (forward vs reverse)")
         else:  # no forward mode yet: tie the reverse gradients to the differenced JVP
             lhs, rhs = inner(u, grads), inner(numeric_jvp, v)
-            assert_close(lhs, rhs, rtol, atol * max(1.0, _norm_product([numeric_jvp], [v])),
+            assert_close(lhs, rhs, rtol, atol * max(1.0, norm_product([numeric_jvp], [v])),
                          what=f"[check_grads] <J^T v, u> of {name} vs <v, differenced J u>")
 
     if order >= 2:

@@ -47,7 +47,7 @@ from dualtape.transforms import TransformError
 from .. import functional as F
 from ..core.errors import RefusalError
 from .closeness import assert_close
-from .modes import _Case, _f64, _run_modes
+from .modes import Case, as_float64, run_modes
 
 RTOL, ATOL = 1e-9, 1e-9               # mode vs mode
 FD_EPS, FD_EPS_CHECK = 1e-6, 1e-5      # central differences, and the step that validates them
@@ -162,7 +162,7 @@ def _quotients(fun, at, k, d):
     FD_EPS_CHECK, forward and backward with FD_EPS (five evaluations of fun)."""
     def value(step):
         out = fun(*(_shifted(at, k, d, step) if step else copy.deepcopy(at)))
-        return [_f64(o) for o in out] if isinstance(out, (tuple, list)) else [_f64(out)]
+        return [as_float64(o) for o in out] if isinstance(out, (tuple, list)) else [as_float64(out)]
     centre, hi, lo = value(0.0), value(FD_EPS), value(-FD_EPS)
     hi2, lo2 = value(FD_EPS_CHECK), value(-FD_EPS_CHECK)
     return ([(h - l) / (2 * FD_EPS) for h, l in zip(hi, lo)],
@@ -238,12 +238,12 @@ def _hessian_jumps_at(case, hu):
         at = list(case.copies())
         for k in range(len(at)):
             at = _shifted(at, k, case.u[k], step)
-        return [_f64(h) for h in F.hvp(case.loss, tuple(at), tuple(case.u))]
+        return [as_float64(h) for h in F.hvp(case.loss, tuple(at), tuple(case.u))]
     try:
         plus, minus = hvp_at(FD_EPS_CHECK), hvp_at(-FD_EPS_CHECK)
     except Exception:  # noqa: BLE001 - the modes' own failures are reported by the modes
         return False
-    return _stable(plus, minus) and not _stable(plus, [_f64(h) for h in hu])
+    return _stable(plus, minus) and not _stable(plus, [as_float64(h) for h in hu])
 
 
 # -- comparing -------------------------------------------------------------------------------------
@@ -313,10 +313,10 @@ def check_modes(program_or_function, inputs=None, *, modes=MODES, seed=0, raise_
         raise ValueError(f"[check_modes] unknown modes {sorted(unknown)}; choose from {', '.join(MODES)}.")
     if inputs is None:
         raise ValueError("[check_modes] no inputs: pass them, e.g. check_modes(f, [np.ones(3)]).")
-    args = tuple(a if np.ndim(a) == 0 and isinstance(a, float) else _f64(a) for a in inputs)
+    args = tuple(a if np.ndim(a) == 0 and isinstance(a, float) else as_float64(a) for a in inputs)
     report = Report(source, args)
     try:
-        case = _Case(f, args, seed)
+        case = Case(f, args, seed)
     except Exception as exc:  # noqa: BLE001 - f itself fails: nothing to differentiate
         raise ValueError(f"[check_modes] f fails on its inputs ({type(exc).__name__}: {exc}); "
                          f"pass inputs it accepts.{_describe(_Plain(args), source)}") from exc
@@ -325,7 +325,7 @@ def check_modes(program_or_function, inputs=None, *, modes=MODES, seed=0, raise_
         return report
 
     results, hung = {}, False
-    for mode, thunk in _run_modes(case, modes):
+    for mode, thunk in run_modes(case, modes):
         if hung and mode in SOURCE + MIXED:
             continue  # the transformer hung once on f: it would again, in every such mode
         try:

@@ -6,28 +6,28 @@ import numpy as np
 
 # dtype -> (eps, rtol, atol). Central differences lose about half the digits, so float64
 # keeps ~5 and float32 ~2; atol is scaled by max(1, max|expected|) in `assert_close`.
-_TOLERANCES = {
+TOLERANCES = {
     np.dtype(np.float64): (1e-6, 1e-5, 1e-6),
     np.dtype(np.float32): (1e-3, 2e-2, 2e-3),
     np.dtype(np.float16): (3e-2, 1e-1, 5e-2),
 }
 # The dot-product identity has no truncation error: only rounding, hence much tighter.
-_ADJOINT_RTOL = {np.dtype(np.float64): 1e-10, np.dtype(np.float32): 1e-4, np.dtype(np.float16): 1e-2}
+ADJOINT_RTOL = {np.dtype(np.float64): 1e-10, np.dtype(np.float32): 1e-4, np.dtype(np.float16): 1e-2}
 
 
 def tolerances(dtype):
     """(eps, rtol, atol) for finite-difference checks at `dtype`."""
-    return _TOLERANCES.get(np.dtype(dtype), _TOLERANCES[np.dtype(np.float32)])
+    return TOLERANCES.get(np.dtype(dtype), TOLERANCES[np.dtype(np.float32)])
 
 
 def adjoint_rtol(dtype):
     """Relative tolerance of the dot-product test <u, J^T v> == <J u, v> at `dtype`."""
-    return _ADJOINT_RTOL.get(np.dtype(dtype), _ADJOINT_RTOL[np.dtype(np.float32)])
+    return ADJOINT_RTOL.get(np.dtype(dtype), ADJOINT_RTOL[np.dtype(np.float32)])
 
 
 # -- comparing values -------------------------------------------------------------------------
 
-def _float64(x):
+def as_float64(x):
     return np.asarray(x, dtype=np.float64)
 
 
@@ -36,7 +36,7 @@ def assert_close(actual, expected, rtol, atol=0.0, what="value"):
 
     Passes where |actual - expected| <= atol * max(1, max|expected|) + rtol * |expected|.
     """
-    actual, expected = _float64(actual), _float64(expected)
+    actual, expected = as_float64(actual), as_float64(expected)
     if actual.shape != expected.shape:
         raise AssertionError(f"{what}: got shape {actual.shape}, expected {expected.shape}.")
     err = np.abs(actual - expected)
@@ -62,27 +62,27 @@ def inner(xs, ys):
     for x, y in zip(xs, ys, strict=True):
         if x is None or y is None:
             continue
-        x, y = _float64(x), _float64(y)
+        x, y = as_float64(x), as_float64(y)
         if x.shape != y.shape:
             raise AssertionError(f"[testing.inner] shapes differ: {x.shape} and {y.shape}.")
         total += float(np.vdot(x.ravel(), y.ravel()))
     return total
 
 
-def _norm(x):
-    x = _float64(x)
+def stable_norm(x):
+    x = as_float64(x)
     biggest = float(np.max(np.abs(x), initial=0.0))
     return biggest * float(np.linalg.norm(x / biggest)) if biggest > 0 else 0.0  # no underflow
 
 
-def _norm_product(xs, ys):
-    return sum(_norm(x) * _norm(y) for x, y in zip(xs, ys) if x is not None and y is not None)
+def norm_product(xs, ys):
+    return sum(stable_norm(x) * stable_norm(y) for x, y in zip(xs, ys) if x is not None and y is not None)
 
 
 def assert_adjoint(us, vjps, jvps, vs, rtol, what="dot-product test"):
     """<u, J^T v> == <J u, v> up to rounding, relative to the sizes of the vectors involved."""
     lhs, rhs = inner(us, vjps), inner(jvps, vs)
-    scale = _norm_product(us, vjps) + _norm_product(jvps, vs)
+    scale = norm_product(us, vjps) + norm_product(jvps, vs)
     if not abs(lhs - rhs) <= rtol * scale:
         raise AssertionError(f"{what}: <u, J^T v> = {lhs!r} but <J u, v> = {rhs!r}; abs error "
                              f"{abs(lhs - rhs):.3g} exceeds rtol={rtol:g} x scale {scale:.3g}.")

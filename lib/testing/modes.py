@@ -1,6 +1,6 @@
 """The modes `check_modes` runs on one case: the tape, the functional API, the source
 transformer (grad, vjp, jvp, batched jvp, hvp) and their mixtures, each as a function of the
-case returning its derivatives by name (`_run_modes`)."""
+case returning its derivatives by name (`run_modes`)."""
 
 import copy
 
@@ -16,12 +16,12 @@ from ..reverse.tensor import Tensor, constant
 
 # -- the modes ----------------------------------------------------------------------------------
 
-def _f64(x):
+def as_float64(x):
     return np.asarray(x, dtype=np.float64)
 
 
 def _tensors(args):
-    return [constant(_f64(a)) for a in args]
+    return [constant(as_float64(a)) for a in args]
 
 
 def _strict_tape():
@@ -40,22 +40,22 @@ def _tape_gradient(f, args, seeds, extra=None):
         with arguments(tensors, args):  # NumPy's in-place semantics, as the functional API's
             out = f(*tensors)
     if extra is not None:
-        extra["y"] = _f64(out)
+        extra["y"] = as_float64(out)
     outs = list(out) if isinstance(out, tuple) else [out]
     pairs = [(o, s) for o, s in zip(outs, seeds) if isinstance(o, Tensor)]
     if not pairs:
         return [np.zeros(np.shape(a)) for a in args]
-    grads = tape.gradient([o for o, _ in pairs], tensors, output_gradients=[constant(_f64(s)) for _, s in pairs],
+    grads = tape.gradient([o for o, _ in pairs], tensors, output_gradients=[constant(as_float64(s)) for _, s in pairs],
                           unconnected_gradients=UnconnectedGradients.ZERO)
-    return [_f64(g) for g in grads]
+    return [as_float64(g) for g in grads]
 
 
-class _Case:
+class Case:
     """One function at one point, with its directions u, v and what each mode needs."""
 
     def __init__(self, f, args, seed):
         self.f, self.args = f, tuple(args)
-        self.value = _f64(f(*self.copies()))
+        self.value = as_float64(f(*self.copies()))
         rng = np.random.default_rng(seed)
         self.u = [rng.uniform(-1, 1, np.shape(a)) for a in args]
         self.v = rng.uniform(-1, 1, self.value.shape)
@@ -78,17 +78,17 @@ class _Case:
         return out * float(self.v) if self.scalar else np.sum(out * self.v)
 
     def from_jacobian(self, jac):
-        jac = [_f64(j) for j in jac]
+        jac = [as_float64(j) for j in jac]
         ju = sum(np.tensordot(j, u, axes=np.ndim(u)) for j, u in zip(jac, self.u))
         vj = [np.tensordot(self.v, j, axes=self.v.ndim) for j in jac]
-        return {"J": jac, "Ju": _f64(ju), "vJ": vj}
+        return {"J": jac, "Ju": as_float64(ju), "vJ": vj}
 
 
-def _run_modes(case, modes):
+def run_modes(case, modes):
     """Yield (mode, thunk) for the modes that apply; a thunk returns {quantity: value}."""
     f = case.f
     scalar = case.scalar
-    as_tuple = lambda r: [_f64(x) for x in (r if isinstance(r, (tuple, list)) else (r,))]  # noqa: E731
+    as_tuple = lambda r: [as_float64(x) for x in (r if isinstance(r, (tuple, list)) else (r,))]  # noqa: E731
 
     def tape():
         found = {}
@@ -100,11 +100,11 @@ def _run_modes(case, modes):
 
     def f_vjp():
         y, pullback = F.vjp(f, *case.copies())
-        return {"vJ": as_tuple(pullback(case.v)), "y": _f64(y)}
+        return {"vJ": as_tuple(pullback(case.v)), "y": as_float64(y)}
 
     def f_jvp():
         y, dy = F.jvp(f, case.copies(), tuple(case.u))
-        return {"Ju": _f64(dy), "y": _f64(y)}
+        return {"Ju": as_float64(dy), "y": as_float64(y)}
 
     def f_jac(which):
         return lambda: case.from_jacobian(as_tuple(which(f, argnums=case.wrt)(*case.copies())))
@@ -114,15 +114,15 @@ def _run_modes(case, modes):
 
     def t_grad():
         grads, y = dt.grad(f, wrt=case.wrt, preserve_result=True)(*case.copies())
-        return {"vJ": [g * case.v for g in as_tuple(grads)], "y": _f64(y)}
+        return {"vJ": [g * case.v for g in as_tuple(grads)], "y": as_float64(y)}
 
     def t_vjp():
         grads, y = dt.vjp(f, wrt=case.wrt, preserve_result=True)(*case.copies(), case.seed())
-        return {"vJ": as_tuple(grads), "y": _f64(y)}
+        return {"vJ": as_tuple(grads), "y": as_float64(y)}
 
     def t_jvp():
         y, dy = dt.jvp(f, wrt=case.wrt)(*case.copies(), case.tangents())
-        return {"Ju": _f64(dy), "y": _f64(y)}
+        return {"Ju": as_float64(dy), "y": as_float64(y)}
 
     def t_jvp_batched():
         total, offset, tangents = sum(case.sizes), 0, []
@@ -132,7 +132,7 @@ def _run_modes(case, modes):
             tangents.append(basis.reshape((total,) + np.shape(a)))
             offset += size
         y, dy = dt.jvp(f, wrt=case.wrt)(*case.copies(), tuple(tangents))
-        y, dy = _f64(y), _f64(dy)
+        y, dy = as_float64(y), as_float64(dy)
         jac, offset = [], 0
         for a, size in zip(case.args, case.sizes):
             block = np.moveaxis(dy[offset:offset + size], 0, -1)

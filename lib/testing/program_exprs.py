@@ -58,9 +58,9 @@ class Env:
                    set(self.owned), set(self.spd))
 
 
-class _ExprGen:
+class ExprGen:
     """One program's drawing state (the hypothesis `draw`, n, features on, names used) and its
-    expressions; `program_grammar._Gen` adds the statements and mixes in `numpy_options` and
+    expressions; `program_grammar.ProgramGen` adds the statements and mixes in `numpy_options` and
     `numpy_expr` (program_numpy.py: the NumPy functions drawn since issue 12)."""
 
     def __init__(self, draw, n, features):

@@ -4,14 +4,14 @@ branches, loops, schemes (RK4), helpers and closures, drawn over the expressions
 """
 
 from .program_exprs import FEATURES as BASE_FEATURES
-from .program_exprs import Env, Expr, _ExprGen  # noqa: F401  (Env: for programs.py)
-from .program_lists import LIST_FEATURES, _ListStatements
-from .program_numpy import NUMPY_FEATURES, _NumpyExprs
+from .program_exprs import Env, Expr, ExprGen  # noqa: F401  (Env: for programs.py)
+from .program_lists import LIST_FEATURES, ListStatements
+from .program_numpy import NUMPY_FEATURES, NumpyExprs
 
 FEATURES = BASE_FEATURES + NUMPY_FEATURES + LIST_FEATURES
 
 
-class _Gen(_NumpyExprs, _ListStatements, _ExprGen):
+class ProgramGen(NumpyExprs, ListStatements, ExprGen):
     """One program's drawing state: the hypothesis `draw`, n, features on, names used."""
 
     def writable(self, env, shape=None, loop_ok=True):

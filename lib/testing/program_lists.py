@@ -12,8 +12,8 @@ from .program_exprs import Expr
 LIST_FEATURES = ("list_concat", "list_concat_chain", "list_write", "list_unpack")
 
 
-class _ListStatements:
-    """Mixed into `_Gen`: `list_statement(env, kind)` for the kinds of `LIST_FEATURES`."""
+class ListStatements:
+    """Mixed into `ProgramGen`: `list_statement(env, kind)` for the kinds of `LIST_FEATURES`."""
 
     def list_read(self, env, ys, count, shape, stack=True):
         """Bind a new variable to something read out of the list `ys` of `count` items (the

@@ -36,8 +36,8 @@ _PIECEWISE = ["def pw_square(v):", "    return v ** 2", "", "",
               "def pw_scaled(v, k=1.5):", "    return v * k", "", ""]
 
 
-class _NumpyExprs:
-    """Mixed into `_ExprGen`: `numpy_options(shape)` and `numpy_expr(...)`."""
+class NumpyExprs:
+    """Mixed into `ExprGen`: `numpy_options(shape)` and `numpy_expr(...)`."""
 
     def numpy_options(self, shape):
         rank = len(shape)

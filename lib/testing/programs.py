@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .program_grammar import FEATURES, Env, _Gen
+from .program_grammar import FEATURES, Env, ProgramGen
 
 _MODULE_DIR = []  # one temporary directory per process, made on first use
 _LOADED = {}      # source hash -> module, the KEEP_MODULES latest used (least recent first)
@@ -111,7 +111,7 @@ def _helpers(gen, env_constants):
 def _draw_program(draw, features):
     from hypothesis import strategies as st  # here: hypothesis is an optional test dependency
     n = draw(st.sampled_from([2, 3]))
-    gen = _Gen(draw, n, features)
+    gen = ProgramGen(draw, n, features)
     env = Env()
     header = ["import math", "", "import numpy as np", "", ""]
     constants = []
