@@ -45,7 +45,7 @@ def pack_sequence_as(structure, flat):
 def _build(s, it):
     # A module-level function, not a closure: a nested `build` calling itself would sit in
     # a reference cycle (function -> cell -> function) holding `flat`, so every returned
-    # gradient would wait for the cyclic collector (issue 13).
+    # gradient would wait for the cyclic collector.
     if isinstance(s, dict):
         built = {k: None for k in s}
         for k in sorted(s):

@@ -1,4 +1,4 @@
-"""rulekit, NumPy's further functions (issue 12): the pieces of the rules of `ops.assembly`
+"""rulekit, NumPy's further functions: the pieces of the rules of `ops.assembly`
 and `ops.statistics` (stacking, diagonals, kron, diff, sorting, quantiles, convolution).
 See `rulekit`. Each helper calls `dnp` on the cotangent or tangent, so an outer tape records
 it; indices and weights come from the primal values (`primal_of`), constants of the rule."""

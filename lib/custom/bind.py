@@ -164,7 +164,7 @@ def rebind(name, inputs, result, vjp_fn, jvp_fn=None, forward_error=None):
             if not recorded:
                 try:
                     raise forward_error
-                finally:  # the traceback holds this frame: no cycle through its local (issue 13)
+                finally:  # the traceback holds this frame: no cycle through its local
                     forward_error = None
             own = [acc._tangents.get(x._id) if isinstance(x, Tensor) else None for x in flat]
             out_tangents = [own[j] for j in diff]

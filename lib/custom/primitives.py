@@ -81,7 +81,7 @@ def _positions(argnums):
 
 # The rules below hold the primitive's name, or a weak reference to it, never the primitive:
 # it holds them (op.vjp, op.jvp, _RULES), so a strong one would make a cycle, and keep the
-# primitive and its _RULES entry alive for good (issue 13).
+# primitive and its _RULES entry alive for good.
 
 def _from_maker(op, maker):
     name = op.name

@@ -98,7 +98,7 @@ class custom_jvp(_Custom):  # noqa: N801 - JAX's name
         """One rule per argument, each `jvp(tangent, primal_out, *primals)`; None: no tangent."""
         if self.nondiff_argnums:
             raise TypeError("[custom_jvp] defjvps cannot be used with nondiff_argnums; use defjvp.")
-        fun = self.fun  # not `self`: the rule is stored on self, and would make a cycle (issue 13)
+        fun = self.fun  # not `self`: the rule is stored on self, and would make a cycle
 
         def jvp(primals, tangents):
             ans = fun(*primals)

@@ -1,4 +1,4 @@
-"""NumPy's in-place operations on the functional API's traced values (issue 19).
+"""NumPy's in-place operations on the functional API's traced values.
 
 On a NumPy array, `a += b` changes the array itself, so every name bound to it sees the new
 value: `a4 = a3; a3 += a3` doubles `a4` too. Tensors (TF's semantics) and dual numbers are

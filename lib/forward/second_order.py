@@ -131,7 +131,7 @@ def _op_reads(op, in_ids):
     """(reads ans, input positions read) over the VJP rules of the differentiated inputs."""
     if op.custom_vjp is not None:
         # a custom gradient's op lives for one call: a cache entry would keep it (and the
-        # values its grad_fn closes over) alive for good (issue 13)
+        # values its grad_fn closes over) alive for good
         return None
     key = (op, tuple(i is None for i in in_ids))
     if key not in _OP_READS or op.name in GRADIENT_OVERRIDES:

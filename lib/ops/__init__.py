@@ -14,5 +14,5 @@ except ImportError:
     scipy = None
 else:
     from . import scipy_special, scipy_bessel, scipy_stats, scipy_stats_more, scipy_linalg, scipy_signal  # noqa: F401
-from . import ufuncs_more, assembly, diagonals, products, statistics, sorting  # noqa: F401  (issue 12: NumPy's further functions)
-from . import writes  # noqa: F401  (issue 12: functional put_along_axis)
+from . import ufuncs_more, assembly, diagonals, products, statistics, sorting  # noqa: F401  (NumPy's further functions)
+from . import writes  # noqa: F401  (functional put_along_axis)

@@ -1,4 +1,4 @@
-"""Shape and assembly functions of NumPy (issue 12): the stacks (hstack, vstack, dstack,
+"""Shape and assembly functions of NumPy: the stacks (hstack, vstack, dstack,
 column_stack, row_stack), append, atleast_1d/2d/3d, roll, flipud / fliplr, rot90, rollaxis,
 diff, take_along_axis (triangles and diagonals: `diagonals`; kron, cross: `products`).
 

@@ -1,4 +1,4 @@
-"""Triangles and diagonals of NumPy (issue 12): tril / triu, diag / diagflat with offsets (a
+"""Triangles and diagonals of NumPy: tril / triu, diag / diagflat with offsets (a
 diagonal outside the matrix is empty, and so is its cotangent). Linear: one primitive each,
 with NumPy's own static arguments; the rules' pieces are in `rulekit_numpy`."""
 

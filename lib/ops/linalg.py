@@ -146,7 +146,7 @@ def _explicit_subscripts(subscripts, shapes):
 def _sublist_subscripts(args):
     """einsum(a, [0, 1], b, [1, 2], [0, 2]) as ('ab,bc->ac', (a, b)); Ellipsis is '...'. With no
     output list, NumPy's output is the labels used once in increasing order of the ints (not of
-    the letters: 30 is 'E', which sorts before 'c'), after '...' if any (issue 12)."""
+    the letters: 30 is 'E', which sorts before 'c'), after '...' if any."""
     def term(sub):
         return "".join("..." if s is Ellipsis else string.ascii_letters[int(s)] for s in sub)
     operands, subs = args[0:len(args) - len(args) % 2:2], args[1:len(args) - len(args) % 2:2]

@@ -1,4 +1,4 @@
-"""Products of NumPy (issue 12): kron and cross (bilinear: one rule per input, each the
+"""Products of NumPy: kron and cross (bilinear: one rule per input, each the
 product with the other input), vdot, and matrix_power (np.linalg.matrix_power too).
 Multi-array products (np.linalg.multi_dot) chain `matmul`."""
 

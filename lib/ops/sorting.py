@@ -1,4 +1,4 @@
-"""Sorting, searching, comparing, convolution and interpolation of NumPy (issue 12).
+"""Sorting, searching, comparing, convolution and interpolation of NumPy.
 
 sort and partition are differentiable through their permutation: the cotangent is put back
 where each element came from (sort: the stable permutation, so tied values keep their order;

@@ -1,4 +1,4 @@
-"""Statistics of NumPy (issue 12): cumprod, nansum / nanmean / nanmax / nanmin, ptp, median,
+"""Statistics of NumPy: cumprod, nansum / nanmean / nanmax / nanmin, ptp, median,
 quantile / percentile (every NumPy method: differentiable through the selected elements),
 average with weights; cov and corrcoef composed from registry ops.
 

@@ -1,4 +1,4 @@
-"""Functional spellings of NumPy's in-place writes (issue 12): `put_along_axis(arr, indices,
+"""Functional spellings of NumPy's in-place writes: `put_along_axis(arr, indices,
 values, axis)` returns a new array (as `jax.numpy.put_along_axis(..., inplace=False)`),
 differentiable w.r.t. `arr` (its cotangent is zero where values were written) and `values`
 (the cotangent read back at the written positions; of repeated positions, the last write is

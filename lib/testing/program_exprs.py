@@ -61,7 +61,7 @@ class Env:
 class ExprGen:
     """One program's drawing state (the hypothesis `draw`, n, features on, names used) and its
     expressions; `program_grammar.ProgramGen` adds the statements and mixes in `numpy_options` and
-    `numpy_expr` (program_numpy.py: the NumPy functions drawn since issue 12)."""
+    `numpy_expr` (program_numpy.py: NumPy's further functions and compositions)."""
 
     def __init__(self, draw, n, features):
         from hypothesis import strategies as st  # here: hypothesis is an optional test dependency

@@ -1,7 +1,7 @@
 """Python lists in `programs()`: lists grown by concatenation (`ys = ys + [v]`, `[v] + ys`,
 in a loop or not), writes into list items (`ys[1] = v`), and tuple packing and unpacking of
-lists (`p, q = ys`, `pair = (ys, v)`, `[p, q] = a, b`). The transformer reads them since
-issue 12 (normalize.py tells users to write `ys = ys + [v]` instead of `.append`).
+lists (`p, q = ys`, `pair = (ys, v)`, `[p, q] = a, b`). The transformer reads them
+(normalize.py tells users to write `ys = ys + [v]` instead of `.append`).
 
 A list lives within the statements that build and read it (it is not a typed variable of
 `Env`); what is read out of it is bound to a new float, vector or matrix variable.

@@ -1,4 +1,4 @@
-"""More NumPy for `programs()`: the functions the transformer reads since issue 12 (its
+"""More NumPy for `programs()`: NumPy functions the transformer reads (its
 compositions: flip, moveaxis, repeat, split, inner, dot with a scalar, cov/corrcoef, select,
 piecewise, multi_dot, float_power, einsum's sublist form, the decompositions' tuples) and
 registry ops the first grammar did not draw (sort, cumprod, diff, pad, kron, roll, tril/triu,
