@@ -240,11 +240,11 @@ def test_second_order_errors_name_the_api():
 
 
 def test_tangent_sweep_skips_what_the_backward_pass_never_reads():
-    from dualtape.ops import elementwise, reductions, transcendental
+    from dualtape.ops import elementwise, reductions, trigonometric
     from dualtape.forward.second_order import _vjp_reads
     assert _vjp_reads(reductions.sum_vjp) == (False, set())  # np.shape(x) only
     assert _vjp_reads(elementwise.mul_vjp_x) == (False, {1})
-    assert _vjp_reads(transcendental.tanh_vjp) == (True, set())
+    assert _vjp_reads(trigonometric.tanh_vjp) == (True, set())
 
     def scale_vjp(g, ans, x, y):
         return g * x.shape[0] * np.ndim(y)

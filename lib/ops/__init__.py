@@ -4,7 +4,7 @@ Importing this package declares every op; each module publishes its functions in
 it is declared (`dnp.export`), in this order (a later module's name wins).
 """
 
-from . import elementwise, transcendental, activations, reductions, scans, nn  # noqa: F401
+from . import elementwise, exponentials, trigonometric, floating, activations, reductions, scans, nn  # noqa: F401
 from . import shape, joining, indexing, linalg, linalg_np, constructors, image  # noqa: F401
 from . import decompositions  # noqa: F401
 
@@ -14,5 +14,5 @@ except ImportError:
     scipy = None
 else:
     from . import scipy_special, scipy_bessel, scipy_stats, scipy_stats_more, scipy_linalg, scipy_signal  # noqa: F401
-from . import ufuncs_more, assembly, diagonals, products, statistics, sorting  # noqa: F401  (NumPy's further functions)
+from . import assembly, diagonals, products, statistics, sorting  # noqa: F401  (NumPy's further functions)
 from . import writes  # noqa: F401  (functional put_along_axis)

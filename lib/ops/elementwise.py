@@ -19,6 +19,15 @@ __all__ = [
 ]
 
 
+def uniform_samples(name, *ranges):
+    """Samples for an elementwise op whose inputs have a range: one (2, 3) array per input,
+    each uniform in its (low, high) range, as a `samples=` tuple."""
+    def sample(rng):
+        return tuple(rng.uniform(lo, hi, (2, 3)) for lo, hi in ranges), {}
+    sample.__name__ = sample.__qualname__ = f"_sample_{name}"
+    return (sample,)
+
+
 # -- arithmetic ---------------------------------------------------------------------------
 
 def add_vjp_x(g, ans, x, y):
