@@ -22,10 +22,13 @@ import ast
 
 import numpy as np
 
-from .concrete_infer import _BINOPS, _REDUCE, _UNARY, TOP, _arr, _float, _Infer, _shape, arg_value, infer  # noqa: F401
+from .concrete_infer import arg_value  # noqa: F401 (the api's)
+from .concrete_infer import BINOPS, REDUCE, TOP, UNARY, Infer, infer, is_array, is_float, known_shape
+from .function import function, remove, same_form, statements
 from .hoist import hoist_invariants
 from .preaccumulate import preaccumulate
 from .shapes import drop_dead
+
 
 def _np(attr, *args, **kwargs):
     return ast.Call(func=ast.Attribute(value=ast.Name(id="np", ctx=ast.Load()), attr=attr, ctx=ast.Load()),
@@ -78,28 +81,28 @@ class _Rewrite(ast.NodeTransformer):
             f"np.{f.attr}" if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name)
             and f.value.id == "np" else None)
         vals = [infer_(a) for a in args]
-        if name in ("np.shape", "shape_of") and len(args) == 1 and _arr(vals[0]):
+        if name in ("np.shape", "shape_of") and len(args) == 1 and is_array(vals[0]):
             return _const(vals[0][1])
-        if name == "unbroadcast" and len(args) == 2 and _arr(vals[0]) and _shape(vals[1]) is not TOP:
-            want = _shape(vals[1])
+        if name == "unbroadcast" and len(args) == 2 and is_array(vals[0]) and known_shape(vals[1]) is not TOP:
+            want = known_shape(vals[1])
             if vals[0][1] == want:
                 return args[0]
-            return _summed(args[0], vals[0][1], want) if _float(vals[0]) else None
-        if name == "unreduce" and len(args) >= 2 and _arr(vals[0]) and _shape(vals[1]) is not TOP:
-            want = _shape(vals[1])
+            return _summed(args[0], vals[0][1], want) if is_float(vals[0]) else None
+        if name == "unreduce" and len(args) >= 2 and is_array(vals[0]) and known_shape(vals[1]) is not TOP:
+            want = known_shape(vals[1])
             if vals[0][1] == want and not isinstance(vals[0][2], type):
                 return args[0]
             keepdims = len(args) > 3 and isinstance(args[3], ast.Constant) and args[3].value is True
             if vals[0][1] == () or keepdims and len(vals[0][1]) == len(want):
                 return _np("broadcast_to", args[0], _const(want))
             return None
-        if name in ("matmul_cotangent_x", "matmul_cotangent_y") and len(args) == 3 and all(map(_float, vals)) \
+        if name in ("matmul_cotangent_x", "matmul_cotangent_y") and len(args) == 3 and all(map(is_float, vals)) \
                 and all(len(v[1]) == 2 for v in vals):
             g, x, y = args
             if name.endswith("x"):
                 return ast.BinOp(left=g, op=ast.MatMult(), right=ast.Attribute(value=y, attr="T", ctx=ast.Load()))
             return ast.BinOp(left=ast.Attribute(value=x, attr="T", ctx=ast.Load()), op=ast.MatMult(), right=g)
-        if name == "broadcast_tangent" and len(args) == 2 and _arr(vals[0]) and _arr(vals[1]) \
+        if name == "broadcast_tangent" and len(args) == 2 and is_array(vals[0]) and is_array(vals[1]) \
                 and vals[0][1] == vals[1][1]:
             return args[0]
         return None
@@ -116,9 +119,9 @@ def _pure(node, infer_):
     if v is TOP or v[0] == "t":
         return False
     weak_sum = isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)) and all(
-        isinstance(e, ast.Constant) and type(e.value) is int and abs(e.value) < 2 ** 53 or _arr(infer_(e))
+        isinstance(e, ast.Constant) and type(e.value) is int and abs(e.value) < 2 ** 53 or is_array(infer_(e))
         and infer_(e)[2] is float for e in (node.left, node.right))  # (Python floats: never raises)
-    if v[0] == "a" and not (_float(v) or weak_sum) and not isinstance(node, (ast.Attribute, ast.Subscript)):
+    if v[0] == "a" and not (is_float(v) or weak_sum) and not isinstance(node, (ast.Attribute, ast.Subscript)):
         return False  # (integer arithmetic may raise: 0 // 0 on Python ints, negative powers; 1.0 / 0.0)
     if isinstance(node, ast.BinOp):
         return _pure(node.left, infer_) and _pure(node.right, infer_)
@@ -138,53 +141,54 @@ def _pure(node, infer_):
 def _np_call(node):
     f = node.func
     return (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "np"
-            and f.attr in _UNARY | _REDUCE | {"shape", "broadcast_to", "reshape", "transpose"})
+            and f.attr in UNARY | REDUCE | {"shape", "broadcast_to", "reshape", "transpose"})
 
 
-def specialize(lines, signature, params, probe=None, global_number=None, adjoints=None):
-    """The body `lines` of `def f(signature)` rewritten for arguments of the abstract values
-    `params` (name -> arg_value), with the assignments nobody reads removed. With `probe` (a
-    name), (lines, whether that name surely holds a scalar); with `global_number(name)` (whether
-    a global holds a number), loop invariants computed before their loops (hoist.py); with
-    `adjoints` (their names), linear adjoint statements folded (preaccumulate.py)."""
-    done = (lambda body, env: (body, probe is not None and _arr(env.get(probe)) and env[probe][1] == ())
-            ) if probe is not None else (lambda body, env: body)
+def specialize(body, signature, params, probe=None, global_number=None, adjoints=None):
+    """The `body` (lines or statements: function.py) of `def f(signature)` rewritten for
+    arguments of the abstract values `params` (name -> arg_value), with the assignments nobody
+    reads removed. With `probe` (a name), (body, whether that name surely holds a scalar); with
+    `global_number(name)` (whether a global holds a number), loop invariants computed before
+    their loops (hoist.py); with `adjoints` (their names), linear adjoint statements folded
+    (preaccumulate.py). `signature`: the parameters (`ast.arguments`, names, or their text)."""
+    done = (lambda out, env: (out, probe is not None and is_array(env.get(probe)) and env[probe][1] == ())
+            ) if probe is not None else (lambda out, env: out)
     if not any(v is not TOP for v in params.values()):
-        return done(lines, {})
-    text = f"def _f({signature}):\n" + "\n".join("    " + x for x in lines)
+        return done(body, {})
     try:
-        fn = ast.parse(text).body[0]
+        tree, was_lines = statements(body)
     except SyntaxError:
-        return done(lines, {})
+        return done(body, {})
+    fn = function(tree, signature)
     env = infer(fn, {k: v for k, v in params.items() if v is not TOP})
     if env is None:
-        return done(lines, {})
-    infer_ = _Infer(env)
-    out = list(lines)
+        return done(body, {})
+    infer_ = Infer(env)
     scalars = _scalar_broadcasts(fn, infer_)
+    checks, changed = set(), False
     for st in _simple_statements(fn.body):
         if isinstance(st, ast.Expr) and _scalar_check(st.value, infer_):
-            out[st.lineno - 2] = None  # check_scalar_output(v) of a v known to be a scalar
+            checks.add(id(st))  # check_scalar_output(v) of a v known to be a scalar
             continue
         rewrite = _Rewrite(infer_)
         new = rewrite.visit(st)
         if isinstance(st, ast.Assign) and id(st) in scalars:  # `g`, not np.broadcast_to(g, shape)
             new.value, rewrite.changed = st.value.args[0] if st.value is new.value else new.value.args[0], True
-        if rewrite.changed:
-            i = st.lineno - 2
-            out[i] = out[i][:len(out[i]) - len(out[i].lstrip())] + ast.unparse(new)
-    out = _drop_dead([x for x in out if x is not None], infer_)
+        changed = changed or rewrite.changed
+    remove(fn, checks)
+    out = _drop_dead(fn.body, infer_)
     if adjoints:
-        folded = preaccumulate(out, signature, infer_, adjoints)
+        folded = preaccumulate(out, fn.args, infer_, adjoints)
         out = out if folded is out else _drop_dead(folded, infer_)
     if global_number is not None:
-        out = hoist_invariants(out, signature, env, global_number)
-    return done(out, env)
+        out = hoist_invariants(out, fn.args, env, global_number)
+    changed = changed or bool(checks) or out is not fn.body
+    return done(same_form(out, body, was_lines, changed), env)
 
 
 def _scalar_check(node, infer_):
     return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "check_scalar_output"
-            and node.args and _arr(infer_(node.args[0])) and infer_(node.args[0])[1] == ())
+            and node.args and is_array(infer_(node.args[0])) and infer_(node.args[0])[1] == ())
 
 
 def _scalar_broadcasts(fn, infer_):
@@ -204,7 +208,7 @@ def _scalar_broadcasts(fn, infer_):
                 and st.value.func.id == "unreduce" and len(st.value.args) >= 2):
             continue
         g, t = infer_(st.value.args[0]), infer_(st.targets[0])
-        if not (_arr(g) and g[1] == () and _float(t)) or len(stores.get(st.targets[0].id, ())) != 1:
+        if not (is_array(g) and g[1] == () and is_float(t)) or len(stores.get(st.targets[0].id, ())) != 1:
             continue
         if (np.dtype(float) if g[2] is float else g[2]) != t[2]:
             continue
@@ -212,7 +216,7 @@ def _scalar_broadcasts(fn, infer_):
         for use in loads.get(st.targets[0].id, ()):
             op = parents.get(id(use))
             other = (op.right if op.left is use else op.left) if isinstance(op, ast.BinOp) else None
-            ok = ok and other is not None and type(op.op) in _BINOPS and infer_(other) == t
+            ok = ok and other is not None and type(op.op) in BINOPS and infer_(other) == t
         if ok:
             found.add(id(st))
     return found
@@ -221,14 +225,13 @@ def _scalar_broadcasts(fn, infer_):
 def _simple_statements(body):
     for st in body:
         if isinstance(st, (ast.Assign, ast.AugAssign, ast.Expr, ast.Return)):
-            if st.lineno == st.end_lineno:
-                yield st
+            yield st
         for field in ("body", "orelse", "finalbody"):
             inner = getattr(st, field, None)
             if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
                 yield from _simple_statements(inner)
 
 
-def _drop_dead(lines, infer_):
+def _drop_dead(body, infer_):
     """Remove assignments nobody reads whose value cannot raise (`_pure` for the inferred types)."""
-    return drop_dead(lines, lambda st: _pure(st.value, infer_))
+    return drop_dead(body, lambda st: _pure(st.value, infer_))

@@ -13,14 +13,14 @@ import numpy as np
 
 TOP = None  # unknown
 _BOT = ("bottom",)  # no assignment seen yet
-_WEAK = (bool, int, float, complex)  # Python scalars: NumPy's "weak" dtypes
-_UNARY = {"sin", "cos", "tan", "tanh", "sinh", "cosh", "exp", "expm1", "log", "log1p", "log2", "log10",
-          "sqrt", "square", "negative", "abs", "absolute", "arctan", "arcsin", "arccos", "arctanh",
-          "arcsinh", "arccosh", "reciprocal", "sign", "cbrt", "exp2", "positive", "conj", "real"}
-_REDUCE = {"sum", "mean", "prod", "max", "min", "amax", "amin"}
+WEAK = (bool, int, float, complex)  # Python scalars: NumPy's "weak" dtypes
+UNARY = {"sin", "cos", "tan", "tanh", "sinh", "cosh", "exp", "expm1", "log", "log1p", "log2", "log10",
+         "sqrt", "square", "negative", "abs", "absolute", "arctan", "arcsin", "arccos", "arctanh",
+         "arcsinh", "arccosh", "reciprocal", "sign", "cbrt", "exp2", "positive", "conj", "real"}
+REDUCE = {"sum", "mean", "prod", "max", "min", "amax", "amin"}
 _MATH = {"sin", "cos", "tan", "tanh", "sinh", "cosh", "exp", "expm1", "log", "log1p", "sqrt", "atan"}
-_BINOPS = {ast.Add: np.add, ast.Sub: np.subtract, ast.Mult: np.multiply, ast.Div: np.true_divide,
-           ast.Pow: np.power, ast.FloorDiv: np.floor_divide, ast.Mod: np.remainder}
+BINOPS = {ast.Add: np.add, ast.Sub: np.subtract, ast.Mult: np.multiply, ast.Div: np.true_divide,
+          ast.Pow: np.power, ast.FloorDiv: np.floor_divide, ast.Mod: np.remainder}
 _PYOPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
           ast.Div: lambda a, b: a / b, ast.FloorDiv: lambda a, b: a // b, ast.Mod: lambda a, b: a % b}
 
@@ -30,7 +30,7 @@ def arg_value(v):
     Python numbers (dtype: the Python type), None for anything else."""
     if type(v) is np.ndarray:
         return ("a", v.shape, v.dtype)
-    if type(v) in _WEAK:
+    if type(v) in WEAK:
         return ("a", (), type(v))
     if isinstance(v, np.generic) and type(v) is np.dtype(type(v)).type:
         return ("a", (), v.dtype)
@@ -51,16 +51,16 @@ def _dummy(v):
 
 
 def _dtype_of(x):
-    return type(x) if type(x) in _WEAK else np.asarray(x).dtype
+    return type(x) if type(x) in WEAK else np.asarray(x).dtype
 
 
-def _arr(v):
+def is_array(v):
     return v is not TOP and v is not _BOT and v[0] == "a" and v[2] is not None
 
 
-def _float(v):
+def is_float(v):
     """A NumPy (not Python) float or complex value: its arithmetic never raises."""
-    return _arr(v) and not isinstance(v[2], type) and v[2].kind in "fc"
+    return is_array(v) and not isinstance(v[2], type) and v[2].kind in "fc"
 
 
 def _matmul_shape(a, b):
@@ -81,7 +81,7 @@ def _matmul_shape(a, b):
     return out
 
 
-class _Infer:
+class Infer:
     def __init__(self, env):
         self.env = env
 
@@ -92,7 +92,7 @@ class _Infer:
         if isinstance(node, ast.Name):
             return self.name(node.id)
         if isinstance(node, ast.Constant):
-            return ("a", (), type(node.value)) if type(node.value) in _WEAK else TOP
+            return ("a", (), type(node.value)) if type(node.value) in WEAK else TOP
         if isinstance(node, ast.Tuple):
             items = [self(e) for e in node.elts]
             if any(i is _BOT for i in items):
@@ -104,10 +104,10 @@ class _Infer:
             return self.binop(type(node.op), self(node.left), self(node.right))
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
             v = self(node.operand)
-            return v if v is _BOT or _arr(v) and v[2] is not bool else TOP
+            return v if v is _BOT or is_array(v) and v[2] is not bool else TOP
         if isinstance(node, ast.Attribute):
             v = self(node.value)
-            if v is _BOT or not _arr(v) or isinstance(v[2], type):
+            if v is _BOT or not is_array(v) or isinstance(v[2], type):
                 return _BOT if v is _BOT else TOP
             if node.attr == "shape":
                 return ("s", v[1])
@@ -129,14 +129,14 @@ class _Infer:
     def binop(self, op, left, right):
         if left is _BOT or right is _BOT:
             return _BOT
-        if not (_arr(left) and _arr(right)):
+        if not (is_array(left) and is_array(right)):
             return TOP
         if op is ast.MatMult:
             if isinstance(left[2], type) or isinstance(right[2], type):
                 return TOP
             shape = _matmul_shape(left[1], right[1])
             return TOP if shape is TOP else ("a", shape, np.result_type(left[2], right[2]))
-        fn = _BINOPS.get(op)
+        fn = BINOPS.get(op)
         if fn is None:
             return TOP
         weak = isinstance(left[2], type) and isinstance(right[2], type)
@@ -160,40 +160,40 @@ class _Infer:
             if mod == "_stack" and attr == "pop" and not args:
                 return self.name("_stack")
             if mod == "np" and attr in ("shape",) and len(args) == 1 and not node.keywords:
-                return ("s", vals[0][1]) if _arr(vals[0]) else TOP
+                return ("s", vals[0][1]) if is_array(vals[0]) else TOP
             if mod == "np" and attr == "transpose" and len(args) == 1 and not node.keywords:
-                return ("a", vals[0][1][::-1], vals[0][2]) if _float(vals[0]) else TOP
-            if mod == "np" and attr in _UNARY and len(args) == 1 and not node.keywords and _arr(vals[0]):
+                return ("a", vals[0][1][::-1], vals[0][2]) if is_float(vals[0]) else TOP
+            if mod == "np" and attr in UNARY and len(args) == 1 and not node.keywords and is_array(vals[0]):
                 try:
                     with np.errstate(all="ignore"):
                         return ("a", vals[0][1], getattr(np, attr)(_dummy(vals[0])).dtype)
                 except (TypeError, AttributeError):
                     return TOP
-            if mod == "np" and attr in _REDUCE and len(args) == 1 and _arr(vals[0]):
+            if mod == "np" and attr in REDUCE and len(args) == 1 and is_array(vals[0]):
                 return self.reduce(getattr(np, attr), vals[0], node.keywords)
-            if mod == "math" and attr in _MATH and len(args) == 1 and _arr(vals[0]) and vals[0][1] == ():
+            if mod == "math" and attr in _MATH and len(args) == 1 and is_array(vals[0]) and vals[0][1] == ():
                 return ("a", (), float)
             return TOP
         if not isinstance(f, ast.Name) or node.keywords:
             return TOP
         if f.id == "shape_of" and len(args) == 1:
-            return ("s", vals[0][1]) if _arr(vals[0]) else TOP
-        if f.id in ("unbroadcast", "unreduce") and len(args) >= 2 and _shape(vals[1]) is not TOP:
+            return ("s", vals[0][1]) if is_array(vals[0]) else TOP
+        if f.id in ("unbroadcast", "unreduce") and len(args) >= 2 and known_shape(vals[1]) is not TOP:
             g = vals[0]
             if f.id == "unreduce":
-                dt = np.dtype(float) if _arr(g) and g[2] is float else (g[2] if _float(g) else None)
+                dt = np.dtype(float) if is_array(g) and g[2] is float else (g[2] if is_float(g) else None)
             else:
-                dt = g[2] if _float(g) or _arr(g) and g[2] is float and vals[1][1] == () else None
-            return ("a", _shape(vals[1]), dt)
-        if f.id in ("matmul_cotangent_x", "matmul_cotangent_y") and len(args) == 3 and all(map(_float, vals)):
+                dt = g[2] if is_float(g) or is_array(g) and g[2] is float and vals[1][1] == () else None
+            return ("a", known_shape(vals[1]), dt)
+        if f.id in ("matmul_cotangent_x", "matmul_cotangent_y") and len(args) == 3 and all(map(is_float, vals)):
             x = vals[1 if f.id.endswith("x") else 2]
             return ("a", x[1], np.result_type(*[v[2] for v in vals]))
         if f.id in ("zeros_like", "broadcast_tangent") and len(args) == 1 + (f.id != "zeros_like"):
             v = vals[-1]
-            if not _arr(v):
+            if not is_array(v):
                 return TOP
             if f.id == "broadcast_tangent":
-                return ("a", v[1], vals[0][2]) if _float(vals[0]) else TOP
+                return ("a", v[1], vals[0][2]) if is_float(vals[0]) else TOP
             return ("a", (), float) if isinstance(v[2], type) else ("a", v[1], v[2] if v[2].kind in "fc" else
                                                                         np.dtype(float))
         return TOP
@@ -234,7 +234,7 @@ def _reduced(shape, axis, keepdims):
     return out, axes
 
 
-def _shape(v):
+def known_shape(v):
     return v[1] if v is not TOP and v is not _BOT and v[0] == "s" else TOP
 
 
@@ -282,7 +282,7 @@ def infer(fn, params):
             if isinstance(t, ast.Name) and t.id not in env:
                 env[t.id] = _BOT
     env.setdefault("_stack", _BOT)
-    infer_ = _Infer(env)
+    infer_ = Infer(env)
     changed = True
     while changed:
         changed = False

@@ -3,7 +3,7 @@
 A step of the RK4 pendulum writes `-G / length * math.sin(theta)` four times; un-nested, the
 forward sweep and the backward sweep's recomputation divide `-G` by `length` four times per
 step, and the adjoints multiply by `(0.5 * DT)` and `(DT / 6.0)` again at every step. A
-hand-written adjoint names these constants once (issue 13). For a `for ... in range(n)` loop
+hand-written adjoint names these constants once. For a `for ... in range(n)` loop
 (or `reversed(range(n))`) whose body calls only `math.*`, `np.*` and the `_stack`, this pass
 moves out of the loop
 
@@ -19,7 +19,10 @@ runs zero times raises nothing new.
 
 import ast
 
-from .concrete_infer import _WEAK, TOP
+from ..ir.code import Comment, is_comment
+from ..templates.quote import code_expr, code_stmt
+from .concrete_infer import TOP, WEAK
+from .function import blocks, function, number_lines, parameter_names, same_form, statements
 
 _OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div)
 
@@ -82,7 +85,7 @@ class _Loop:
 def _may_raise(node):
     for sub in ast.walk(node):
         if isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.Div) and not (
-                isinstance(sub.right, ast.Constant) and type(sub.right.value) in _WEAK and sub.right.value != 0):
+                isinstance(sub.right, ast.Constant) and type(sub.right.value) in WEAK and sub.right.value != 0):
             return True
     return False
 
@@ -94,36 +97,36 @@ def _worth(node):
 
 class _Replace(ast.NodeTransformer):
     def __init__(self, loop, names, fresh):
-        self.loop, self.names, self.fresh, self.changed = loop, names, fresh, False
+        self.loop, self.names, self.fresh = loop, names, fresh
 
     def visit(self, node):
         if isinstance(node, ast.expr) and _worth(node) and self.loop.invariant(node):
             key = ast.dump(node)
             if key not in self.names:
                 self.names[key] = (self.fresh(), node)
-            self.changed = True
             return ast.Name(id=self.names[key][0], ctx=ast.Load())
         return super().visit(node)
 
 
-def hoist_invariants(lines, signature, env, global_number):
-    """The body `lines` of `def f(signature)` with the loop invariants of the module docstring
-    computed before their loops; `env`: concrete_infer.infer's values; `global_number(name)`:
-    whether a global name holds an int or float now."""
+def hoist_invariants(body, signature, env, global_number):
+    """The `body` (lines or statements: function.py) of `def f(signature)` with the loop
+    invariants of the module docstring computed before their loops; `env`:
+    concrete_infer.infer's values; `global_number(name)`: whether a global name holds an int or
+    float now; `signature`: the parameters (`ast.arguments`, names, or their text)."""
+    tree, was_lines = statements(body)
+    fn = function(tree, signature)
     hoisted = {}  # name -> the loop counts under whose guard it was computed
+    changed = False
     for _ in range(16):  # one loop at a time (a few loops per function)
-        new = _hoist_one(lines, signature, env, global_number, hoisted)
-        if new is None:
-            return lines
-        lines = new
-    return lines
+        if not _hoist_one(fn, env, global_number, hoisted):
+            break
+        changed = True
+    return same_form(fn.body, body, was_lines, changed)
 
 
-def _hoist_one(lines, signature, env, global_number, hoisted):
-    text = f"def _f({signature}):\n" + "\n".join("    " + x for x in lines)
-    fn = ast.parse(text).body[0]
-    a = fn.args
-    params = {x.arg for x in a.posonlyargs + a.args + a.kwonlyargs}
+def _hoist_one(fn, env, global_number, hoisted):
+    number_lines(fn)
+    params = set(parameter_names(fn.args, star=False))
     stored = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
     local = params | stored
     taken = local | {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)}
@@ -133,28 +136,30 @@ def _hoist_one(lines, signature, env, global_number, hoisted):
         count = _loop_count(loop, env)
         if isinstance(count, ast.Name) and (count.id not in params or count.id in stored):
             count = None  # (a count the function rebinds: two loops' guards could differ)
-        if count is None or not _safe_calls(loop) or loop.lineno == loop.end_lineno:
+        if count is None or not _safe_calls(loop):
             continue
         before = params | {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
                            and n.lineno < loop.lineno}
-        guard = ast.unparse(count)
+        guard = ast.dump(count)
         mine = {k for k, guards in hoisted.items() if guard in guards}
         if any(k not in mine for k in hoisted if k in before and k not in params):
             mine = set()  # (a name also computed under another loop's guard: not read here)
         edit = _plan(loop, _Loop(loop, env, local, global_number, before, mine), taken)
         if edit is not None:
-            for name, _ in edit[2]:
+            for name, _ in edit[1]:
                 hoisted.setdefault(name, set()).add(guard)
-            return _apply(lines, loop, count, *edit)
-    return None
+            _apply(fn, loop, count, *edit)
+            return True
+    return False
 
 
 def _plan(loop, inv, taken):
-    """(statements moved out, {line: new statement}, hoisted assignments) for one loop, or None."""
+    """(statements moved out, hoisted assignments) for one loop, or None; the invariant
+    subexpressions left in the loop are replaced by the names of their hoisted values."""
     moved, hoisted = [], []
     for st in loop.body:  # whole assignments, made once, before any read in the loop
         if (isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name)
-                and st.lineno == st.end_lineno and _worth(st.value) and inv.invariant(st.value)):
+                and _worth(st.value) and inv.invariant(st.value)):
             name = st.targets[0].id
             stores = [n for n in ast.walk(loop) if isinstance(n, ast.Name) and n.id == name
                       and not isinstance(n.ctx, ast.Load)]
@@ -163,7 +168,7 @@ def _plan(loop, inv, taken):
                 moved.append(st)
                 inv.stored.discard(name)
                 hoisted.append((name, st.value))
-    if len(moved) == len(loop.body):
+    if len(moved) == len([st for st in loop.body if not is_comment(st)]):
         return None
     counter = iter(range(1, 10 ** 6))
 
@@ -173,39 +178,42 @@ def _plan(loop, inv, taken):
             if name not in taken:
                 taken.add(name)
                 return name
-    names, rewritten = {}, {}
+    names = {}
     for st in ast.walk(loop):
-        if isinstance(st, (ast.Assign, ast.AugAssign)) and st not in moved and st.lineno == st.end_lineno:
-            replace = _Replace(inv, names, fresh)
-            st.value = replace.visit(st.value)
-            if replace.changed:
-                rewritten[st.lineno] = st
+        if isinstance(st, (ast.Assign, ast.AugAssign)) and st not in moved:
+            st.value = _Replace(inv, names, fresh).visit(st.value)
     hoisted += [(name, node) for name, node in names.values()]
     if not hoisted:
         return None
-    return moved, rewritten, hoisted
+    return moved, hoisted
 
 
-def _apply(lines, loop, count, moved, rewritten, hoisted):
-    out = list(lines)
-    for line, st in rewritten.items():
-        i = line - 2
-        out[i] = out[i][:len(out[i]) - len(out[i].lstrip())] + ast.unparse(st)
-    for st in moved:
-        out[st.lineno - 2] = None
-    head = loop.lineno - 2
-    indent = out[head][:len(out[head]) - len(out[head].lstrip())]
-    body = [f"{name} = {ast.unparse(node)}" for name, node in hoisted]
-    header = f"{indent}if {ast.unparse(count)} > 0:  # (loop invariants)"
-    start = head
-    while start > 0 and out[start - 1] is not None and out[start - 1].startswith(indent + "    "):
-        start -= 1
-    if start < head and out[start - 1] == header:  # the block a previous pass wrote for this loop
-        block = [f"{indent}    {x}" for x in body]
-    elif any(_may_raise(node) for _, node in hoisted):
-        block = [header] + [f"{indent}    {x}" for x in body]
+def _apply(fn, loop, count, moved, hoisted):
+    """The `moved` statements out of `loop`, the `hoisted` assignments before it: under
+    `if count > 0:` when one may raise, after a `# loop invariants` comment otherwise."""
+    doomed = {id(st) for st in moved}
+    loop.body[:] = [st for st in loop.body if id(st) not in doomed]
+    block = next(b for b in blocks(fn) if any(st is loop for st in b))
+    head = next(i for i, st in enumerate(block) if st is loop)
+    body = [code_stmt("NAME = VALUE", NAME=name, VALUE=node) for name, node in hoisted]
+    guard = code_expr("COUNT > 0", COUNT=count)
+    previous = block[head - 1] if head > 0 else None
+    if (isinstance(previous, ast.If) and not previous.orelse and _is_header(previous.body[0])
+            and ast.dump(previous.test) == ast.dump(guard)):  # the block a previous pass wrote for this loop
+        previous.body += body
+        return
+    if any(_may_raise(node) for _, node in hoisted):
+        new = [ast.If(test=guard, body=[Comment(_GUARDED, trailing=True)] + body, orelse=[])]
     else:
-        header = f"{indent}# loop invariants"
-        block = ([] if out[head - 1] == header else [header]) + [indent + x for x in body]
-    out[head:head] = block
-    return [x for x in out if x is not None]
+        header = Comment(_UNGUARDED)
+        new = ([] if is_comment(previous) and previous.text == header.text and not previous.trailing
+               else [header]) + body
+    block[head:head] = new
+
+
+_GUARDED = "(loop invariants)"
+_UNGUARDED = "loop invariants"
+
+
+def _is_header(st):
+    return is_comment(st) and st.trailing and st.text == _GUARDED

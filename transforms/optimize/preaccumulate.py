@@ -3,7 +3,7 @@
 The adjoint of `x = np.sin(x) * 1.0001 + 0.01 * x * x` is seven statements, each an array
 operation: `b_t2 = b_mul_t2_x * x`, `bx = b_mul_t2_x * _t2`, `bx = bx + b_t2 * 0.01`, ... A
 person writes `bx = bx * (0.02 * x + 1.0001 * np.cos(x))`: five operations per step of the
-1000-step chain instead of nine (issue 13). In a version compiled for known argument types
+1000-step chain instead of nine. In a version compiled for known argument types
 (concrete.py), this pass reads a run of consecutive adjoint assignments that are linear in the
 adjoints (`b * e`, `e * b`, `b / e`, `b + b`, `b - b`, `-b`, with `e` free of adjoints, all
 values NumPy or Python floats) as polynomials: each adjoint the run leaves for later code is a
@@ -13,14 +13,18 @@ that takes fewer operations. Reassociating changes rounding in the last bits, no
 """
 
 import ast
+import copy
 
-from .concrete_infer import _arr
+from ..ir.code import is_comment
+from ..templates.quote import code_stmt
+from .concrete_infer import is_array
+from .function import blocks, function, same_form, statements
 
 _MAX_TERMS = 8
 
 
 def _numeric(value):
-    return _arr(value) and (value[2] is float or not isinstance(value[2], type) and value[2].kind == "f")
+    return is_array(value) and (value[2] is float or not isinstance(value[2], type) and value[2].kind == "f")
 
 
 class _Poly:
@@ -160,45 +164,43 @@ class _Reader:
         return None
 
 
-def preaccumulate(lines, signature, infer_, adjoints):
-    """The body `lines` of `def f(signature)` with runs of linear adjoint statements folded (see
-    the module docstring); `infer_`: concrete_infer's values, `adjoints`: the adjoint names."""
+def preaccumulate(body, signature, infer_, adjoints):
+    """The `body` (lines or statements: function.py) of `def f(signature)` with runs of linear
+    adjoint statements folded (see the module docstring); `infer_`: concrete_infer's values,
+    `adjoints`: the adjoint names, `signature`: the parameters (`ast.arguments`, names, or
+    their text)."""
+    tree, was_lines = statements(body)
+    fn = function(tree, signature)
+    changed = False
     for _ in range(64):
-        new = _fold_one(lines, signature, infer_, adjoints)
-        if new is None:
-            return lines
-        lines = new
-    return lines
+        if not _fold_one(fn, infer_, adjoints):
+            break
+        changed = True
+    return same_form(fn.body, body, was_lines, changed)
 
 
-def _fold_one(lines, signature, infer_, adjoints):
-    fn = ast.parse(f"def _f({signature}):\n" + "\n".join("    " + x for x in lines)).body[0]
+def _fold_one(fn, infer_, adjoints):
+    """Fold the first run that folds (True), or nothing (False)."""
     loads = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
-    for block in _blocks(fn):
+    for block in list(blocks(fn)):
+        code = [st for st in block if not is_comment(st)]
         start = 0
-        while start < len(block):
-            run = _run(block, start, adjoints)
+        while start < len(code):
+            run = _run(code, start, adjoints)
             if len(run) >= 2:
-                new = _fold(block, start, run, infer_, adjoints, loads)
+                new = _fold(code, start, run, infer_, adjoints, loads)
                 if new is not None:
-                    return _replace(lines, *new)
+                    _replace(block, *new)
+                    return True
             start += max(len(run), 1)
-    return None
-
-
-def _blocks(fn):
-    for node in ast.walk(fn):
-        for field in ("body", "orelse", "finalbody"):
-            inner = getattr(node, field, None)
-            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
-                yield inner
+    return False
 
 
 def _run(block, start, adjoints):
     run = []
     for st in block[start:]:
         if not (isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name)
-                and st.targets[0].id in adjoints and st.lineno == st.end_lineno):
+                and st.targets[0].id in adjoints):
             break
         run.append(st)
     return run
@@ -231,10 +233,10 @@ def _fold(block, start, run, infer_, adjoints, loads):
             if isinstance(n, ast.Name) and n.id in adjoints and n.id not in state:
                 exposed.add(n.id)
         state[st.targets[0].id] = form
-    lines = {st.lineno for st in run}
+    inside = {id(n) for st in run for n in ast.walk(st)}
     stored = list(dict.fromkeys(st.targets[0].id for st in run))  # (in order: the source is deterministic)
     live = [name for name in stored if name in exposed or any(
-        n.id == name and n.lineno not in lines for n in loads)]
+        n.id == name and id(n) not in inside for n in loads)]
     if not live or any(not state[name] for name in live):
         return None
     values = [_sum(state[name]) for name in live]
@@ -248,10 +250,12 @@ def _fold(block, start, run, infer_, adjoints, loads):
     new = sum(_count(v) for v in values)
     if new > old or new == old and len(live) >= len(run):
         return None
+    values = copy.deepcopy(values)  # (their atoms are nodes of statements that stay)
     if len(live) == 1:
-        return run, [ast.Assign(targets=[ast.Name(id=live[0], ctx=ast.Store())], value=values[0], lineno=0)]
-    return run, [ast.Assign(targets=[ast.Tuple(elts=[ast.Name(id=k, ctx=ast.Store()) for k in live],
-                                               ctx=ast.Store())], value=ast.Tuple(elts=values, ctx=ast.Load()), lineno=0)]
+        return run, [code_stmt("NAME = VALUE", NAME=live[0], VALUE=values[0])]
+    return run, [code_stmt("NAMES = VALUES", NAMES=ast.Tuple(elts=[ast.Name(id=k, ctx=ast.Store()) for k in live],
+                                                            ctx=ast.Store()),
+                           VALUES=ast.Tuple(elts=values, ctx=ast.Load()))]
 
 
 def _sum(form):
@@ -267,11 +271,14 @@ def _sum(form):
     return total
 
 
-def _replace(lines, run, new):
-    out = list(lines)
-    last = run[-1].lineno - 2
-    indent = out[last][:len(out[last]) - len(out[last].lstrip())]
-    for st in run:
-        out[st.lineno - 2] = None
-    out[last] = "\n".join(indent + ast.unparse(st) for st in new)
-    return [x for part in out if part is not None for x in part.split("\n")]
+def _replace(block, run, new):
+    """`block` with the statements of `run` removed and `new` where the last of them was (the
+    comments between them stay where they are)."""
+    last, doomed = run[-1], {id(st) for st in run}
+    out = []
+    for st in block:
+        if st is last:
+            out += new
+        elif id(st) not in doomed:
+            out.append(st)
+    block[:] = out

@@ -2,8 +2,8 @@
 
 The backward sweep writes `b_t1 = unbroadcast(bx, np.shape(_t1))` for every elementwise
 operand: a function call and `np.shape` per operand, and, inside a loop, recomputing the
-forward values (`_t1 = _sin_x * 1.0001`) only to read their shape (issue 13: the 1000-step
-chain on a length-10 vector ran 2.35x the hand-written sweep).
+forward values (`_t1 = _sin_x * 1.0001`) only to read their shape (a 1000-step chain on a
+length-10 vector ran 2.35x the hand-written sweep).
 
 `drop_unbroadcasts` proves shape equalities symbolically, for any argument values, over the
 generated body (a shape *class* is "every value ever held by a name of the class has the same
@@ -22,6 +22,9 @@ loop) whose value is an elementwise expression are then removed.
 """
 
 import ast
+
+from ..ir.code import is_comment
+from .function import function, number_lines, parameter_names, remove, same_form, statements
 
 _ELEMENTWISE_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)
 _UNARY_NP = {"sin", "cos", "tan", "tanh", "sinh", "cosh", "exp", "expm1", "log", "log1p", "sqrt",
@@ -243,55 +246,65 @@ def _level_of(node, classes, level, names, pushed):
     return None
 
 
-def drop_unbroadcasts(lines, signature, roots, adjoints):
-    """The body `lines` (one indentation level per loop) of `def f(signature)` with
+def drop_unbroadcasts(body, signature, roots, adjoints):
+    """The `body` (lines or statements: function.py) of `def f(signature)` with
     provably-identity `unbroadcast` calls replaced by their argument and the values only
-    they read no longer computed. `roots`: the parameters passed NumPy ndarrays."""
+    they read no longer computed. `roots`: the parameters passed NumPy ndarrays; `signature`:
+    the parameters (`ast.arguments`, names, or their text)."""
     if not roots:
-        return lines
-    text = f"def _f({signature}):\n" + "\n".join("    " + x for x in lines)
+        return body
     try:
-        tree = ast.parse(text)
+        tree, was_lines = statements(body)
     except SyntaxError:
-        return lines
-    fn = tree.body[0]
-    a = fn.args
-    params = [x.arg for x in a.posonlyargs + a.args + a.kwonlyargs + [a.vararg, a.kwarg] if x is not None]
+        return body
+    fn = number_lines(function(tree, signature))
+    params = parameter_names(fn.args)
     classes = shape_classes(fn, params, roots, adjoints)
     if not classes:
-        return lines
+        return body
     names = set(classes) | {"_stack"}
     level = {k: lv for k, (_, lv) in classes.items()}
     find = _Classes(names)
     for k, (c, _) in classes.items():
         find.parent[k] = c
-    edits = []
+    edits = set()
     for node in ast.walk(fn):
         helper = _helper_call(node)
-        if helper is None or helper[0] != "unbroadcast" or node.lineno != node.end_lineno:
+        if helper is None or helper[0] != "unbroadcast":
             continue
         v, got = helper[2], _level_of(helper[1], find, level, names, [])
         if v in classes and classes[v][1] == 0 and got == (classes[v][0], 1):
-            edits.append((node.lineno - 2, node.col_offset - 4, node.end_col_offset - 4, helper[1]))
-    out = list(lines)
-    for i, start, end, g in sorted(edits, key=lambda e: (e[0], -e[1])):
-        text = out[i].encode()
-        outer = (text[:start] + text[end:]).decode().rstrip().endswith("=") and not text[end:].strip()
-        new = ast.unparse(g) if outer or isinstance(g, ast.Name) else f"({ast.unparse(g)})"
-        out[i] = (text[:start] + new.encode() + text[end:]).decode()
-    dropped = bool(edits)
-    return drop_dead(out, _elementwise_of(classes)) if dropped else lines
+            edits.add(id(node))
+    if not edits:
+        return body
+    _Unwrap(edits).visit(fn)
+    return same_form(drop_dead(fn.body, _elementwise_of(classes)), body, was_lines)
 
 
-def drop_dead(lines, removable):
-    """Remove one-line assignments `name = value` whose value is never read afterwards (nor in
-    an enclosing loop) and that `removable(st)` allows (a value that cannot raise)."""
+class _Unwrap(ast.NodeTransformer):
+    """`unbroadcast(g, shape)` calls (their ids) replaced by `g`."""
+
+    def __init__(self, calls):
+        self.calls = calls
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        return node.args[0] if id(node) in self.calls else node
+
+
+def drop_dead(body, removable):
+    """Remove simple assignments `name = value` whose value is never read afterwards (nor in
+    an enclosing loop) and that `removable(st)` allows (a value that cannot raise). `body`:
+    lines or statements (function.py)."""
+    tree, was_lines = statements(body)
+    fn = function(tree, [])
+    changed = False
     while True:
-        tree = ast.parse("def _f():\n" + "\n".join("    " + x for x in lines)).body[0]
-        dead = _dead_lines(tree, removable)
+        dead = _dead_statements(number_lines(fn), removable)
         if not dead:
-            return lines
-        lines = [x for i, x in enumerate(lines) if i + 2 not in dead]
+            return same_form(fn.body, body, was_lines, changed)
+        remove(fn, dead)
+        changed = True
 
 
 def _elementwise_of(classes):
@@ -302,7 +315,7 @@ def _elementwise_of(classes):
     return removable
 
 
-def _dead_lines(fn, removable):
+def _dead_statements(fn, removable):
     loads = [(node.lineno, node.id) for node in ast.walk(fn) if isinstance(node, ast.Name)
              and isinstance(node.ctx, (ast.Load, ast.Del))]
     loads += [(node.lineno, node.target.id) for node in ast.walk(fn)  # `n += 1` reads n
@@ -310,16 +323,16 @@ def _dead_lines(fn, removable):
     dead = set()
 
     def visit(body, loops):
-        kept = len(body)
+        kept = sum(not is_comment(st) for st in body)
         for st in body:
             if (kept > 1 and isinstance(st, ast.Assign) and len(st.targets) == 1
-                    and isinstance(st.targets[0], ast.Name) and st.lineno == st.end_lineno and removable(st)):
+                    and isinstance(st.targets[0], ast.Name) and removable(st)):
                 name = st.targets[0].id
                 spans = [(lp.lineno, lp.end_lineno) for lp in loops]
                 live = any(k == name and (line > st.lineno or any(a <= line <= b for a, b in spans))
                            for line, k in loads)
                 if not live:
-                    dead.add(st.lineno)
+                    dead.add(id(st))
                     kept -= 1
             for field in ("body", "orelse", "finalbody"):
                 inner = getattr(st, field, None)

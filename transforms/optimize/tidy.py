@@ -12,7 +12,7 @@ import numpy as np
 
 from dualtape.core import dnp
 
-from ..ir import syntax
+from ..ir import code, syntax
 from ..ir.syntax import nodes as n
 
 _OPERATOR_FNS = {"add": n.Add, "subtract": n.Sub, "multiply": n.Mult, "divide": n.Div,
@@ -99,7 +99,7 @@ class Simplifier(syntax.NodeTransformer):
     def visit_Compare(self, node):
         # a template's `axis is None` with a literal axis substituted reads `1 is None`:
         # Python warns about `is` with a literal (SyntaxWarning), so fold it whatever
-        # `optimize` says. A literal is None only when it is the constant None (issue 9).
+        # `optimize` says. A literal is None only when it is the constant None.
         self.generic_visit(node)
         if (len(node.ops) == 1 and isinstance(node.ops[0], (n.Is, n.IsNot))
                 and _literal(node.left) and _literal(node.comparators[0])):
@@ -162,7 +162,16 @@ def simplify(node, is_scalar, optimize=True):
     return Simplifier(is_scalar, optimize).visit(node)
 
 
+def accumulate_expr(adj, expr, optimize=True):
+    """`adj + expr` (`expr` a gast or standard-ast expression), simplified (`b + -g * y` ->
+    `b - g * y`): a standard-ast expression for generated code (ir/code.py)."""
+    if not isinstance(expr, syntax.AST):
+        expr = syntax.from_ast(expr)
+    node = n.BinOp(left=syntax.name(adj), op=n.Add(), right=syntax.copy(expr))
+    return syntax.to_ast(simplify(node, lambda e: False, optimize))
+
+
 def accumulate_source(adj, expr_source, optimize=True):
-    """`adj + expr`, simplified (`b + -g * y` -> `b - g * y`)."""
-    node = n.BinOp(left=syntax.name(adj), op=n.Add(), right=syntax.parse_expr(expr_source))
-    return syntax.unparse(simplify(node, lambda e: False, optimize))
+    """`accumulate_expr` for an expression written as text, as text (for emitters that still
+    write lines)."""
+    return code.render(accumulate_expr(adj, code.expression_of(expr_source), optimize))

@@ -1,0 +1,116 @@
+"""The function a pass of optimize/ rewrites: its body as statements, its parameters, the order
+of its lines.
+
+Every public pass takes a body as statements (standard `ast`, with `ir.code.Comment`s) or, from
+an emitter that still writes text, as source lines, and gives back the form it was given:
+`statements` at the entry, `same_form` at the exit. A pass never changes the statements it was
+given (it rewrites a copy), and gives back the very body it was given when it changed nothing.
+"""
+
+import ast
+import copy
+
+from ..ir import code
+
+BLOCKS = ("body", "orelse", "finalbody")
+
+
+def statements(body):
+    """(statements of `body` that the pass may rewrite, whether `body` was source lines)."""
+    body = list(body)
+    if body and all(isinstance(x, str) for x in body):
+        return code.as_tree(body), True
+    return copy.deepcopy(body), False
+
+
+def same_form(new, body, was_lines, changed=True):
+    """`new` in the form `body` had (or `body` itself when nothing `changed`)."""
+    if not changed:
+        return body
+    return code.as_lines(new) if was_lines else new
+
+
+def arguments(params):
+    """`ast.arguments` for parameters given as such, as a list of names, or as the text of a
+    signature (`"x, bout=1.0"`, converted by the transitional `ir.code.arguments_of`)."""
+    if isinstance(params, ast.arguments):
+        return params
+    if isinstance(params, str):
+        return code.arguments_of(params)
+    return ast.arguments(posonlyargs=[], args=[ast.arg(arg=name) for name in params], vararg=None,
+                         kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
+
+
+def function(body, params):
+    """The function `_f(params)` whose body is `body` (the same list: rewriting one rewrites
+    the other)."""
+    return ast.FunctionDef(name="_f", args=arguments(params), body=body, decorator_list=[], returns=None,
+                           type_comment=None)
+
+
+def parameter_names(args, star=True):
+    """The names of `args` (an `ast.arguments`), `*args` and `**kwargs` included when `star`."""
+    names = [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
+    if star:
+        names += [a.arg for a in (args.vararg, args.kwarg) if a is not None]
+    return names
+
+
+def number_lines(fn):
+    """Number the lines of `fn` in program order, one per simple statement, comment, block
+    header (`for ...:`, `else:`, `except ...:`): each statement's `lineno` is its first line and
+    `end_lineno` its last, and every expression of a statement's own line (not of its blocks)
+    has that line as `lineno`. Returns `fn`."""
+    line = [0]
+
+    def mark(node, number):
+        for sub in ast.walk(node):
+            if "lineno" in sub._attributes:
+                sub.lineno = sub.end_lineno = number
+
+    def number(body):
+        for st in body:
+            line[0] += 1
+            st.lineno = line[0]
+            for field, value in ast.iter_fields(st):
+                if field in BLOCKS or field == "handlers":
+                    continue
+                for node in value if isinstance(value, list) else [value]:
+                    if isinstance(node, ast.AST):
+                        mark(node, st.lineno)
+            number(getattr(st, "body", None) or [])
+            for handler in getattr(st, "handlers", ()):
+                line[0] += 1
+                handler.lineno = line[0]
+                if handler.type is not None:
+                    mark(handler.type, line[0])
+                number(handler.body)
+                handler.end_lineno = line[0]
+            for field in ("orelse", "finalbody"):
+                if getattr(st, field, None):
+                    line[0] += 1  # `else:` / `finally:`
+                    number(getattr(st, field))
+            st.end_lineno = line[0]
+
+    line[0] += 1
+    fn.lineno = line[0]
+    mark(fn.args, fn.lineno)
+    number(fn.body)
+    fn.end_lineno = line[0]
+    return fn
+
+
+def blocks(node):
+    """The statement lists inside `node`, each once (`body`, `orelse`, `finalbody`, handlers')."""
+    for sub in ast.walk(node):
+        for field in BLOCKS:
+            inner = getattr(sub, field, None)
+            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+                yield inner
+
+
+def remove(fn, doomed):
+    """Remove from every block of `fn` the statements whose ids are in `doomed`."""
+    for block in list(blocks(fn)):
+        if any(id(st) in doomed for st in block):
+            block[:] = [st for st in block if id(st) not in doomed]
