@@ -1,14 +1,16 @@
 """`scipy.integrate.odeint(func, y0, t, args)` (and `dualtape.scipy.integrate.odeint`) in the
-transformer (issue 12).
+transformer.
 
 The normalizer writes the call as one `call` op of `func` on (y0, t, *args) marked `odeint`
-(its forward expression stays the odeint call). Its adjoint is not `func`'s: `adjoint_lines`
-has the transformer generate `func`'s adjoint (w.r.t. y, t and the differentiated args, as for
-any called function) and calls `runtime_odeint.odeint_adjoint`, which solves the adjoint ODE
-with it; forward mode (`tangent_lines`) solves the sensitivity equations with `func`'s
-tangent function. hvp (forward over that adjoint) is refused (fwd_rules.ForwardNormalizer).
+(its forward expression stays the odeint call; `op.odeint` holds the nodes of func, rtol and
+atol). Its adjoint is not `func`'s: `adjoint_stmts` has the transformer generate `func`'s
+adjoint (w.r.t. y, t and the differentiated args, as for any called function) and calls
+`runtime_odeint.odeint_adjoint`, which solves the adjoint ODE with it; forward mode
+(`tangent_lines`) solves the sensitivity equations with `func`'s tangent function. hvp
+(forward over that adjoint) is refused (forward/helper_rules.ForwardNormalizer).
 """
 
+import ast
 import inspect
 
 from ..ir import syntax
@@ -16,6 +18,7 @@ from . import opmap
 from ..ir.syntax import nodes as n
 from ..ir.nodes import Op, is_name
 from ..frontend.parse import TransformError
+from ..templates.quote import code_expr, code_stmt
 
 
 def is_odeint(obj):
@@ -69,15 +72,43 @@ def normalize_call(norm, obj, e, out, s, target):
         call.keywords.append(n.keyword(arg="args", value=n.Tuple(elts=[syntax.copy(a) for a in atoms[2:]],
                                                                   ctx=n.Load())))
     name = target or norm.fresh("ys")
-    op = Op(name, "call", call, atoms, line, text, fn=func, keywords={})
-    op.odeint = {key: syntax.unparse(options[key]) for key in ("rtol", "atol") if key in options}
-    op.odeint["func"] = syntax.unparse(func_node)
+    odeint = {key: options[key] for key in ("rtol", "atol") if key in options}
+    odeint["func"] = func_node
+    op = Op(target=name, kind="call", expr=call, args=atoms, line=line, text=text, fn=func, keywords={}, odeint=odeint)
     norm._emit(op, out)
     return syntax.name(name)
 
 
+def adjoint_stmts(rev, st, g, loads, arg_adj, ans):
+    """The adjoint of `ys = odeint(func, y0, t, args)` as generated code (standard-ast
+    statements): one odeint_adjoint call (see above), then the adjoints accumulated."""
+    params = list(inspect.signature(st.fn).parameters)
+    active = [k for k in range(2, len(st.args)) if is_name(st.args[k]) and st.args[k].id in rev.active]
+    wrt = (params[0], params[1]) + tuple(params[k] for k in active)
+    kinds = {params[0]: "array", params[1]: "scalar"}
+    kinds.update((params[k], rev.kinds.expr_kind(st.args[k])) for k in range(2, len(st.args)))
+    helper, seed = rev.module.helper(st.fn, wrt, kinds, rev.optimize, st)
+    args = [rev.code(a, loads) for a in st.args]
+    by0, bt, bargs = (rev.namer.fresh("_b") for _ in range(3))
+    call = code_expr("odeint_adjoint(FUNC, HELPER, SEED, ACTIVE, ANS, Y0, T, ARGS, G)",
+                     FUNC=syntax.to_ast(st.odeint["func"]), HELPER=helper, SEED=ast.Constant(value=seed),
+                     ACTIVE=ast.Tuple(elts=[ast.Constant(value=k - 2) for k in active], ctx=ast.Load()),
+                     ANS=syntax.to_ast(ans), Y0=args[0], T=args[1], ARGS=ast.Tuple(elts=args[2:], ctx=ast.Load()), G=g)
+    call.keywords = [ast.keyword(arg=key, value=syntax.to_ast(st.odeint[key]))
+                     for key in ("rtol", "atol") if key in st.odeint]
+    body = [code_stmt("BY0, BT, BARGS = CALL", BY0=by0, BT=bt, BARGS=bargs, CALL=call)]
+    for k, adj in ((0, by0), (1, bt)):
+        a = st.args[k]
+        if is_name(a) and a.id in rev.active:
+            rev.accumulate(body, arg_adj(a.id), adj, a.id, loads.get(a.id, a.id))
+    for j, k in enumerate(active):
+        a = st.args[k].id
+        rev.accumulate(body, arg_adj(a), code_expr("BARGS[J]", BARGS=bargs, J=j), a, loads.get(a, a))
+    return body
+
+
 def adjoint_lines(rev, st, g, loads, arg_adj, ans):
-    """The adjoint of `ys = odeint(func, y0, t, args)`: one odeint_adjoint call (see above)."""
+    """`adjoint_stmts` as lines of text, for a reverse emitter that still splices text."""
     params = list(inspect.signature(st.fn).parameters)
     active = [k for k in range(2, len(st.args)) if is_name(st.args[k]) and st.args[k].id in rev.active]
     wrt = (params[0], params[1]) + tuple(params[k] for k in active)
@@ -87,8 +118,9 @@ def adjoint_lines(rev, st, g, loads, arg_adj, ans):
     src = [rev.src(a, loads) for a in st.args]
     by0, bt, bargs = (rev.namer.fresh("_b") for _ in range(3))
     extra = ", ".join(src[2:]) + ("," if len(src) == 3 else "")
-    options = "".join(f", {key}={st.odeint[key]}" for key in ("rtol", "atol") if key in st.odeint)
-    lines = [f"{by0}, {bt}, {bargs} = odeint_adjoint({st.odeint['func']}, {helper}, {seed!r}, {tuple(k - 2 for k in active)!r}, "
+    options = "".join(f", {key}={syntax.unparse(st.odeint[key])}" for key in ("rtol", "atol") if key in st.odeint)
+    lines = [f"{by0}, {bt}, {bargs} = odeint_adjoint({syntax.unparse(st.odeint['func'])}, {helper}, {seed!r}, "
+             f"{tuple(k - 2 for k in active)!r}, "
              f"{syntax.unparse(ans)}, {src[0]}, {src[1]}, ({extra}), {g}{options})"]
     for k, adj in ((0, by0), (1, bt)):
         a = st.args[k]
@@ -120,8 +152,8 @@ def tangent_lines(fwd, st):
         return fwd.d(a.id) if is_name(a) and a.id in fwd.active else "None"
     extra = ", ".join(src[2:]) + ("," if len(src) == 3 else "")
     dargs = ", ".join(tangent(st.args[k]) for k in active) + ("," if len(active) == 1 else "")
-    options = "".join(f", {key}={st.odeint[key]}" for key in ("rtol", "atol") if key in st.odeint)
-    expr = (f"odeint_tangent({st.odeint['func']}, {helper}, {tuple(tparams)!r}, {tuple(k - 2 for k in active)!r}, "
+    options = "".join(f", {key}={syntax.unparse(st.odeint[key])}" for key in ("rtol", "atol") if key in st.odeint)
+    expr = (f"odeint_tangent({syntax.unparse(st.odeint['func'])}, {helper}, {tuple(tparams)!r}, {tuple(k - 2 for k in active)!r}, "
             f"{st.target}, {src[0]}, {src[1]}, ({extra}), {tangent(st.args[0])}, {tangent(st.args[1])}, "
             f"({dargs}){options})")
     return [primal, fwd.define(st.target, expr)]

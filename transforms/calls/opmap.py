@@ -23,8 +23,9 @@ from . import compositions
 from .checks import VariadicError, refuse_unread, refuse_unread_keywords
 from ..ir.syntax import nodes as n
 from .wrappers import wrapped_primitive
+from ..templates import quote
 
-_MATH_TO_DNP = {
+MATH_TO_DNP = {
     "sin": "sin", "cos": "cos", "tan": "tan", "asin": "arcsin", "acos": "arccos",
     "atan": "arctan", "atan2": "arctan2", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh",
     "exp": "exp", "log": "log", "log1p": "log1p", "expm1": "expm1", "sqrt": "sqrt",
@@ -41,6 +42,7 @@ NONDIFF_NUMPY = {np.shape, np.ndim, np.size, np.argmax, np.argmin, np.argsort, n
                  math.floor, math.ceil, math.isnan, math.isfinite, dnp.shape, dnp.ndim, dnp.size,
                  dnp.ones_like, dnp.zeros_like}
 NONDIFF_ATTRS = {"shape", "ndim", "size", "dtype"}
+_MATH_TO_DNP = MATH_TO_DNP  # (the old name, for codegen/emit until it reads `MATH_TO_DNP`)
 
 
 class OpSpec:
@@ -76,7 +78,7 @@ class OpSpec:
                 p = sig.parameters[name] if name in sig.parameters and sig.parameters[name] in params else params[i]
                 read.add(p.name)
                 value = bound.arguments.get(p.name, p.default)
-                inputs.append(value if isinstance(value, n.AST) else _literal(value))
+                inputs.append(value if isinstance(value, n.AST) else syntax.literal(value))
             else:
                 inputs.append(None)
         statics = {}
@@ -84,7 +86,7 @@ class OpSpec:
             if name in bound.arguments:
                 statics[name] = bound.arguments[name]
             elif name in sig.parameters and sig.parameters[name].default is not inspect.Parameter.empty:
-                statics[name] = _literal(sig.parameters[name].default)
+                statics[name] = syntax.literal(sig.parameters[name].default)
         if self.prim.name == "EuclideanNorm" and "ord" in bound.arguments and not (  # np.linalg.norm
                 syntax.is_constant(ord_ := bound.arguments["ord"]) and (ord_.value in (None, "fro") or ord_.value == 2
                 and syntax.is_constant(axis_ := bound.arguments.get("axis")) and isinstance(axis_.value, int))):
@@ -97,7 +99,7 @@ class OpSpec:
         if self.prim.name == "ClipByValue":  # dnp.clip maps a None bound to -inf / inf
             for i, inf in ((1, "-np.inf"), (2, "np.inf")):
                 if i < len(inputs) and syntax.is_constant(inputs[i]) and inputs[i].value is None:
-                    inputs[i] = syntax.parse_expr(inf)
+                    inputs[i] = quote.expr(inf)
         return inputs, statics
 
 
@@ -196,8 +198,9 @@ def _bind_einsum_sublists(args, keywords):
         if not all(isinstance(a, n.Name) for a in operands):
             raise VariadicError("`einsum` in the sublist form with `...` needs each operand as a name",
                                 "Assign the operands to names first: a2 = a * 2; np.einsum(a2, [..., 0], ...).")
-        shapes = ", ".join(f"np.shape({a.id})" for a in operands)
-        return list(operands), {"subscripts": syntax.parse_expr(f"einsum_subscripts({spec!r}, {shapes})")}
+        shapes = [quote.expr("np.shape(A)", A=a.id) for a in operands]
+        subscripts = n.Call(func=syntax.name("einsum_subscripts"), args=[syntax.constant(spec)] + shapes, keywords=[])
+        return list(operands), {"subscripts": subscripts}
     return list(operands), {"subscripts": syntax.constant(spec)}
 
 
@@ -227,10 +230,6 @@ def refuse_non_float_dtype(spec, args, keywords, local_names, namespace):
                             "Pass a float dtype (np.float64, np.float32, or a global naming one), or none.")
 
 
-def _literal(value):
-    return syntax.parse_expr(repr(value))
-
-
 def rule_params(prim):
     """(input parameter names, static keyword names) of a primitive's VJP rules."""
     rules = prim.vjp if isinstance(prim.vjp, tuple) else (prim.vjp,)
@@ -249,10 +248,8 @@ def rule_params(prim):
         return ["x"], []
 
 
-_wrapped_primitive = wrapped_primitive  # (the single primitive a dnp wrapper stands for: wrappers.py)
-
-
-def _hashable(obj):
+def hashable(obj):
+    """Whether `obj` can be a dict key or set member (a function can; a bound list method cannot)."""
     try:
         hash(obj)
         return True
@@ -260,9 +257,12 @@ def _hashable(obj):
         return False
 
 
+_hashable = hashable  # (the old name, for forward/helper_rules until it reads `hashable`)
+
+
 def lookup(obj):
     """An OpSpec for a callable (np.sin, math.sin, dnp.sum, a Primitive), or None."""
-    if not _hashable(obj):
+    if not hashable(obj):
         return None
     return _lookup(obj)
 
@@ -275,7 +275,7 @@ def _lookup(obj):
     is_math = False
     if getattr(obj, "__module__", None) == "math" or (
             inspect.isbuiltin(obj) and getattr(obj, "__self__", None) is math):
-        name = _MATH_TO_DNP.get(obj.__name__)
+        name = MATH_TO_DNP.get(obj.__name__)
         if name is None or not hasattr(dnp, name):
             return None
         obj, is_math = getattr(dnp, name), True
@@ -296,7 +296,7 @@ def _lookup(obj):
         inputs, statics = rule_params(obj)
         return OpSpec(obj, None, inputs, statics, is_math)
     if inspect.isfunction(obj) and (obj.__module__ or "").startswith("dualtape.ops"):
-        prim = _wrapped_primitive(obj)
+        prim = wrapped_primitive(obj)
         if prim is None:
             return None
         inputs, statics = rule_params(prim)
@@ -350,25 +350,25 @@ def tf_call(obj, call):
     params = list(inspect.signature(obj).parameters)
     inputs = [bound.arguments[p] for p in params if p in bound.arguments and p not in ("axis", "keepdims", "name")]
     keywords = [n.keyword(arg=p, value=bound.arguments[p]) for p in ("axis", "keepdims") if p in bound.arguments]
-    return n.Call(func=syntax.parse_expr(spelled), args=inputs, keywords=keywords)
+    return n.Call(func=spelled, args=inputs, keywords=keywords)
 
 
 def _dnp_spelling(fn):
     """`np.sin` for the dnp function NumPy's np.sin dispatches to, else `dnp.<name>`, or None."""
-    if fn is None or not _hashable(fn):
+    if fn is None or not hashable(fn):
         return None
     for name in sorted(vars(dnp)):
         if getattr(dnp, name) is fn and not name.startswith("_"):
             np_fn = getattr(np, name, None)
-            if np_fn is not None and _hashable(np_fn) and dnp.NUMPY_DISPATCH.get(np_fn) is fn:
-                return f"np.{name}"
-            return f"dnp.{name}"
+            if np_fn is not None and hashable(np_fn) and dnp.NUMPY_DISPATCH.get(np_fn) is fn:
+                return syntax.attribute("np", name)
+            return syntax.attribute("dnp", name)
     return None
 
 
 def is_nondiff(obj):
     """True for calls whose result carries no gradient (len, np.shape, comparisons, argmax)."""
-    if not _hashable(obj):
+    if not hashable(obj):
         return False
     if obj in NONDIFF_BUILTINS or obj in NONDIFF_NUMPY:
         return True
@@ -378,8 +378,8 @@ def is_nondiff(obj):
 
 def in_package(obj, *packages):
     """True when `obj` is defined in one of `packages` or their submodules: `numpy.linalg` is in
-    numpy, but a user module named `dualtape_models` or `numpy_utils` is in neither (issue 9: a
-    prefix test took such modules' helpers for library code, skipping their checks)."""
+    numpy, but a user module named `dualtape_models` or `numpy_utils` is in neither (a prefix
+    test would take such modules' helpers for library code, skipping their checks)."""
     module = getattr(obj, "__module__", None) or ""
     return any(module == p or module.startswith(p + ".") for p in packages)
 

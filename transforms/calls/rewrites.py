@@ -24,6 +24,7 @@ import numpy as np
 from ..ir import syntax
 from . import compositions
 from ..ir.syntax import nodes as n
+from ..templates import quote
 
 
 def rewrite(normalizer, obj, call, out, s):
@@ -60,19 +61,24 @@ def _split(normalizer, fn, call, out, s):
     else:
         return None
     x = normalizer.expr(bound.arguments["ary"], out, s)
-    x_src, sections_src = syntax.unparse(x), syntax.unparse(sections)
     axis, equal = _SPLITS[fn]
     if axis is None:
-        axis_src = syntax.unparse(bound.arguments.get("axis", syntax.constant(0)))
+        axis_node = bound.arguments.get("axis", syntax.constant(0))
     else:
-        axis_src = f"split_axis(np.ndim({x_src}), {axis}, {fn.__name__!r})"
+        axis_node = quote.expr("split_axis(np.ndim(X), AXIS, NAME)", X=x, AXIS=axis, NAME=syntax.constant(fn.__name__))
     index = normalizer.fresh(f"_{fn.__name__}_index")
-    node = syntax.parse(f"{index} = split_index(np.shape({x_src}), {sections_src}, {axis_src}, {equal})").body[0]
+    node = quote.stmt("INDEX = split_index(np.shape(X), SECTIONS, AXIS, EQUAL)", INDEX=index, X=x, SECTIONS=sections,
+                      AXIS=axis_node, EQUAL=equal)
+    _at_line(node, s)
+    normalizer.stmt(node, out)
+    return n.List(elts=[quote.expr("X[INDEX[K]]", X=x, INDEX=index, K=k) for k in range(count)], ctx=n.Load())
+
+
+def _at_line(node, s):
+    """Every statement and expression of `node` at the line of the user's statement `s`."""
     for sub in syntax.walk(node):
         if isinstance(sub, (n.stmt, n.expr)):
             sub.lineno = s.lineno
-    normalizer.stmt(node, out)
-    return syntax.parse_expr(f"[{', '.join(f'{x_src}[{index}[{k}]]' for k in range(count))}]")
 
 
 def _piecewise(normalizer, call, out, s):
@@ -90,24 +96,23 @@ def _piecewise(normalizer, call, out, s):
         raise normalizer.fail(s, "the conditions of `np.piecewise` depend on differentiated values as numbers",
                               "Write them as comparisons (x > 0) or compute them outside the function.")
     x = normalizer.expr(bound.arguments["x"], out, s)
-    extra = [syntax.unparse(a) for a in bound.arguments.get("args", ())]
-    extra += [f"{k}={syntax.unparse(v)}" for k, v in bound.arguments.get("kw", {}).items()]
-    x_src = syntax.unparse(x)
-    masks, result = normalizer.fresh("_pw_masks"), normalizer.fresh(f"_piecewise_{x_src}"[:24])
-    lines = [f"{masks} = piecewise_masks(np.shape({x_src}), {syntax.unparse(bound.arguments['condlist'])}, "
-             f"{len(funclist.elts)})", f"{result} = np.zeros_like({x_src})"]
+    extra = list(bound.arguments.get("args", ()))
+    extra_keywords = list(bound.arguments.get("kw", {}).items())
+    masks, result = normalizer.fresh("_pw_masks"), normalizer.fresh(f"_piecewise_{syntax.unparse(x)}"[:24])
+    nodes = [quote.stmt("MASKS = piecewise_masks(np.shape(X), CONDLIST, COUNT)", MASKS=masks, X=x,
+                        CONDLIST=bound.arguments["condlist"], COUNT=len(funclist.elts)),
+             quote.stmt("RESULT = np.zeros_like(X)", RESULT=result, X=x)]
     for k, item in enumerate(funclist.elts):
         target = normalizer.resolve(item) if isinstance(item, (n.Name, n.Attribute)) else None
         if callable(target):
-            value = f"{syntax.unparse(item)}({', '.join([f'{x_src}[{masks}[{k}]]'] + extra)})"
+            value = n.Call(func=syntax.copy(item),
+                           args=[quote.expr("X[MASKS[K]]", X=x, MASKS=masks, K=k)] + [syntax.copy(a) for a in extra],
+                           keywords=[n.keyword(arg=key, value=syntax.copy(v)) for key, v in extra_keywords])
         else:  # a constant (or a value): broadcast over the selected elements, as NumPy's write
-            value = syntax.unparse(item)
-        lines.append(f"{result}[{masks}[{k}]] = {value}")
+            value = item
+        nodes.append(quote.stmt("RESULT[MASKS[K]] = VALUE", RESULT=result, MASKS=masks, K=k, VALUE=value))
     normalizer.varied.add(result)  # (the normalizer found the varied names before this rewrite)
-    for line in lines:
-        node = syntax.parse(line).body[0]
-        for sub in syntax.walk(node):
-            if isinstance(sub, (n.stmt, n.expr)):
-                sub.lineno = s.lineno
+    for node in nodes:
+        _at_line(node, s)
         normalizer.stmt(node, out)
     return syntax.name(result)

@@ -3,7 +3,7 @@
 `dnp.sum(x, axis=None, ...)` checks its arguments and calls the `Sum` primitive: to the
 transformer a call of it is that primitive, its VJP rule inlined. A wrapper that calls other
 ops too is a composition (`np.cov` centres with `mean`, then `transpose` and `matmul`):
-mapping it to its one primitive gave wrong code (issue 12), so `wrapped_primitive` reads
+mapping it to its one primitive would give wrong code, so `wrapped_primitive` reads
 every op a wrapper calls, through its private helpers, and stands for a primitive only when
 that is the one op, or when the others are listed in `_ALSO_CALLS` with why the primitive
 still gives NumPy's values in the transformer.
@@ -11,16 +11,16 @@ still gives NumPy's values in the transformer.
 
 import functools
 import inspect
-import textwrap
 
 from dualtape.core import dnp
 from dualtape.core.registry import NOT_DIFFERENTIABLE, Primitive
 
 from ..ir import syntax
 from ..ir.syntax import nodes as n
+from ..frontend.parse import source_tree
 
 # wrapper -> (the other ops it may call, why the transformer is still right mapping the call to
-# its primitive); audited for issue 12
+# its primitive), each audited
 _ALSO_CALLS = {
     "dualtape.ops.linalg.outer": ({"ravel"}, "the normalizer writes np.outer as an einsum of reshapes"),
     "dualtape.ops.linalg.diagonal": ({"moveaxis", "getitem"}, "the normalizer writes it as an einsum"),
@@ -55,7 +55,7 @@ def _names_read(fn):
     """The objects `fn`'s source reads, each with whether it is read in a loop: its globals by
     name (not its parameters or locals), and `dnp.<name>` attributes."""
     try:
-        tree = syntax.parse(textwrap.dedent(inspect.getsource(fn)))
+        tree = source_tree(fn)
     except (OSError, TypeError, SyntaxError):
         return None
     local = syntax.store_names(tree)

@@ -1,5 +1,5 @@
 """What the aliasing pass (`aliasing.py`) knows about values: which calls return new memory
-(`_FRESH_*`, `_fresh_numpy`), the bindings it tracks (`Binding`), and the small helpers it
+(`_FRESH_*`, `fresh_numpy`), the bindings it tracks (`Binding`), and the small helpers it
 reads trees and bindings with."""
 
 import builtins
@@ -24,19 +24,19 @@ _FRESH_NUMPY_NAMES = (
     "triu vander average median percentile quantile ptp histogram logsumexp softmax "
     "sigmoid relu".split())
 _FRESH_LINALG_NAMES = "norm inv solve det slogdet cholesky eigh eigvalsh qr svd pinv lstsq".split()
-_FRESH_METHODS = {"copy", "astype", "sum", "mean", "max", "min", "prod", "dot", "var", "std",
+FRESH_METHODS = {"copy", "astype", "sum", "mean", "max", "min", "prod", "dot", "var", "std",
                   "cumsum", "cumprod", "round", "tolist", "item", "argmax", "argmin", "all", "any",
                   "trace", "clip", "conj", "conjugate", "__copy__", "__deepcopy__"}
 _SCALAR_REDUCTIONS = {"sum", "mean", "prod", "max", "min", "amax", "amin", "std", "var", "nansum",
                       "nanmean", "trace", "logsumexp", "vdot"}
-_FRESH_BUILTINS = {builtins.float, builtins.int, builtins.bool, builtins.len, builtins.abs,
+FRESH_BUILTINS = {builtins.float, builtins.int, builtins.bool, builtins.len, builtins.abs,
                    builtins.round, builtins.range, builtins.sum, builtins.complex, builtins.str,
                    builtins.isinstance}
-_CONTAINER_BUILTINS = {builtins.list, builtins.tuple, builtins.dict, builtins.set,
+CONTAINER_BUILTINS = {builtins.list, builtins.tuple, builtins.dict, builtins.set,
                        builtins.zip, builtins.enumerate, builtins.reversed, builtins.sorted}
 
 
-def _fresh_numpy(obj):
+def fresh_numpy(obj):
     """True for NumPy (or dualtape.numpy_api) functions that always return new memory."""
     if isinstance(obj, np.ufunc):
         return True
@@ -62,7 +62,7 @@ class Binding:
         self.scalar = scalar  # surely an immutable Python/NumPy scalar (never written in place)
 
 
-class _Value:
+class Value:
     def __init__(self, fresh, why="", refs=(), container=False, scalar=False):
         self.fresh, self.why, self.refs, self.container = fresh, why, set(refs), container
         self.scalar = scalar
@@ -98,7 +98,7 @@ def surely_scalar(check, e, state):
         if obj is None:  # a method: `.item()`, or a whole-array reduction `x.sum()`
             return isinstance(e.func, n.Attribute) and (e.func.attr == "item" or (
                 e.func.attr in _SCALAR_REDUCTIONS and not e.args and not e.keywords))
-        if (_fresh_numpy(obj) and getattr(obj, "__name__", None) in _SCALAR_REDUCTIONS
+        if (fresh_numpy(obj) and getattr(obj, "__name__", None) in _SCALAR_REDUCTIONS
                 and len(e.args) == 1 and not e.keywords):
             return True  # np.sum(x): no axis, a NumPy scalar
         if getattr(obj, "__module__", None) == "math" or obj in (builtins.float, builtins.int, builtins.bool,
@@ -106,14 +106,14 @@ def surely_scalar(check, e, state):
             return True
         if obj in (builtins.abs, builtins.round, builtins.min, builtins.max, builtins.pow):
             return args_scalar
-        if isinstance(obj, np.ufunc) or (_hashable(obj) and opmap.lookup(obj) is not None
+        if isinstance(obj, np.ufunc) or (opmap.hashable(obj) and opmap.lookup(obj) is not None
                                          and (opmap.lookup(obj).math or opmap.lookup(obj).prim.elementwise)):
             return args_scalar
     return False
 
 
 # -- helpers ---------------------------------------------------------------------------------------
-def _param_kinds(info, params, kinds):
+def param_kinds(info, params, kinds):
     """"scalar" or "array" per parameter: the specialisation's kinds, else the default's type."""
     out = {}
     try:
@@ -131,45 +131,37 @@ def _param_kinds(info, params, kinds):
     return out
 
 
-def _hashable(obj):
-    try:
-        hash(obj)
-    except TypeError:
-        return False
-    return True
-
-
-def _walk(node):
+def walk(node):
     return syntax.walk(node)
 
 
-def _src(node):
+def source_text(node):
     return syntax.unparse(node)
 
 
-def _root(target):
+def target_root(target):
     while isinstance(target, (n.Subscript, n.Attribute)):
         target = target.value
     return target
 
 
-def _is_container(e):
+def is_container(e):
     return any(isinstance(x, (n.List, n.Tuple, n.ListComp)) for x in (e.left, e.right)) if isinstance(
         e, n.BinOp) else False
 
 
-def _join(a, b):
+def join_values(a, b):
     out = dict(a)
     for k, v in b.items():
         out[k] = out.get(k, frozenset()) | v
     return out
 
 
-def _same(a, b):
+def same_value(a, b):
     return a.keys() == b.keys() and all(a[k] == b[k] for k in a)
 
 
-def _reaches(binding, targets, seen=None):
+def reaches(binding, targets, seen=None):
     """True when `binding` may share memory with one of `targets` (following refs)."""
     seen = set() if seen is None else seen
     for r in binding.refs:
@@ -177,12 +169,12 @@ def _reaches(binding, targets, seen=None):
             return True
         if id(r) not in seen:
             seen.add(id(r))
-            if _reaches(r, targets, seen):
+            if reaches(r, targets, seen):
                 return True
     return False
 
 
-def _copy_src(binding):
+def copy_source(binding):
     text = binding.text
     if "=" in text and text.split("=", 1)[0].strip() == binding.name:  # `name = rhs`
         rhs = text.split("=", 1)[1].strip()
@@ -191,10 +183,10 @@ def _copy_src(binding):
     return f"{binding.name}.copy()"
 
 
-def _fix(name, binding):
+def copy_fix(name, binding):
     if not binding.text:  # a parameter
         return f"{name}_copy = {name}.copy()"
-    return f"{name} = {_copy_src(binding)}"
+    return f"{name} = {copy_source(binding)}"
 
 
 def _strip_brackets(text):

@@ -34,14 +34,16 @@ import numpy as np
 from ..ir import syntax
 from ..calls import opmap
 from ..ir.syntax import nodes as n
-from .alias_values import _CONTAINER_BUILTINS, _FRESH_BUILTINS, _FRESH_METHODS, Binding, _Value, _copy_src, _fix, _fresh_numpy, _is_container, _join, _param_kinds, _reaches, _root, _same, _src, _walk, surely_scalar
+from .alias_values import (CONTAINER_BUILTINS, FRESH_BUILTINS, FRESH_METHODS, Binding, Value, copy_fix, copy_source,
+                           fresh_numpy, is_container, join_values, param_kinds, reaches, same_value, source_text,
+                           surely_scalar, target_root, walk)
 from .parse import error
 
 
 class AliasCheck:
     def __init__(self, info, params, api, kinds=None):
         self.info, self.api = info, api
-        self.locals = set(params) | {x.id for x in _walk(info.node)
+        self.locals = set(params) | {x.id for x in walk(info.node)
                                      if isinstance(x, n.Name) and isinstance(x.ctx, n.Store)}
         where = info.abs_line(info.node)
         self.params = params
@@ -51,7 +53,7 @@ class AliasCheck:
         self.making = set()  # twins whose refs are being computed
         self.version = 0
         self.deferred = []  # refusals of `c op= v` (they depend on the argument types)
-        kinds = _param_kinds(info, params, kinds)
+        kinds = param_kinds(info, params, kinds)
         self.start = {p: frozenset([Binding(p, where, "", False, "a parameter: writing into it would change "
                                             "the caller's array", (), scalar=kinds[p] == "scalar")])
                       for p in params}
@@ -64,7 +66,7 @@ class AliasCheck:
     def refs_of(self, e, state):
         """Bindings of every name read in `e` (what a non-fresh value may share)."""
         out = set()
-        for x in _walk(e):
+        for x in walk(e):
             if isinstance(x, n.Name) and isinstance(x.ctx, n.Load):
                 out |= state.get(x.id, frozenset())
         return out
@@ -93,58 +95,58 @@ class AliasCheck:
 
     def _value(self, e, state):
         if isinstance(e, n.Constant):
-            return _Value(True)
+            return Value(True)
         if isinstance(e, (n.List, n.Tuple, n.Set, n.Dict)):
-            return _Value(True, refs=self.held(e, state), container=True)
+            return Value(True, refs=self.held(e, state), container=True)
         if isinstance(e, (n.ListComp, n.SetComp, n.DictComp, n.GeneratorExp)):
-            return _Value(True, refs=self.refs_of(e, state), container=True)
+            return Value(True, refs=self.refs_of(e, state), container=True)
         if isinstance(e, n.BinOp):
             held = self.held(e, state)
-            return _Value(True, refs=held, container=bool(held) or _is_container(e))
+            return Value(True, refs=held, container=bool(held) or is_container(e))
         if isinstance(e, (n.UnaryOp, n.Compare)):
-            return _Value(True)
+            return Value(True)
         if isinstance(e, n.IfExp):
             a, b = self.value(e.body, state), self.value(e.orelse, state)
             if a.fresh and b.fresh:
-                return _Value(True, refs=a.refs | b.refs, container=a.container or b.container)
+                return Value(True, refs=a.refs | b.refs, container=a.container or b.container)
             return a if not a.fresh else b
         if isinstance(e, n.Name):
-            return _Value(False, f"another name for `{e.id}`", self.refs_of(e, state))
+            return Value(False, f"another name for `{e.id}`", self.refs_of(e, state))
         if isinstance(e, n.Subscript):
-            return _Value(False, "a subscript (a slice or row is a view of the array)", self.refs_of(e, state))
+            return Value(False, "a subscript (a slice or row is a view of the array)", self.refs_of(e, state))
         if isinstance(e, n.Attribute):
-            return _Value(False, f"the attribute `.{e.attr}` (e.g. `.T` is a view)", self.refs_of(e, state))
+            return Value(False, f"the attribute `.{e.attr}` (e.g. `.T` is a view)", self.refs_of(e, state))
         if isinstance(e, n.Call):
             return self.call_value(e, state)
-        return _Value(False, f"a {type(e).__name__} expression", self.refs_of(e, state))
+        return Value(False, f"a {type(e).__name__} expression", self.refs_of(e, state))
 
     def call_value(self, e, state):
         refs = self.refs_of(e, state)
         if any(k.arg == "out" for k in e.keywords):
-            return _Value(False, "a call with `out=` (it returns the `out` array)", refs)
+            return Value(False, "a call with `out=` (it returns the `out` array)", refs)
         if any(k.arg == "copy" and not (isinstance(k.value, n.Constant) and k.value.value is True)
                for k in e.keywords):
-            return _Value(False, "a call with `copy=` (it may return its argument)", refs)
+            return Value(False, "a call with `copy=` (it may return its argument)", refs)
         func = e.func
         obj = self.resolve(func)
-        shown = _src(func)
+        shown = source_text(func)
         if obj is None and isinstance(func, n.Attribute):  # a method of a local value
-            if func.attr in _FRESH_METHODS:
-                return _Value(True)
-            return _Value(False, f"`.{func.attr}(...)`, which may return a view", refs)
+            if func.attr in FRESH_METHODS:
+                return Value(True)
+            return Value(False, f"`.{func.attr}(...)`, which may return a view", refs)
         if obj is not None:
             try:
-                if obj in _FRESH_BUILTINS:
-                    return _Value(True)
-                if obj in _CONTAINER_BUILTINS:
-                    return _Value(True, refs=refs, container=True)
+                if obj in FRESH_BUILTINS:
+                    return Value(True)
+                if obj in CONTAINER_BUILTINS:
+                    return Value(True, refs=refs, container=True)
             except TypeError:  # unhashable
                 pass
-            if _fresh_numpy(obj):
-                return _Value(True)
+            if fresh_numpy(obj):
+                return Value(True)
         if obj is not None and opmap.is_user_function(obj):
-            return _Value(False, f"the result of `{shown}(...)`, which may return its argument", refs)
-        return _Value(False, f"the result of `{shown}(...)`, which may return a view", refs)
+            return Value(False, f"the result of `{shown}(...)`, which may return its argument", refs)
+        return Value(False, f"the result of `{shown}(...)`, which may return a view", refs)
 
     # -- statements -----------------------------------------------------------------------------
     def run(self):
@@ -160,7 +162,7 @@ class AliasCheck:
                                                  value.refs, value.container, value.scalar)
                 self.version += 1
             if value.fresh:  # new memory at every run of this line: what the name held before is another object
-                value.refs = {self.stale(r, b) if r is b or _reaches(r, {b}) else r for r in value.refs}
+                value.refs = {self.stale(r, b) if r is b or reaches(r, {b}) else r for r in value.refs}
                 self.outdate(b, state)
             if (not value.refs <= b.refs or (b.fresh and not value.fresh) or (value.container and not b.container)
                     or (b.scalar and not value.scalar)):
@@ -175,11 +177,11 @@ class AliasCheck:
             for t in target.elts:
                 if isinstance(t, n.Starred):
                     t = t.value
-                self.bind(t, _Value(False, "an element unpacked from a sequence", value.refs), node, state)
+                self.bind(t, Value(False, "an element unpacked from a sequence", value.refs), node, state)
         elif isinstance(target, n.Subscript):
             self.write(target, node, state)
-            if value.refs and isinstance(_root(target), n.Name):  # `xs[0] = y`: xs now holds y
-                for b in state.get(_root(target).id, frozenset()):
+            if value.refs and isinstance(target_root(target), n.Name):  # `xs[0] = y`: xs now holds y
+                for b in state.get(target_root(target).id, frozenset()):
                     if not value.refs <= b.refs or not b.container:
                         b.refs |= value.refs
                         b.container = True
@@ -187,11 +189,11 @@ class AliasCheck:
 
     def outdate(self, b, state):
         """A fresh array is bound at `b`'s line again (the next loop step): other names that still
-        reach `b` hold the array of an earlier run, never the new one (issue 9: `un = u.copy();
-        un[i] = ...; u = un` was refused as a write into memory `u` shares)."""
+        reach `b` hold the array of an earlier run, never the new one (so `un = u.copy();
+        un[i] = ...; u = un` is no write into memory `u` shares)."""
         for other, obs in state.items():
-            if any(ob is b or _reaches(ob, {b}) for ob in obs):
-                state[other] = frozenset(self.stale(ob, b) if ob is b or _reaches(ob, {b}) else ob for ob in obs)
+            if any(ob is b or reaches(ob, {b}) for ob in obs):
+                state[other] = frozenset(self.stale(ob, b) if ob is b or reaches(ob, {b}) else ob for ob in obs)
 
     def stale(self, ob, b):
         """`ob` as it was before the latest run of `b`'s line: a twin reaching `b`'s earlier arrays
@@ -206,7 +208,7 @@ class AliasCheck:
         if key in self.making:  # refs that cycle back (`xs[0] = ys` while ys holds xs)
             return twin
         self.making.add(key)
-        refs = {r if r is not b and not _reaches(r, {b}) else self.stale(r, b) for r in ob.refs} if ob is not b else set(
+        refs = {r if r is not b and not reaches(r, {b}) else self.stale(r, b) for r in ob.refs} if ob is not b else set(
             ob.refs)
         self.making.discard(key)
         if not refs <= twin.refs or (twin.fresh and not ob.fresh) or (ob.container and not twin.container):
@@ -217,11 +219,11 @@ class AliasCheck:
         return twin
 
     def write(self, target, node, state):
-        root = _root(target)
+        root = target_root(target)
         if not isinstance(root, n.Name):
             return
         name = root.id
-        where = f"`{_src(target)} = ...` writes into `{name}`"
+        where = f"`{source_text(target)} = ...` writes into `{name}`"
         if name not in self.locals:
             raise error(self.api, self.info, node,
                         f"{where}, a global or closure array, which the caller may share",
@@ -235,16 +237,16 @@ class AliasCheck:
                             f"{where}, which may share memory with another array: {source}; the "
                             "transformer would differentiate the write as if it changed "
                             f"`{name}` only",
-                            f"Make a copy first: {_fix(name, b)}, then write into the copy.")
+                            f"Make a copy first: {copy_fix(name, b)}, then write into the copy.")
         for other, obs in state.items():
             if other == name:
                 continue
             for ob in obs:
-                if _reaches(ob, bindings):
+                if reaches(ob, bindings):
                     raise error(self.api, self.info, node,
                                 f"{where}, but `{other}` (line {ob.line}: `{ob.text}`) may share memory "
                                 f"with `{name}` or hold a reference to it, and would change too",
-                                f"Make a copy first: {other} = {_copy_src(ob)} (or copy `{name}`), "
+                                f"Make a copy first: {other} = {copy_source(ob)} (or copy `{name}`), "
                                 "so no other variable sees the write.")
 
     def augment(self, s, state):
@@ -253,25 +255,25 @@ class AliasCheck:
         bindings = state.get(name, frozenset())
         arrays = {b for b in bindings if not b.scalar}
         rebuilt = syntax.unparse(n.BinOp(left=syntax.name(name), op=s.op, right=s.value))
-        where = (f"`{_src(s)}` writes into `{name}` in place when it is an array, but the transformer "
+        where = (f"`{source_text(s)}` writes into `{name}` in place when it is an array, but the transformer "
                  f"differentiates it as `{name} = {rebuilt}`")
         refusal = None
         for b in sorted(arrays, key=lambda b: b.line):
             if not b.fresh:
                 source = (f"`{name}` is {b.why}" if b.name in self.params and not b.text
                           else f"its binding at line {b.line} (`{b.text}`) is {b.why}")
-                copy = f"{name} = {name}.copy()" if not b.text else _fix(name, b)
+                copy = f"{name} = {name}.copy()" if not b.text else copy_fix(name, b)
                 refusal = (f"{where}; `{name}` may share memory with another array: {source}",
                            f"Write {name} = {rebuilt} to make a new array, or copy first: {copy}.")
                 break
         if refusal is None:
             for other, obs in sorted(state.items()):
                 hit = next((ob for ob in sorted(obs, key=lambda b: b.line)
-                            if other != name and _reaches(ob, arrays)), None)
+                            if other != name and reaches(ob, arrays)), None)
                 if hit is not None:
                     what = (f"{where}; `{other}` (line {hit.line}: `{hit.text}`) may share memory "
                             f"with `{name}` or hold a reference to it, and would change too")
-                    fix = f"Write {name} = {rebuilt} to make a new array, or copy first: {other} = {_copy_src(hit)}."
+                    fix = f"Write {name} = {rebuilt} to make a new array, or copy first: {other} = {copy_source(hit)}."
                     refusal = (what, fix)
                     break
         if refusal is not None:
@@ -284,7 +286,7 @@ class AliasCheck:
                 b.container = True
                 self.version += 1
         if len(arrays) < len(bindings):  # a scalar `c`: a new object, fresh
-            self.bind(s.target, _Value(True, refs=value.refs, container=value.container, scalar=value.scalar),
+            self.bind(s.target, Value(True, refs=value.refs, container=value.container, scalar=value.scalar),
                       s, state)
             state[name] = state[name] | frozenset(arrays)
 
@@ -309,7 +311,7 @@ class AliasCheck:
                 return state
             value = self.value(s.value, state)
             if len(targets) > 1:  # `a = b = expr`: the names share one array
-                value = _Value(False, "bound together with other names in one chained assignment",
+                value = Value(False, "bound together with other names in one chained assignment",
                                value.refs)
             for t in targets:
                 self.bind(t, value, s, state)
@@ -323,7 +325,7 @@ class AliasCheck:
         if isinstance(s, n.If):
             a = self.block(s.body, state)
             b = self.block(s.orelse, state)
-            return _join(a, b)
+            return join_values(a, b)
         if isinstance(s, (n.For, n.While)):
             entry = state
             while True:
@@ -333,14 +335,14 @@ class AliasCheck:
                     iterable = s.iter
                     obj = self.resolve(iterable.func) if isinstance(iterable, n.Call) else None
                     if obj is builtins.range:
-                        value = _Value(True)
+                        value = Value(True)
                     else:
-                        value = _Value(False, "a loop variable (an element or row of the sequence, "
+                        value = Value(False, "a loop variable (an element or row of the sequence, "
                                        "often a view)", self.refs_of(iterable, inner))
                     self.bind(s.target, value, s, inner)
                 after = self.block(s.body, inner)
-                joined = _join(entry, after)
-                if _same(joined, entry) and self.version == version:
+                joined = join_values(entry, after)
+                if same_value(joined, entry) and self.version == version:
                     # `for i in range(2)` runs its body: what the last pass leaves, not the entry too
                     return after if self.runs(s) else joined
                 entry = joined
@@ -352,7 +354,7 @@ class AliasCheck:
         it = s.iter if isinstance(s, n.For) else None
         if not (isinstance(it, n.Call) and self.resolve(it.func) is builtins.range and not it.keywords
                 and it.args and all(isinstance(a, n.Constant) and type(a.value) is int for a in it.args)
-                and not s.orelse and not any(isinstance(x, (n.Break, n.Continue)) for x in _walk(s))):
+                and not s.orelse and not any(isinstance(x, (n.Break, n.Continue)) for x in walk(s))):
             return False
         try:
             return len(range(*(a.value for a in it.args))) > 0

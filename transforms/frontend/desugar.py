@@ -9,6 +9,7 @@ then only has to replay straight-line code, branches and counted loops.
 from ..ir import syntax
 from ..ir.naming import all_names
 from ..ir.syntax import nodes as n
+from ..templates import quote
 
 _METHODS = {"sum", "mean", "max", "min", "prod", "dot", "reshape", "transpose", "copy",
             "flatten", "ravel", "item", "astype", "var", "std", "cumsum", "squeeze", "clip",
@@ -17,8 +18,13 @@ _METHODS = {"sum", "mean", "max", "min", "prod", "dot", "reshape", "transpose", 
 _DTYPE_METHODS = {"sum", "mean", "prod", "var", "std", "cumsum"}  # dtype=: cast, then reduce
 
 
-def _stmt(source, like):
-    node = syntax.parse(source).body[0]
+def stmt_at(template, like, **subs):
+    """The statement of a template (templates/quote.py), every node of it at the line of `like`."""
+    return located(quote.stmt(template, **subs), like)
+
+
+def located(node, like):
+    """`node` with each of its nodes at the line of `like`, column 0; returns `node`."""
     for sub in syntax.walk(node):
         if hasattr(sub, "lineno") or isinstance(sub, (n.stmt, n.expr)):
             sub.lineno = getattr(like, "lineno", 1)
@@ -45,7 +51,7 @@ def desugar_returns(fn):
     if len(returns) == 1 and body and body[-1] is returns[0]:
         return
     if not returns:
-        fn.body = body + [_stmt("return None", body[-1] if body else fn)]
+        fn.body = body + [stmt_at("return None", body[-1] if body else fn)]
         return
 
     taken = all_names(fn)
@@ -55,11 +61,10 @@ def desugar_returns(fn):
         out = []
         for i, s in enumerate(stmts):
             if isinstance(s, n.Return):
-                value = syntax.unparse(s.value) if s.value is not None else "None"
-                out.append(_stmt(f"{retval} = {value}", s))
-                out.append(_stmt(f"{returned} = True", s))
+                out.append(stmt_at("RETVAL = VALUE", s, RETVAL=retval, VALUE=s.value))
+                out.append(stmt_at("RETURNED = True", s, RETURNED=returned))
                 if in_loop:
-                    out.append(_stmt("break", s))
+                    out.append(stmt_at("break", s))
                 return out
             returns_here = _contains(s, n.Return)
             if isinstance(s, n.If):
@@ -69,19 +74,19 @@ def desugar_returns(fn):
                 s.body = block(s.body, True)
             out.append(s)
             if returns_here and in_loop and isinstance(s, (n.For, n.While)):
-                # a return in a nested loop breaks that loop only: leave this one too (issue 9)
-                out.append(_stmt(f"if {returned}:\n    break", s))
+                # a return in a nested loop breaks that loop only: leave this one too
+                out.append(stmt_at("if RETURNED:\n    break", s, RETURNED=returned))
             if returns_here and i < len(stmts) - 1:
                 rest = block(stmts[i + 1:], in_loop)
-                guard = _stmt(f"if not {returned}:\n    pass", stmts[i + 1])
+                guard = stmt_at("if not RETURNED:\n    pass", stmts[i + 1], RETURNED=returned)
                 guard.body = rest
                 out.append(guard)
                 return out
         return out
 
-    new_body = [_stmt(f"{returned} = False", body[0]), _stmt(f"{retval} = None", body[0])]
+    new_body = [stmt_at("RETURNED = False", body[0], RETURNED=returned), stmt_at("RETVAL = None", body[0], RETVAL=retval)]
     new_body += block(body, False)
-    new_body.append(_stmt(f"return {retval}", body[-1]))
+    new_body.append(stmt_at("return RETVAL", body[-1], RETVAL=retval))
     fn.body = new_body
 
 
@@ -119,16 +124,16 @@ def desugar_jumps(fn):
         k = counter.count
         brk, cont = _fresh(f"_break{k}", taken), _fresh(f"_continue{k}", taken)
         flags = ([brk] if breaks else []) + ([cont] if conts else [])
-        test = " or ".join(flags)
+        test = syntax.name(flags[0]) if len(flags) == 1 else n.BoolOp(op=n.Or(), values=[syntax.name(f) for f in flags])
 
         def block(stmts):
             out = []
             for i, s in enumerate(stmts):
                 if isinstance(s, n.Break):
-                    out.append(_stmt(f"{brk} = True", s))
+                    out.append(stmt_at("BREAK = True", s, BREAK=brk))
                     return out
                 if isinstance(s, n.Continue):
-                    out.append(_stmt(f"{cont} = True", s))
+                    out.append(stmt_at("CONTINUE = True", s, CONTINUE=cont))
                     return out
                 jumps = _has_jump([s], (n.Break, n.Continue))
                 if isinstance(s, n.If):
@@ -136,23 +141,23 @@ def desugar_jumps(fn):
                     s.orelse = block(s.orelse)
                 out.append(s)
                 if jumps and i < len(stmts) - 1:
-                    guard = _stmt(f"if not ({test}):\n    pass", stmts[i + 1])
+                    guard = stmt_at("if not TEST:\n    pass", stmts[i + 1], TEST=test)
                     guard.body = block(stmts[i + 1:])
                     out.append(guard)
                     return out
             return out
 
         body = block(loop.body)
-        block = None  # it calls itself through its cell: break that cycle (issue 13)
+        block = None  # it calls itself through its cell: break that cycle
         if conts:
-            body.insert(0, _stmt(f"{cont} = False", loop))
+            body.insert(0, stmt_at("CONTINUE = False", loop, CONTINUE=cont))
         loop.body = body
         loop._dualtape_break = brk if breaks else None
-        return ([_stmt(f"{brk} = False", loop)] if breaks else []) + [loop]
+        return ([stmt_at("BREAK = False", loop, BREAK=brk)] if breaks else []) + [loop]
 
     try:
         fn.body = visit_block(fn.body)
-    finally:  # they call each other through their cells: break that cycle (issue 13)
+    finally:  # they call each other through their cells: break that cycle
         visit_block = _loop = None
 
 
@@ -195,60 +200,44 @@ class MethodRewriter(syntax.NodeTransformer):
         self.generic_visit(node)
         func = node.func
         if isinstance(func, n.Attribute) and func.attr in _METHODS and self._is_local(func.value):
-            receiver = syntax.unparse(func.value)
-            args = [syntax.unparse(a) for a in node.args]
-            kws = [f"{k.arg}={syntax.unparse(k.value)}" for k in node.keywords]
+            receiver = func.value
+            args, kws = list(node.args), list(node.keywords)
             name = func.attr
             dtype = next((k.value for k in node.keywords if k.arg == "dtype"), None)
             if name == "astype" and node.args:
                 dtype, args = node.args[0], args[1:]
             if dtype is not None and name in _DTYPE_METHODS | {"astype"}:
                 # x.astype(t), x.sum(dtype=t): NumPy computes on x cast to t
-                kws = [kw for k, kw in zip(node.keywords, kws) if k.arg != "dtype"]
-                receiver = f"dnp.cast({receiver}, {syntax.unparse(dtype)})"
+                kws = [k for k in kws if k.arg != "dtype"]
+                receiver = quote.expr("dnp.cast(X, DTYPE)", X=receiver, DTYPE=dtype)
             if name in ("copy", "astype"):  # a new array (aliasing.py lets code write into it)
-                new = syntax.parse_expr(f"np.copy({receiver})")
-                for sub in syntax.walk(new):
-                    sub.lineno = getattr(node, "lineno", 1)
-                    sub.col_offset = 0
-                return new
+                return located(quote.expr("np.copy(X)", X=receiver), node)
             if name == "item":  # a Python number, differentiated as float() is
-                index = ", ".join(args)
-                src = (f"np.reshape({receiver}, ())" if not args else
-                       f"np.reshape({receiver}, (-1,))[{index}]" if len(args) == 1 else f"{receiver}[{index}]")
-                new = syntax.parse_expr(src)
-                for sub in syntax.walk(new):
-                    sub.lineno = getattr(node, "lineno", 1)
-                    sub.col_offset = 0
-                return new
+                if not args:
+                    new = quote.expr("np.reshape(X, ())", X=receiver)
+                elif len(args) == 1:
+                    new = quote.expr("np.reshape(X, (-1,))[INDEX]", X=receiver, INDEX=args[0])
+                else:
+                    new = quote.expr("X[INDEX]", X=receiver, INDEX=n.Tuple(elts=args, ctx=n.Load()))
+                return located(new, node)
             if name == "clip":  # x.clip(min=lo), x.clip(a_max=hi): np.clip(x, lo, hi), a None bound open
                 bounds = dict(zip(("min", "max"), args))
-                bounds.update({k.arg[-3:]: kw.split("=", 1)[1] for k, kw in zip(node.keywords, kws)
-                               if k.arg in ("min", "max", "a_min", "a_max")})
-                args = [bounds.get("min", "None"), bounds.get("max", "None")]
-                kws = [kw for k, kw in zip(node.keywords, kws) if k.arg not in ("min", "max", "a_min", "a_max")]
+                bounds.update({k.arg[-3:]: k.value for k in kws if k.arg in ("min", "max", "a_min", "a_max")})
+                args = [bounds.get("min", syntax.constant(None)), bounds.get("max", syntax.constant(None))]
+                kws = [k for k in kws if k.arg not in ("min", "max", "a_min", "a_max")]
             if name in ("flatten", "ravel"):
-                args, name = ["(-1,)"], "reshape"
-            elif name == "reshape" and len(args) > 1:
-                args = ["(" + ", ".join(args) + ")"]
-            elif name == "transpose" and len(args) > 1:
-                args = ["(" + ", ".join(args) + ")"]
-            src = f"np.{name}({', '.join([receiver] + args + kws)})"
-            new = syntax.parse_expr(src)
-            for sub in syntax.walk(new):
-                sub.lineno = getattr(node, "lineno", 1)
-                sub.col_offset = 0
-            return new
+                args, name = [quote.expr("(-1,)")], "reshape"
+            elif name in ("reshape", "transpose") and len(args) > 1:
+                args = [n.Tuple(elts=args, ctx=n.Load())]
+            new = n.Call(func=syntax.attribute("np", name), args=[syntax.copy(receiver)] + syntax.copy(args),
+                         keywords=syntax.copy(kws))
+            return located(new, node)
         return node
 
     def visit_Attribute(self, node):
         self.generic_visit(node)
         if node.attr == "T" and isinstance(node.ctx, n.Load) and self._is_local(node.value):
-            new = syntax.parse_expr(f"np.transpose({syntax.unparse(node.value)})")
-            for sub in syntax.walk(new):
-                sub.lineno = getattr(node, "lineno", 1)
-                sub.col_offset = 0
-            return new
+            return located(quote.expr("np.transpose(X)", X=node.value), node)
         return node
 
 
@@ -309,7 +298,7 @@ class _Walrus(syntax.NodeTransformer):
 def desugar_walrus(fn, fail):
     """`if (y := x * 2) > 1:` becomes `y = x * 2` and `if y > 1:`: one assignment per
     statement, which every later pass (aliasing, activity, the sweeps) sees. Without it the
-    condition was read as an inactive comparison and `y` never got an adjoint (issue 9).
+    condition would be read as an inactive comparison and `y` would get no adjoint.
     `fail(node, what, fix)` makes the refusal of a walrus that cannot be hoisted."""
     def block(stmts):
         out = []
@@ -336,7 +325,7 @@ def desugar_walrus(fn, fail):
 
     try:
         fn.body = block(fn.body)
-    finally:  # it calls itself through its cell: break that cycle (issue 13)
+    finally:  # it calls itself through its cell: break that cycle
         block = None
 
 

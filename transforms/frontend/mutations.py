@@ -1,15 +1,15 @@
 """Which calls change their arguments: list/array mutator methods, NumPy functions that
 write a value argument (`np.full`, ...), and, through user functions and their globals,
-which parameters a call may mutate (`_mutations`). The normalizer refuses such calls."""
+which parameters a call may mutate (`mutated_parameters`). The normalizer refuses such calls."""
 
 import inspect
-import textwrap
 
 import numpy as np
 
 from ..ir import syntax
 from ..calls import opmap
 from ..ir.syntax import nodes as n
+from .parse import source_tree
 
 MUTATORS = {"append", "extend", "insert", "pop", "remove", "sort", "reverse", "clear", "fill",
              "update", "setdefault", "__setitem__", "resize", "put", "itemset"}
@@ -20,14 +20,14 @@ _VALUE_PARAMETERS = {np.full: ((1, "fill_value"),), np.full_like: ((1, "fill_val
                      np.linspace: ((0, "start"), (1, "stop")), np.arange: ((0, "start"), (1, "stop"), (2, "step"))}
 
 
-# NumPy functions that write into their first argument and return None (issue 12)
+# NumPy functions that write into their first argument and return None
 _NUMPY_WRITERS = {np.put_along_axis: "dnp.put_along_axis(a, indices, values, axis)", np.put: None, np.place: None,
                   np.putmask: None, np.copyto: None, np.fill_diagonal: None}
 
 
 def in_place_numpy(obj):
     """(what, fix) refusing a NumPy function that writes into its argument, or None."""
-    if not opmap._hashable(obj) or obj not in _NUMPY_WRITERS:
+    if not opmap.hashable(obj) or obj not in _NUMPY_WRITERS:
         return None
     functional = _NUMPY_WRITERS[obj]
     return (f"`np.{obj.__name__}` writes into its first argument in place, which the transformer cannot "
@@ -40,7 +40,7 @@ def in_place_numpy(obj):
 def changed_names(node, local_names, resolve):
     """The local names whose objects a statement changes in place: the receiver of a mutator
     method (`acc.append(v)`, `xs[0].sort()`; not `np.sort(v)`, a module's function) and the
-    arguments a called user function changes (`push(acc, v)`: `_mutations`)."""
+    arguments a called user function changes (`push(acc, v)`: `mutated_parameters`)."""
     out = set()
     for call in syntax.walk(node):
         if not isinstance(call, n.Call):
@@ -49,7 +49,7 @@ def changed_names(node, local_names, resolve):
             out.add(_root(call.func.value))
             continue
         obj = resolve(call.func)
-        changed = _mutations(obj) if obj is not None and opmap.is_user_function(obj) else {}
+        changed = mutated_parameters(obj) if obj is not None and opmap.is_user_function(obj) else {}
         if not changed:
             continue
         try:
@@ -66,18 +66,18 @@ def _root(node):
     return node.id if isinstance(node, n.Name) else None
 
 
-def _value_arguments(obj, call):
+def value_arguments(obj, call):
     """The arguments of `call` whose values end up in the result of a constructor `obj`."""
-    params = _VALUE_PARAMETERS.get(obj, ()) if opmap._hashable(obj) else ()
+    params = _VALUE_PARAMETERS.get(obj, ()) if opmap.hashable(obj) else ()
     out = [call.args[i] for i, _ in params if i < len(call.args)]
     return out + [k.value for k in call.keywords if k.arg in {name for _, name in params}]
 
 
-def _mutations(fn, depth=0):
+def mutated_parameters(fn, depth=0):
     """{parameter: source line} of the parameters a user function changes in place
     (`xs.append(v)`, `xs[i] = v`, `xs += [v]`, or passing `xs` to a function that does)."""
     try:
-        tree = syntax.parse(textwrap.dedent(inspect.getsource(fn))).body[0]
+        tree = source_tree(fn).body[0]
     except (OSError, TypeError, SyntaxError, IndexError):
         return {}
     if not isinstance(tree, n.FunctionDef):
@@ -94,7 +94,7 @@ def _mutations(fn, depth=0):
         return node.id if isinstance(node, n.Name) else None
 
     # local names that share a parameter's object (`a = acc`, `inner = pair[0]`): a change
-    # through them changes the argument (issue 9: `a = acc; a.append(v)` went unrefused)
+    # through them changes the argument (`a = acc; a.append(v)` changes acc)
     alias, stored = {}, set()
     for node in syntax.walk(tree):
         if isinstance(node, n.Name) and isinstance(node.ctx, n.Store):
@@ -134,7 +134,7 @@ def _mutations(fn, depth=0):
         elif isinstance(node, n.Call) and depth < 8:
             callee = opmap.resolve(node.func, set(params), fn.__globals__)
             if callee is not None and opmap.is_user_function(callee) and callee is not fn:
-                inner = _mutations(callee, depth + 1)
+                inner = mutated_parameters(callee, depth + 1)
                 try:
                     bound = inspect.signature(callee).bind_partial(*node.args, **{
                         k.arg: k.value for k in node.keywords if k.arg})

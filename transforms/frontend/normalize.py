@@ -16,9 +16,11 @@ from ..ir import syntax
 from ..calls import odeint as odeint_calls, opmap
 from ..ir.syntax import nodes as n
 from ..ir.nodes import For, If, Op, Primal, SetItem, Stmt, While, is_name  # noqa: F401 (re-exported)
-from .normalize_expr import Expressions, _as_load, _hint, _simple  # noqa: F401
-from .desugar import _stmt as _desugar_stmt
-from .mutations import MUTATORS, _mutations, _value_arguments, changed_names, in_place_numpy
+from .normalize_expr import Expressions
+from .expr_atoms import as_load
+from .desugar import stmt_at
+from .mutations import MUTATORS, changed_names, in_place_numpy, mutated_parameters, value_arguments
+from ..templates import quote
 from .parse import error
 
 
@@ -76,7 +78,7 @@ class Normalizer(Expressions):
             obj = self.resolve(e.func)
             if obj is not None and self.is_nondiff(obj):
                 # np.full(shape, v), np.linspace(a, b, n) build arrays from their values
-                return any(self.expr_varied(a) for a in _value_arguments(obj, e))
+                return any(self.expr_varied(a) for a in value_arguments(obj, e))
             return any(self.expr_varied(a) for a in e.args) or any(
                 self.expr_varied(k.value) for k in e.keywords) or (
                 isinstance(e.func, n.Attribute) and obj is None and self.expr_varied(e.func.value))
@@ -130,11 +132,11 @@ class Normalizer(Expressions):
     def check_no_mutation(self, call, obj, s):
         """Refuse a call of a user function that changes an argument in place while any
         argument is differentiated: the transformer differentiates what a function returns,
-        never what it does to its arguments (issue 9: `helper(xs, a * 2)` doing `xs.append(v)`
-        gave a zero gradient)."""
+        never what it does to its arguments (`helper(xs, a * 2)` doing `xs.append(v)` would
+        get a zero gradient)."""
         if not (any(self.expr_varied(a) for a in call.args) or any(self.expr_varied(k.value) for k in call.keywords)):
             return
-        changed = _mutations(obj)
+        changed = mutated_parameters(obj)
         arguments = sorted(k for k in changed if not k.startswith("global:"))
         if changed and not arguments:
             name = sorted(changed)[0]
@@ -164,12 +166,12 @@ class Normalizer(Expressions):
         line, text = self.loc(node)
         for loop in syntax.walk(node):
             # desugar_jumps took `break` out of the body for the loop IR to test its flag at the
-            # end of each pass; a loop kept as written must test it itself (issue 9: without it an
-            # early return in an inactive loop ran on, and jvp / preserve_result gave the value
-            # of a later pass)
+            # end of each pass; a loop kept as written must test it itself (without it an early
+            # return in an inactive loop runs on, and jvp / preserve_result give the value of a
+            # later pass)
             flag = getattr(loop, "_dualtape_break", None)
             if flag and isinstance(loop, (n.For, n.While)):
-                check = _desugar_stmt(f"if {flag}:\n    break", loop.body[-1] if loop.body else loop)
+                check = stmt_at("if FLAG:\n    break", loop.body[-1] if loop.body else loop, FLAG=flag)
                 loop.body = list(loop.body) + [check]
                 loop._dualtape_break = None
         out.append(Primal(node, line, text, changed_names(node, self.locals, self.resolve)))
@@ -262,7 +264,7 @@ class Normalizer(Expressions):
             first.lineno = s.lineno
             self.assign(first, out)
             for t in targets[1:]:
-                nxt = n.Assign(targets=[t], value=syntax.copy(_as_load(targets[0])), type_comment=None)
+                nxt = n.Assign(targets=[t], value=syntax.copy(as_load(targets[0])), type_comment=None)
                 nxt.lineno = s.lineno
                 self.assign(nxt, out)
             return
@@ -289,8 +291,9 @@ class Normalizer(Expressions):
                     items = []
                     for i in range(len(names)):
                         item, index = self.fresh(), syntax.constant(i)
-                        self._emit(Op(item, "getitem", n.Subscript(value=syntax.copy(whole), slice=index, ctx=n.Load()),
-                                      [whole], line, text, index=index), out)
+                        self._emit(Op(target=item, kind="getitem", expr=n.Subscript(value=syntax.copy(whole), slice=index,
+                                                                                    ctx=n.Load()),
+                                      args=[whole], line=line, text=text, index=index), out)
                         items.append(syntax.name(item))
                 for t, item in zip(names, items):
                     part = n.Assign(targets=[t], value=syntax.copy(item), type_comment=None)
@@ -310,8 +313,8 @@ class Normalizer(Expressions):
             whole = self.expr(value, out, s)
             for i, t in enumerate(names):
                 index = syntax.constant(i)
-                self._emit(Op(t.id, "getitem", n.Subscript(value=syntax.copy(whole), slice=index, ctx=n.Load()),
-                              [whole], line, text, index=index), out)
+                self._emit(Op(target=t.id, kind="getitem", expr=n.Subscript(value=syntax.copy(whole), slice=index, ctx=n.Load()),
+                              args=[whole], line=line, text=text, index=index), out)
             return
         if isinstance(target, n.Subscript):
             root = target.value
@@ -334,7 +337,8 @@ class Normalizer(Expressions):
     def _copy(self, target, atom, out, s):
         line, text = self.loc(s)
         if is_name(atom):
-            self._emit(Op(target, "copy", syntax.copy(atom), [atom], line, text), out)
+            self._emit(Op(target=target, kind="copy", expr=syntax.copy(atom), args=[atom],
+                          line=line, text=text), out)
         else:
             node = n.Assign(targets=[syntax.name(target, store=True)], value=syntax.copy(atom), type_comment=None)
             node.lineno = s.lineno
@@ -348,8 +352,8 @@ class Normalizer(Expressions):
             op.target = self.fresh()
             op.writes = {op.target}
             out.append(op)
-            copy = Op(final, "copy", syntax.name(op.target), [syntax.name(op.target)], op.line, op.text)
-            copy.split = True
+            copy = Op(target=final, kind="copy", expr=syntax.name(op.target), args=[syntax.name(op.target)],
+                      line=op.line, text=op.text, split=True)
             out.append(copy)
             return
         out.append(op)
@@ -382,7 +386,7 @@ class Normalizer(Expressions):
                 seq_atoms.append(self.expr(seq, out, s) if self.expr_varied(seq) else seq)
             else:
                 tmp = self.fresh("_items")
-                node = syntax.parse(f"{tmp} = list({syntax.unparse(seq)})").body[0]
+                node = quote.stmt("ITEMS = list(SEQ)", ITEMS=tmp, SEQ=seq)
                 node.lineno = s.lineno
                 out.append(Primal(node, line, text))
                 seq_atoms.append(syntax.name(tmp))
@@ -390,9 +394,9 @@ class Normalizer(Expressions):
             var = index_name.id
         else:
             var = self.fresh("_i")
-        lengths = [f"len({syntax.unparse(a)})" for a in seq_atoms]
-        length = lengths[0] if len(lengths) == 1 else f"min({', '.join(lengths)})"
-        iter_node = syntax.parse_expr(f"range({length})")
+        lengths = [quote.expr("len(SEQ)", SEQ=a) for a in seq_atoms]
+        length = lengths[0] if len(lengths) == 1 else n.Call(func=syntax.name("min"), args=lengths, keywords=[])
+        iter_node = quote.expr("range(LENGTH)", LENGTH=length)
         for target, seq_atom in zip(elem_targets, seq_atoms):
             read = n.Subscript(value=syntax.copy(seq_atom), slice=syntax.name(var), ctx=n.Load())
             assign = n.Assign(targets=[target], value=read, type_comment=None)

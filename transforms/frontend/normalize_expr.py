@@ -14,8 +14,8 @@ from ..ir import syntax
 from ..calls import rewrites as call_rewrites, opmap
 from .. import runtime
 from ..ir.syntax import nodes as n
-from .expr_atoms import _array_as_stack, _hashable_obj, _hint, _pairs, _simple
-from .expr_atoms import _as_load  # noqa: F401  (re-exported for normalize.py)
+from .expr_atoms import array_as_stack, is_pad_pairs, is_simple, name_hint
+from ..templates import quote
 from ..ir.nodes import If, Op, Primal, is_name  # noqa: F401
 from .mutations import changed_names
 
@@ -33,31 +33,34 @@ class Expressions:
     def _solve(self, e, out, s, target):
         """np.linalg.solve(a, b) as the registry op on a matrix right-hand side: a vector b
         (NumPy 2: b.ndim == 1) is solved as the column b[:, None] and x read back as a vector,
-        as dnp.linalg_solve does; the op's rules are for matrices (issue 9: the gradient of a
-        solve with a vector b failed with a reshape error)."""
-        a = syntax.unparse(self.expr(e.args[0], out, s))
-        b = syntax.unparse(self.expr(e.args[1], out, s))
-        column = self.expr(syntax.parse_expr(f"np.reshape({b}, solve_rhs_shape(np.shape({b})))"), out, s)
-        call = syntax.parse_expr(f"{syntax.unparse(e.func)}({a}, {syntax.unparse(column)})")
+        as dnp.linalg_solve does; the op's rules are for matrices (a vector b would meet them
+        with the wrong shapes)."""
+        a = self.expr(e.args[0], out, s)
+        b = self.expr(e.args[1], out, s)
+        column = self.expr(quote.expr("np.reshape(B, solve_rhs_shape(np.shape(B)))", B=b), out, s)
+        call = n.Call(func=syntax.copy(e.func), args=[syntax.copy(a), syntax.copy(column)], keywords=[])
         call._matrix_rhs = True
-        x = syntax.unparse(self.expr(call, out, s))
-        return self.expr(syntax.parse_expr(f"np.reshape({x}, solve_x_shape(np.shape({x}), np.ndim({b})))"),
+        x = self.expr(call, out, s)
+        return self.expr(quote.expr("np.reshape(X, solve_x_shape(np.shape(X), np.ndim(B)))", X=x, B=b),
                          out, s, target)
 
     def _as_einsum(self, obj, e, out, s):
         """np.outer, np.tensordot, np.trace, np.diagonal and np.einsum with '...' as np.einsum
         with explicit subscripts, computed from the operands' shapes at run time by a runtime
         helper (`tensordot_subscripts(np.shape(a), np.shape(b), 1)`): the Einsum op's rules
-        then serve every mode (issue 9). None: not one of these calls."""
-        if not _hashable_obj(obj) or obj not in (np.outer, np.tensordot, np.trace, np.diagonal, np.einsum):
+        then serve every mode. None: not one of these calls."""
+        if not opmap.hashable(obj) or obj not in (np.outer, np.tensordot, np.trace, np.diagonal, np.einsum):
             return None
         if obj is np.einsum:
             sub = e.args[0] if e.args else None
             if not (syntax.is_constant(sub) and isinstance(sub.value, str) and "..." in sub.value) or e.keywords:
                 return None
-            atoms = [syntax.unparse(self.expr(a, out, s)) for a in e.args[1:]]
-            shapes = ", ".join(f"np.shape({a})" for a in atoms)
-            return syntax.parse_expr(f"np.einsum(einsum_subscripts({sub.value!r}, {shapes}), {', '.join(atoms)})")
+            atoms = [self.expr(a, out, s) for a in e.args[1:]]
+            shapes = [quote.expr("np.shape(A)", A=a) for a in atoms]
+            subscripts = n.Call(func=syntax.name("einsum_subscripts"), args=[syntax.constant(sub.value)] + shapes,
+                                keywords=[])
+            return n.Call(func=syntax.attribute("np", "einsum"), args=[subscripts] + [syntax.copy(a) for a in atoms],
+                          keywords=[])
         try:
             bound = inspect.signature(obj).bind(*e.args, **{k.arg: k.value for k in e.keywords})
         except TypeError:
@@ -69,44 +72,43 @@ class Expressions:
         statics = {k: v for k, v in args.items() if k in ("axes", "offset", "axis1", "axis2")}
         if any(self.expr_varied(v) for v in statics.values()):
             return None  # refused by the usual path: a static argument must not depend on the inputs
-        static = {k: syntax.unparse(v) for k, v in statics.items()}
         if obj is np.outer:
-            a, b = (syntax.unparse(self.expr(args[k], out, s)) for k in ("a", "b"))
-            return syntax.parse_expr(f"np.einsum('i,j->ij', np.reshape({a}, (-1,)), np.reshape({b}, (-1,)))")
+            a, b = (self.expr(args[k], out, s) for k in ("a", "b"))
+            return quote.expr("np.einsum('i,j->ij', np.reshape(A, (-1,)), np.reshape(B, (-1,)))", A=a, B=b)
         if obj is np.tensordot:
-            a, b = (syntax.unparse(self.expr(args[k], out, s)) for k in ("a", "b"))
-            axes = static.get("axes", "2")
-            return syntax.parse_expr(f"np.einsum(tensordot_subscripts(np.shape({a}), np.shape({b}), {axes}), {a}, {b})")
-        a = syntax.unparse(self.expr(args["a"], out, s))
-        offset, axis1, axis2 = static.get("offset", "0"), static.get("axis1", "0"), static.get("axis2", "1")
-        block = self.expr(syntax.parse_expr(f"{a}[diagonal_block(np.shape({a}), {offset}, {axis1}, {axis2})]"), out, s)
-        keep = obj is np.diagonal
-        return syntax.parse_expr(f"np.einsum(diagonal_subscripts(np.ndim({a}), {axis1}, {axis2}, {keep}), "
-                                f"{syntax.unparse(block)})")
+            a, b = (self.expr(args[k], out, s) for k in ("a", "b"))
+            return quote.expr("np.einsum(tensordot_subscripts(np.shape(A), np.shape(B), AXES), A, B)", A=a, B=b,
+                              AXES=statics.get("axes", 2))
+        a = self.expr(args["a"], out, s)
+        offset, axis1, axis2 = statics.get("offset", 0), statics.get("axis1", 0), statics.get("axis2", 1)
+        block = self.expr(quote.expr("A[diagonal_block(np.shape(A), OFFSET, AXIS1, AXIS2)]", A=a, OFFSET=offset,
+                                     AXIS1=axis1, AXIS2=axis2), out, s)
+        return quote.expr("np.einsum(diagonal_subscripts(np.ndim(A), AXIS1, AXIS2, KEEP), BLOCK)", A=a, AXIS1=axis1,
+                          AXIS2=axis2, KEEP=obj is np.diagonal, BLOCK=block)
 
     def _slogdet(self, e, out, s, target):
         """np.linalg.slogdet(a) as the pair (sign, log|det a|) of its two registry ops (the sign
-        a constant), spelled with the runtime names slogdet_sign / slogdet_logabs (issue 9)."""
+        a constant), spelled with the runtime names slogdet_sign / slogdet_logabs."""
         line, text = self.loc(s)
         a = self.expr(e.args[0], out, s)
         sign = self.fresh("_sign")
         node = n.Assign(targets=[syntax.name(sign, store=True)],
-                        value=syntax.parse_expr(f"slogdet_sign({syntax.unparse(a)})"), type_comment=None)
+                        value=quote.expr("slogdet_sign(A)", A=a), type_comment=None)
         node.lineno = s.lineno
         out.append(Primal(node, line, text))
-        logabs = self.fresh(_hint("logabsdet", a))
-        self._emit(Op(logabs, "prim", syntax.parse_expr(f"slogdet_logabs({syntax.unparse(a)})"), [a], line, text,
-                      spec=opmap.lookup(runtime.slogdet_logabs), static={}), out)
-        return self.expr(syntax.parse_expr(f"({sign}, {logabs})"), out, s, target)
+        logabs = self.fresh(name_hint("logabsdet", a))
+        self._emit(Op(target=logabs, kind="prim", expr=quote.expr("slogdet_logabs(A)", A=a), args=[a],
+                      line=line, text=text, spec=opmap.lookup(runtime.slogdet_logabs), static={}), out)
+        return self.expr(n.Tuple(elts=[syntax.name(sign), syntax.name(logabs)], ctx=n.Load()), out, s, target)
 
     def refuse_complex(self, e, s):
         """A complex literal (`1j`) or `complex(...)` meeting a differentiated value is refused:
-        dualtape does not differentiate complex numbers yet (issue 10; every runtime mode refuses
-        them, and the generated code gave wrong numbers).
+        dualtape does not differentiate complex numbers yet (every runtime mode refuses them,
+        and the generated code would give wrong numbers).
 
         `expr` calls this at every BinOp and Call on its way down, so each node is looked at
         once: a subtree an enclosing call already found clean is skipped (walking every operand
-        at every level was quadratic; a 300-term sum took seconds more to transform, issue 9)."""
+        at every level would be quadratic: a 300-term sum took seconds more to transform)."""
         if getattr(self, "_complex_checked", None) is None:
             self._complex_checked = set()  # the nodes themselves, kept alive: no id reuse
         checked = self._complex_checked
@@ -144,16 +146,16 @@ class Expressions:
     def operand(self, e, other=None):
         """An array operand as NumPy sees it: a list literal of differentiated values
         (`x * [a, 2.0]`) is np.asarray of it, i.e. `np.stack([a, 2.0])`, so its derivative is
-        an array too (batched tangents, tensors and dual numbers included; issue 9). Not when
+        an array too (batched tangents, tensors and dual numbers included). Not when
         the other operand of `+`/`*` may be a list or an int: that is list concatenation or repetition."""
         if other is not None and (self._listy(other) or (syntax.is_constant(other) and isinstance(other.value, int))):
             return e
         e = self._items_of_fixed_list(e)
         if (isinstance(e, (n.List, n.Tuple)) and e.elts and self.expr_varied(e)
                 and not any(isinstance(x, n.Starred) for x in e.elts)
-                and self.resolve(syntax.parse_expr("np.stack")) is np.stack):
+                and self.resolve(syntax.attribute("np", "stack")) is np.stack):
             e = type(e)(elts=[self._items_of_fixed_list(x) for x in e.elts], ctx=n.Load())
-            return _array_as_stack(e)
+            return array_as_stack(e)
         return e
 
     def _list_operator(self, op, left, right, names=None):
@@ -185,8 +187,7 @@ class Expressions:
     def _items_of_fixed_list(self, e):
         """A name only ever bound to list literals of L items as the literal `[y[0], ..., y[L-1]]`."""
         if isinstance(e, n.Name) and self.expr_varied(e) and e.id in self.fixed_lists():
-            items = ", ".join(f"{e.id}[{k}]" for k in range(self.fixed_lists()[e.id]))
-            return syntax.parse_expr(f"[{items}]")
+            return n.List(elts=[quote.expr("E[K]", E=e.id, K=k) for k in range(self.fixed_lists()[e.id])], ctx=n.Load())
         return e
 
     def fixed_lists(self):
@@ -212,7 +213,7 @@ class Expressions:
         """Emit Ops computing `e`; return the atom (a Name or an inactive expression) holding it."""
         line, text = self.loc(s)
         if not self.expr_varied(e):
-            if target is None and _simple(e):
+            if target is None and is_simple(e):
                 return e
             name = target or self.fresh()
             node = n.Assign(targets=[syntax.name(name, store=True)], value=e, type_comment=None)
@@ -221,7 +222,8 @@ class Expressions:
             return syntax.name(name)
         if isinstance(e, n.Name):
             if target is not None and target != e.id:
-                self._emit(Op(target, "copy", syntax.copy(e), [e], line, text), out)
+                self._emit(Op(target=target, kind="copy", expr=syntax.copy(e), args=[e],
+                              line=line, text=text), out)
                 return syntax.name(target)
             return e
         if isinstance(e, (n.BinOp, n.Call)):
@@ -234,34 +236,34 @@ class Expressions:
             a = self.expr(left, out, s)
             b = self.expr(right, out, s)
             spec = opmap.lookup(_BINOP_FN[symbol])
-            name = target or self.fresh(_hint(word, a, b))
+            name = target or self.fresh(name_hint(word, a, b))
             kind = "listop" if self._list_operator(e.op, left, right) else "prim"  # runtime_lists.py
-            self._emit(Op(name, kind, n.BinOp(left=syntax.copy(a), op=e.op, right=syntax.copy(b)),
-                          [a, b], line, text, spec=spec), out)
+            self._emit(Op(target=name, kind=kind, expr=n.BinOp(left=syntax.copy(a), op=e.op, right=syntax.copy(b)),
+                          args=[a, b], line=line, text=text, spec=spec), out)
             return syntax.name(name)
         if isinstance(e, n.UnaryOp):
             if isinstance(e.op, n.UAdd):
                 return self.expr(e.operand, out, s, target)
             if isinstance(e.op, n.USub):
                 a = self.expr(e.operand, out, s)
-                name = target or self.fresh(_hint("neg", a))
-                self._emit(Op(name, "prim", n.UnaryOp(op=n.USub(), operand=syntax.copy(a)), [a], line, text,
-                              spec=opmap.lookup(np.negative)), out)
+                name = target or self.fresh(name_hint("neg", a))
+                self._emit(Op(target=name, kind="prim", expr=n.UnaryOp(op=n.USub(), operand=syntax.copy(a)),
+                              args=[a], line=line, text=text, spec=opmap.lookup(np.negative)), out)
                 return syntax.name(name)
         if isinstance(e, n.Call):
             return self.call(e, out, s, target)
         if isinstance(e, n.Subscript):
             base = self.expr(e.value, out, s)
             name = target or self.fresh()
-            self._emit(Op(name, "getitem", n.Subscript(value=syntax.copy(base), slice=e.slice, ctx=n.Load()),
-                          [base], line, text, index=e.slice), out)
+            self._emit(Op(target=name, kind="getitem", expr=n.Subscript(value=syntax.copy(base), slice=e.slice, ctx=n.Load()),
+                          args=[base], line=line, text=text, index=e.slice), out)
             return syntax.name(name)
         if isinstance(e, (n.Tuple, n.List)):
             atoms = [self.expr(x, out, s) for x in e.elts]
             name = target or self.fresh()
             node = (n.Tuple if isinstance(e, n.Tuple) else n.List)(elts=[syntax.copy(a) for a in atoms], ctx=n.Load())
-            self._emit(Op(name, "pack", node, atoms, line, text,
-                          container="tuple" if isinstance(e, n.Tuple) else "list"), out)
+            self._emit(Op(target=name, kind="pack", expr=node, args=atoms,
+                          line=line, text=text, container="tuple" if isinstance(e, n.Tuple) else "list"), out)
             return syntax.name(name)
         if isinstance(e, n.IfExp):
             name = target or self.fresh()
@@ -289,7 +291,7 @@ class Expressions:
         if obj is builtins.float:
             return self.expr(e.args[0], out, s, target)
         if obj is np.ravel and len(e.args) == 1 and not e.keywords:  # as `x.ravel()`: a reshape
-            return self.expr(n.Call(func=syntax.parse_expr("np.reshape"), args=[e.args[0], syntax.parse_expr("(-1,)")],
+            return self.expr(n.Call(func=syntax.attribute("np", "reshape"), args=[e.args[0], quote.expr("(-1,)")],
                                     keywords=[]), out, s, target)
         as_numpy = opmap.tf_call(obj, e)  # `tf.reduce_sum(x)` in `import dualtape as tf` code
         if as_numpy is not None:
@@ -298,10 +300,10 @@ class Expressions:
         if written is not None:
             return self.expr(written, out, s, target)
         if (obj is np.array and len(e.args) == 1 and not e.keywords and isinstance(e.args[0], (n.List, n.Tuple))
-                and e.args[0].elts and self.resolve(syntax.parse_expr("np.stack")) is np.stack):
+                and e.args[0].elts and self.resolve(syntax.attribute("np", "stack")) is np.stack):
             # np.array([a, b]) of differentiated values is np.stack([a, b]) (nested lists stacked
-            # level by level): one op with rules in every mode, and traced values stay traced (issue 9)
-            return self.expr(_array_as_stack(e.args[0]), out, s, target)
+            # level by level): one op with rules in every mode, and traced values stay traced
+            return self.expr(array_as_stack(e.args[0]), out, s, target)
         if obj is np.linalg.solve and len(e.args) == 2 and not e.keywords and not getattr(e, "_matrix_rhs", False):
             return self._solve(e, out, s, target)
         if obj is np.linalg.slogdet and len(e.args) == 1 and not e.keywords:
@@ -309,9 +311,10 @@ class Expressions:
         if (obj is np.copy or obj is np.array) and len(e.args) == 1 and not e.keywords:
             # a copy: new memory (aliasing.py lets code write into it), the identity derivative
             a = self.expr(e.args[0], out, s)
-            name = target or self.fresh(_hint("copy", a))
+            name = target or self.fresh(name_hint("copy", a))
             call = n.Call(func=syntax.copy(e.func), args=[syntax.copy(a)], keywords=[])
-            self._emit(Op(name, "copy", call, [a], line, text), out)
+            self._emit(Op(target=name, kind="copy", expr=call, args=[a],
+                          line=line, text=text), out)
             return syntax.name(name)
         rewritten = self._as_einsum(obj, e, out, s)
         if rewritten is not None:
@@ -342,11 +345,10 @@ class Expressions:
                                     "Static arguments (axis, shape, ...) must not depend on the inputs being differentiated.")
             if spec.prim.name == "GatherV2" and syntax.is_constant(static.get("axis")) and static["axis"].value is None:
                 # np.take without axis flattens x first (dnp.take does it at run time)
-                static["axis"] = syntax.parse_expr(f"take_axis({syntax.unparse(atoms[0])})")
-            if spec.prim.name == "PadV2" and "pad_width" in static and not _pairs(static["pad_width"]):
+                static["axis"] = quote.expr("take_axis(X)", X=atoms[0])
+            if spec.prim.name == "PadV2" and "pad_width" in static and not is_pad_pairs(static["pad_width"]):
                 # dnp.pad spreads `1` or `(1, 2)` over the axes at run time; the rules need the pairs
-                static["pad_width"] = syntax.parse_expr(
-                    f"pad_pairs({syntax.unparse(static['pad_width'])}, {syntax.unparse(atoms[0])})")
+                static["pad_width"] = quote.expr("pad_pairs(PAD_WIDTH, X)", PAD_WIDTH=static["pad_width"], X=atoms[0])
             call = syntax.copy(e)
             mapping = {id(a): atom for a, atom in zip(inputs, atoms) if a is not None}
             call.args = [syntax.copy(mapping.get(id(a), a)) for a in e.args]
@@ -363,9 +365,9 @@ class Expressions:
                         holder[0] = seq
                     else:
                         holder[j].value = seq
-            name = target or self.fresh(_hint(getattr(obj, "__name__", "call"), *[a for a in atoms if a is not None][:1]))
-            self._emit(Op(name, "prim", call, [a for a in atoms], line, text, spec=spec,
-                          static=static), out)
+            name = target or self.fresh(name_hint(getattr(obj, "__name__", "call"), *[a for a in atoms if a is not None][:1]))
+            self._emit(Op(target=name, kind="prim", expr=call, args=[a for a in atoms],
+                          line=line, text=text, spec=spec, static=static), out)
             return syntax.name(name)
         if obj is not None and self.reads_source(obj):
             self.check_no_mutation(e, obj, s)
@@ -373,8 +375,9 @@ class Expressions:
             kws = {k.arg: self.expr(k.value, out, s) for k in e.keywords}
             call = n.Call(func=syntax.copy(e.func), args=[syntax.copy(a) for a in args],
                           keywords=[n.keyword(arg=k, value=syntax.copy(v)) for k, v in kws.items()])
-            name = target or self.fresh(_hint(obj.__name__, *args[:1]))
-            self._emit(Op(name, "call", call, args, line, text, fn=obj, keywords=kws), out)
+            name = target or self.fresh(name_hint(obj.__name__, *args[:1]))
+            self._emit(Op(target=name, kind="call", expr=call, args=args,
+                          line=line, text=text, fn=obj, keywords=kws), out)
             return syntax.name(name)
         what = f"`{func_src}`" if obj is None else f"`{func_src}` ({type(obj).__name__})"
         raise self.fail(s, f"the call of {what} on differentiated values cannot be differentiated: "

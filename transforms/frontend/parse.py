@@ -70,11 +70,18 @@ class FunctionInfo:
         return self.first_line + getattr(node, "lineno", 1) - 1
 
 
+def source_tree(fn):
+    """The gast Module of the source `inspect` reads for `fn` (dedented): how the call
+    resolution and the mutation analysis read the functions a program calls. Raises OSError,
+    TypeError or SyntaxError as inspect and the parser do."""
+    return syntax.parse(textwrap.dedent(inspect.getsource(fn)))
+
+
 def lambda_source(fn, filename, api):
     """(the lines of `fn`'s file, a module holding `def <lambda>(args): return body`) for the
     lambda `fn`: the whole file is parsed and the lambda found by the positions of its code
     (the statement `inspect` reads may not parse alone: a lambda in a `try:`, `for` or `if`
-    line gave a raw SyntaxError, issue 19). Line numbers are the file's."""
+    line would give a raw SyntaxError). Line numbers are the file's."""
     lines = linecache.getlines(filename, fn.__globals__)
     if not lines:
         raise OSError("could not get source code")

@@ -11,6 +11,7 @@
 
 import inspect
 import numbers
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -19,14 +20,15 @@ from dualtape.core.traced import number_argument
 
 from . import syntax
 from .syntax import nodes as n
-from ..frontend.normalize import For, If, Op, Primal, SetItem, While, is_name
+from .nodes import For, If, Op, Primal, SetItem, While, is_name
 
 
+@dataclass(eq=False)
 class Segment:
     """A maximal run of straight-line statements (Op and Primal)."""
 
-    def __init__(self, stmts):
-        self.stmts = stmts
+    stmts: list
+    saved: list = None  # the names the reverse sweep saves before it (reverse/sweeps.py)
 
 
 def segmentize(block):

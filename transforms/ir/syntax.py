@@ -5,6 +5,7 @@ the rest of `dualtape.transforms` reaches gast only through these helpers.
 """
 
 import copy as _copy
+import math as _math
 
 import gast
 
@@ -46,6 +47,28 @@ def name(identifier, store=False):
 
 def constant(value):
     return gast.Constant(value=value, kind=None)
+
+
+def literal(value):
+    """The expression Python's parser makes of `repr(value)`, for the values parameter defaults
+    are: None, bools, numbers (a negative one as `-x`; `inf` and `nan` as names), strings, and
+    tuples and lists of them."""
+    if type(value) in (tuple, list):
+        return (gast.Tuple if type(value) is tuple else gast.List)(elts=[literal(v) for v in value], ctx=gast.Load())
+    if type(value) in (int, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            node = name("nan" if value != value else "inf")
+            return gast.UnaryOp(op=gast.USub(), operand=node) if value < 0 else node
+        if value < 0 or (type(value) is float and _math.copysign(1.0, value) < 0):
+            return gast.UnaryOp(op=gast.USub(), operand=literal(-value))
+    if value is None or type(value) in (bool, int, float, str, bytes):
+        return constant(value)
+    raise ValueError(f"no literal spells {type(value).__name__} {value!r}")
+
+
+def attribute(value, attr):
+    """`value.attr` (a load); `value` is a node or an identifier."""
+    return gast.Attribute(value=name(value) if isinstance(value, str) else value, attr=attr, ctx=gast.Load())
 
 
 def is_constant(node):

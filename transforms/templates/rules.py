@@ -52,7 +52,7 @@ def instantiate(rule, mapping):
     Keyword-only parameters missing from `mapping` take the rule's default value.
     """
     params, defaults, expr = rule_template(rule)
-    full = {k: syntax.constant(v) if isinstance(v, (int, float, bool, type(None))) else syntax.parse_expr(repr(v))
+    full = {k: syntax.constant(v) if isinstance(v, (int, float, bool, type(None))) else syntax.literal(v)
             for k, v in defaults.items()}
     full.update(mapping)
     return _Substitute(full).visit(syntax.copy(expr))
