@@ -6,7 +6,7 @@ without a Namer (`_stack`, the runtime helpers, `np`, `len`) are taken from the 
 locals first (`rename_reserved`), so every generated name is fresh.
 """
 
-import re
+import ast
 
 from . import syntax
 from .. import runtime
@@ -74,9 +74,31 @@ def shadowed_helper(source, params):
     """A parameter named like a runtime helper that the generated `source` calls, or None
     (a parameter `step` is fine until the adjoint needs the helper `step(...)`)."""
     for name in sorted(set(params) & set(RUNTIME_HELPERS)):
-        if re.search(rf"\b{name}\(", source):
+        if _calls(source, name):
             return name
     return None
+
+
+def _calls(source, name):
+    """Whether `source` holds `name(` with no identifier character just before `name`."""
+    start = source.find(name + "(")
+    while start >= 0:
+        if start == 0 or not _word_char(source[start - 1]):
+            return True
+        start = source.find(name + "(", start + 1)
+    return False
+
+
+def _word_char(c):
+    return c.isalnum() or c == "_"
+
+
+def shadowed_helper_in(functions, params):
+    """A parameter named like a runtime helper that the generated functions (trees) call, or
+    None (a parameter `step` is fine until the adjoint needs the helper `step(...)`)."""
+    called = {x.func.id for fn in functions for x in ast.walk(fn)
+              if isinstance(x, ast.Call) and isinstance(x.func, ast.Name)}
+    return next((name for name in sorted(set(params) & set(RUNTIME_HELPERS)) if name in called), None)
 
 
 def all_names(node):
@@ -125,7 +147,7 @@ def alias_foreign_globals(fn_node, local_names, namespace, shared):
     """Rename the globals and closure variables the function reads that the shared namespace
     of the generated module holds under the same name with another object: a helper from
     another module reading its own `K` while the transformed function's module has a `K` of
-    its own (the helper's adjoint read the caller's, a wrong number; issue 19). Returns
+    its own (the helper's adjoint would read the caller's, a wrong number). Returns
     {alias: object}, added to `shared` by the caller."""
     clash = {x.id for x in syntax.walk(fn_node) if isinstance(x, n.Name) and isinstance(x.ctx, n.Load)
              and x.id not in local_names and x.id in namespace and shared.get(x.id, namespace[x.id]) is not
@@ -164,14 +186,14 @@ def _code_names(code):
 
 def identifier(name):
     """`name` as a Python identifier: a lambda's `<lambda>_vjp` is `lambda_vjp`."""
-    return re.sub(r"\W", "", name)
+    return "".join(c for c in name if _word_char(c))
 
 
 def fresh_function_name(base, fn, taken=()):
     """`base` (`f_vjp`), or `base_2`, ... when the user's function `fn` could see it: a global or
     closure variable of fn's, or a name fn mentions. The generated module runs in a copy of fn's
     globals, so a user's own `f_vjp` would otherwise be replaced by the generated function, or
-    (in .save) clobber it (issue 9); helper names are made fresh the same way (Module.unique)."""
+    (in .save) clobber it; helper names are made fresh the same way (Module.unique)."""
     used = set(fn.__globals__) | set(fn.__code__.co_freevars) | _code_names(fn.__code__) | _reserved() | set(taken)
     name = base = identifier(base)
     k = 1
