@@ -6,7 +6,7 @@ The normalizer writes the call as one `call` op of `func` on (y0, t, *args) mark
 atol). Its adjoint is not `func`'s: `adjoint_stmts` has the transformer generate `func`'s
 adjoint (w.r.t. y, t and the differentiated args, as for any called function) and calls
 `runtime_odeint.odeint_adjoint`, which solves the adjoint ODE with it; forward mode
-(`tangent_lines`) solves the sensitivity equations with `func`'s tangent function. hvp
+(`tangent_stmts`) solves the sensitivity equations with `func`'s tangent function. hvp
 (forward over that adjoint) is refused (forward/helper_rules.ForwardNormalizer).
 """
 
@@ -132,6 +132,38 @@ def adjoint_lines(rev, st, g, loads, arg_adj, ans):
     return lines
 
 
+def tangent_stmts(fwd, st):
+    """The tangent of `ys = odeint(func, y0, t, args)` as generated code (standard-ast
+    statements): the call itself, then one odeint_tangent call, which solves the forward
+    sensitivity equations with the transformer's tangent function of `func`."""
+    if fwd.batch:
+        raise TransformError(f"[{fwd.module.api}] {st.text!r}: odeint with a batch of tangents (jacfwd, hessian) "
+                             "is not supported.\n  Call the jvp once per direction, or use "
+                             "dualtape.transforms.grad / vjp.")
+    primal = code_stmt("T = E", T=st.target, E=syntax.to_ast(st.expr))
+    params = list(inspect.signature(st.fn).parameters)
+    active = [k for k in range(2, len(st.args)) if is_name(st.args[k]) and st.args[k].id in fwd.active]
+    wrt = (params[0],) + tuple(params[k] for k in active)
+    kinds = {params[0]: "array", params[1]: "scalar"}
+    kinds.update((params[k], fwd.kinds.expr_kind(st.args[k])) for k in range(2, len(st.args)))
+    helper, tparams = fwd.module.forward_helper(st.fn, wrt, kinds, fwd.optimize, False, st)
+    args = [syntax.to_ast(a) for a in st.args]
+
+    def tangent(a):
+        return ast.Name(id=fwd.d(a.id), ctx=ast.Load()) if is_name(a) and a.id in fwd.active else ast.Constant(value=None)
+
+    def literal_tuple(values):
+        return ast.Tuple(elts=[ast.Constant(value=v) for v in values], ctx=ast.Load())
+    call = code_expr("odeint_tangent(FUNC, HELPER, TPARAMS, ACTIVE, TARGET, Y0, T, ARGS, DY0, DT, DARGS)",
+                     FUNC=syntax.to_ast(st.odeint["func"]), HELPER=helper, TPARAMS=literal_tuple(tparams),
+                     ACTIVE=literal_tuple(k - 2 for k in active), TARGET=st.target, Y0=args[0], T=args[1],
+                     ARGS=ast.Tuple(elts=args[2:], ctx=ast.Load()), DY0=tangent(st.args[0]), DT=tangent(st.args[1]),
+                     DARGS=ast.Tuple(elts=[tangent(st.args[k]) for k in active], ctx=ast.Load()))
+    call.keywords = [ast.keyword(arg=key, value=syntax.to_ast(st.odeint[key]))
+                     for key in ("rtol", "atol") if key in st.odeint]
+    return [primal, fwd.define(st.target, call)]
+
+
 def tangent_lines(fwd, st):
     """The tangent of `ys = odeint(func, y0, t, args)`: one odeint_tangent call, which solves the
     forward sensitivity equations with the transformer's tangent function of `func`."""
@@ -153,7 +185,8 @@ def tangent_lines(fwd, st):
     extra = ", ".join(src[2:]) + ("," if len(src) == 3 else "")
     dargs = ", ".join(tangent(st.args[k]) for k in active) + ("," if len(active) == 1 else "")
     options = "".join(f", {key}={syntax.unparse(st.odeint[key])}" for key in ("rtol", "atol") if key in st.odeint)
-    expr = (f"odeint_tangent({syntax.unparse(st.odeint['func'])}, {helper}, {tuple(tparams)!r}, {tuple(k - 2 for k in active)!r}, "
+    expr = (f"odeint_tangent({syntax.unparse(st.odeint['func'])}, {helper}, {tuple(tparams)!r}, "
+            f"{tuple(k - 2 for k in active)!r}, "
             f"{st.target}, {src[0]}, {src[1]}, ({extra}), {tangent(st.args[0])}, {tangent(st.args[1])}, "
             f"({dargs}){options})")
     return [primal, fwd.define(st.target, expr)]
