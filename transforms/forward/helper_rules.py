@@ -1,23 +1,34 @@
 """What the forward transformer needs beyond the registry, to read generated adjoint code.
 
-Adjoint code (the output of `grad`) calls a few helpers that are not registry ops:
-`unbroadcast`, `unreduce`, `matmul_cotangent_x`, `owned`, `add_at`, ... and pushes and pops
-a `_stack`. Forward mode over that code (`hvp`, source of source) needs a JVP rule for
-each helper: they are declared here as small primitives whose JVP rules are single-`return`
-templates, exactly like the registry's. `_stack.append(v)` / `v = _stack.pop()` become
-`Push` / `Pop` statements: the tangents travel on a second stack, `_dstack`.
+Adjoint code (the output of `grad`) calls helpers that are not registry ops: `unbroadcast`,
+`unreduce`, `matmul_cotangent_x`, `owned`, `add_at`, ..., and the adjoint helpers of the array
+ops (stacking, diagonals, kron, diff, sorting, quantiles, convolution, interpolation, averages,
+matrix powers, expm, banded and triangular solves, scipy.stats' density factors); it pushes
+and pops a `_stack`. Forward mode over that code (`hvp`, source of source) needs a JVP rule
+for each helper: they are declared here as small primitives (`HELPERS`) whose JVP rules are
+single-`return` templates, exactly like the registry's.
+
+Most array helpers are linear in the cotangent and read their other inputs for shapes,
+indices or sorted orders only (piecewise constant): LINEAR, with those inputs
+non-differentiable. The bilinear ones (kron, convolve) say which input the result is linear
+in by `argnum`; the rest get a tangent function of `runtime/tangents.py`. The decomposition
+helpers (svd, eigh, qr, pinv, norm) are read from their source instead
+(`ForwardNormalizer.reads_source`).
+
+`_stack.append(v)` / `v = _stack.pop()` become `Push` / `Pop` statements: the tangents travel
+on a second stack, `_dstack`.
 """
 
 import inspect
 
 from dualtape.core import dnp
 from dualtape.core import rulekit
+from dualtape.core import rulekit_decomp
 from dualtape.core.registry import LINEAR, NOT_DIFFERENTIABLE, Primitive
 
 from ..ir import syntax
 from ..calls import opmap
 from .. import runtime
-from .helper_rules_arrays import HELPERS_MORE, NONDIFF_MORE
 from ..ir.syntax import nodes as n
 from ..frontend.normalize import Normalizer, Stmt, For
 
@@ -110,55 +121,148 @@ def einsum_vjp_operands(doperands, ans, g, operands, argnum, subscripts):
     return einsum_vjp_tangent(g, operands, doperands, argnum, subscripts)  # noqa: F821 (multilinear)
 
 
-def _helper(name, impl, jvp, nondiff_argnums=()):
-    rules = jvp if jvp is LINEAR else tuple(jvp)
-    return Primitive(name, impl, rules, rules, False, False, {}, (), tuple(nondiff_argnums), False)
+# -- JVP templates of the array ops' adjoint helpers (names are the generated code's) --------
+
+def kron_g(dg, ans, g, a, b, argnum):
+    return kron_vjp(dg, a, b, argnum)  # noqa: F821
+
+
+def kron_a(da, ans, g, a, b, argnum):
+    return kron_vjp(g, da, b, argnum) * (argnum == 1)  # noqa: F821 (a only gives a shape when argnum is 0)
+
+
+def kron_b(db, ans, g, a, b, argnum):
+    return kron_vjp(g, a, db, argnum) * (argnum == 0)  # noqa: F821
+
+
+def conv_g(dg, ans, g, a, v, mode, argnum, correlate=False):
+    return convolve_vjp(dg, a, v, mode, argnum, correlate)  # noqa: F821
+
+
+def conv_a(da, ans, g, a, v, mode, argnum, correlate=False):
+    return convolve_vjp(g, da, v, mode, argnum, correlate) * (argnum == 1)  # noqa: F821
+
+
+def conv_v(dv, ans, g, a, v, mode, argnum, correlate=False):
+    return convolve_vjp(g, a, dv, mode, argnum, correlate) * (argnum == 0)  # noqa: F821
+
+
+def mp_g(dg, ans, g, a, n):
+    return matrix_power_vjp(dg, a, n)  # noqa: F821
+
+
+def mp_a(da, ans, g, a, n):
+    return matrix_power_vjp_tangent(g, a, da, n)  # noqa: F821
+
+
+def ef_a(da, ans, a, e, transpose=False):
+    return expm_frechet_tangent(a, e, da, transpose)  # noqa: F821
+
+
+def ef_e(de, ans, a, e, transpose=False):
+    return expm_frechet(a, de, transpose)  # noqa: F821 (linear in the direction)
+
+
+def iw_x(dx, ans, x, xp):
+    return interp_weights_tangent(dx, x, xp)  # noqa: F821
+
+
+def density_ans(dans, ans, a, method):
+    return dans * float(not method.startswith("log"))  # density_factor: ans, or 1.0 for log-densities
+
+
+def lsf_x(dx, ans, x, loc, scale, i):
+    return dx * (-1.0 / scale) * (i == 2)  # loc_scale_factor: constants unless i == 2: -(x - loc) / scale
+
+
+def lsf_loc(dloc, ans, x, loc, scale, i):
+    return dloc / scale * (i == 2)
+
+
+def lsf_scale(dscale, ans, x, loc, scale, i):
+    return dscale * (x - loc) / (scale * scale) * (i == 2)
+
+
+def mm_jvp(dx, ans, *xs, argnum):
+    return multi_matmul(*replace_at(xs, argnum, dx))  # noqa: F821 (rulekit_decomp._mm: multilinear)
+
+
+def helper(name, impl, jvp, nondiff_argnums=(), variadic=False):
+    """A helper as a primitive whose JVP rules are `jvp` (one per input, or LINEAR; one rule
+    for all inputs when `variadic`), its inputs at `nondiff_argnums` not differentiated."""
+    rules = jvp if jvp is LINEAR or variadic else tuple(jvp)
+    return Primitive(name=name, impl=impl, vjp=rules, jvp=rules, elementwise=False, variadic=variadic, domain={},
+                     samples=(), nondiff_argnums=tuple(nondiff_argnums), batch_jvp=False)
 
 
 HELPERS = {
-    rulekit.unbroadcast: _helper("unbroadcast", rulekit.unbroadcast, (unbroadcast_jvp, ND)),
-    rulekit.unreduce: _helper("unreduce", rulekit.unreduce, (unreduce_jvp, ND, ND, ND)),
-    rulekit.keepdims_shape: _helper("keepdims_shape", rulekit.keepdims_shape, (keepdims_shape_jvp, ND, ND, ND)),
-    rulekit.reshape_like: _helper("reshape_like", rulekit.reshape_like, (reshape_like_jvp, ND)),
-    rulekit.cast_back: _helper("cast_back", rulekit.cast_back, (cast_back_jvp, ND)),
-    rulekit.matmul_cotangent_x: _helper("matmul_cotangent_x", rulekit.matmul_cotangent_x, (mct_x_g, ND, mct_x_y)),
-    rulekit.matmul_cotangent_y: _helper("matmul_cotangent_y", rulekit.matmul_cotangent_y, (mct_y_g, mct_y_x, ND)),
-    rulekit.matmul_vjp_left: _helper("matmul_vjp_left", rulekit.matmul_vjp_left, (mvl_g, ND, mvl_y)),
-    rulekit.matmul_vjp_right: _helper("matmul_vjp_right", rulekit.matmul_vjp_right, (mvr_g, mvr_x, ND)),
-    rulekit.log_where_positive: _helper("log_where_positive", rulekit.log_where_positive, (log_where_positive_jvp,)),
-    rulekit.swap_last: _helper("swap_last", rulekit.swap_last, LINEAR),
-    rulekit.matrix_scalar: _helper("matrix_scalar", rulekit.matrix_scalar, LINEAR),
-    rulekit.lower_half_diagonal: _helper("lower_half_diagonal", rulekit.lower_half_diagonal, LINEAR),
-    rulekit.symmetrize: _helper("symmetrize", rulekit.symmetrize, LINEAR),
-    rulekit.untranspose: _helper("untranspose", rulekit.untranspose, LINEAR, (1,)),
-    rulekit.concat_piece: _helper("concat_piece", rulekit.concat_piece, LINEAR, (1, 2, 3)),
-    rulekit.untile: _helper("untile", rulekit.untile, LINEAR, (1, 2)),
-    rulekit.unpad: _helper("unpad", rulekit.unpad, LINEAR, (1,)),
-    rulekit.unindex_like: _helper("unindex_like", rulekit.unindex_like, LINEAR, (1, 2)),
-    rulekit.index_rows: _helper("index_rows", rulekit.index_rows, LINEAR, (1,)),
-    rulekit.primal_keepdims: _helper("primal_keepdims", rulekit.primal_keepdims, (primal_keepdims_jvp, ND, ND, ND)),
-    rulekit.prod_others: _helper("prod_others", rulekit.prod_others, (prod_others_jvp, ND)),
-    rulekit.div_no_nan: _helper("div_no_nan", rulekit.div_no_nan, (div_no_nan_x, div_no_nan_y)),
-    rulekit.einsum_vjp_rows: _helper("einsum_vjp_rows", rulekit.einsum_vjp_rows,
-                                     (einsum_vjp_g, einsum_vjp_operands, ND, ND)),
-    rulekit.einsum_vjp: _helper("einsum_vjp", rulekit.einsum_vjp, (einsum_vjp_g, einsum_vjp_operands, ND, ND)),
-    runtime.owned: _helper("owned", runtime.owned, (owned_jvp,)),
-    runtime.saved: _helper("saved", runtime.saved, LINEAR),
-    runtime.accumulate: _helper("accumulate", runtime.accumulate, LINEAR),
-    runtime.add_at: _helper("add_at", runtime.add_at, LINEAR, (1,)),
-    runtime.zero_slot: _helper("zero_slot", runtime.zero_slot, LINEAR, (1, 2)),
+    rulekit.unbroadcast: helper("unbroadcast", rulekit.unbroadcast, (unbroadcast_jvp, ND)),
+    rulekit.unreduce: helper("unreduce", rulekit.unreduce, (unreduce_jvp, ND, ND, ND)),
+    rulekit.keepdims_shape: helper("keepdims_shape", rulekit.keepdims_shape, (keepdims_shape_jvp, ND, ND, ND)),
+    rulekit.reshape_like: helper("reshape_like", rulekit.reshape_like, (reshape_like_jvp, ND)),
+    rulekit.cast_back: helper("cast_back", rulekit.cast_back, (cast_back_jvp, ND)),
+    rulekit.matmul_cotangent_x: helper("matmul_cotangent_x", rulekit.matmul_cotangent_x, (mct_x_g, ND, mct_x_y)),
+    rulekit.matmul_cotangent_y: helper("matmul_cotangent_y", rulekit.matmul_cotangent_y, (mct_y_g, mct_y_x, ND)),
+    rulekit.matmul_vjp_left: helper("matmul_vjp_left", rulekit.matmul_vjp_left, (mvl_g, ND, mvl_y)),
+    rulekit.matmul_vjp_right: helper("matmul_vjp_right", rulekit.matmul_vjp_right, (mvr_g, mvr_x, ND)),
+    rulekit.log_where_positive: helper("log_where_positive", rulekit.log_where_positive, (log_where_positive_jvp,)),
+    rulekit.swap_last: helper("swap_last", rulekit.swap_last, LINEAR),
+    rulekit.matrix_scalar: helper("matrix_scalar", rulekit.matrix_scalar, LINEAR),
+    rulekit.lower_half_diagonal: helper("lower_half_diagonal", rulekit.lower_half_diagonal, LINEAR),
+    rulekit.symmetrize: helper("symmetrize", rulekit.symmetrize, LINEAR),
+    rulekit.untranspose: helper("untranspose", rulekit.untranspose, LINEAR, (1,)),
+    rulekit.concat_piece: helper("concat_piece", rulekit.concat_piece, LINEAR, (1, 2, 3)),
+    rulekit.untile: helper("untile", rulekit.untile, LINEAR, (1, 2)),
+    rulekit.unpad: helper("unpad", rulekit.unpad, LINEAR, (1,)),
+    rulekit.unindex_like: helper("unindex_like", rulekit.unindex_like, LINEAR, (1, 2)),
+    rulekit.index_rows: helper("index_rows", rulekit.index_rows, LINEAR, (1,)),
+    rulekit.primal_keepdims: helper("primal_keepdims", rulekit.primal_keepdims, (primal_keepdims_jvp, ND, ND, ND)),
+    rulekit.prod_others: helper("prod_others", rulekit.prod_others, (prod_others_jvp, ND)),
+    rulekit.div_no_nan: helper("div_no_nan", rulekit.div_no_nan, (div_no_nan_x, div_no_nan_y)),
+    rulekit.einsum_vjp_rows: helper("einsum_vjp_rows", rulekit.einsum_vjp_rows,
+                                    (einsum_vjp_g, einsum_vjp_operands, ND, ND)),
+    rulekit.einsum_vjp: helper("einsum_vjp", rulekit.einsum_vjp, (einsum_vjp_g, einsum_vjp_operands, ND, ND)),
+    runtime.owned: helper("owned", runtime.owned, (owned_jvp,)),
+    runtime.saved: helper("saved", runtime.saved, LINEAR),
+    runtime.accumulate: helper("accumulate", runtime.accumulate, LINEAR),
+    runtime.add_at: helper("add_at", runtime.add_at, LINEAR, (1,)),
+    runtime.zero_slot: helper("zero_slot", runtime.zero_slot, LINEAR, (1, 2)),
     # linear in g: a list operator's other operand is a list, a count, or not differentiated
-    runtime.list_add_adjoint: _helper("list_add_adjoint", runtime.list_add_adjoint, LINEAR, (1, 2, 3)),
-    runtime.list_mul_adjoint: _helper("list_mul_adjoint", runtime.list_mul_adjoint, LINEAR, (1, 2, 3)),
+    runtime.list_add_adjoint: helper("list_add_adjoint", runtime.list_add_adjoint, LINEAR, (1, 2, 3)),
+    runtime.list_mul_adjoint: helper("list_mul_adjoint", runtime.list_mul_adjoint, LINEAR, (1, 2, 3)),
+    rulekit.stack_piece: helper("stack_piece", rulekit.stack_piece, LINEAR, (1, 2, 3)),
+    rulekit.append_piece: helper("append_piece", rulekit.append_piece, LINEAR, (1, 2, 3, 4)),
+    rulekit.undiag: helper("undiag", rulekit.undiag, LINEAR, (1, 2)),
+    rulekit.undiagflat: helper("undiagflat", rulekit.undiagflat, LINEAR, (1, 2)),
+    rulekit.undiff: helper("undiff", rulekit.undiff, LINEAR, (1, 2)),
+    rulekit.quantile_vjp: helper("quantile_vjp", rulekit.quantile_vjp, LINEAR, (1, 2, 3, 4, 5)),
+    rulekit.quantile_jvp: helper("quantile_jvp", rulekit.quantile_jvp, LINEAR, (1, 2, 3, 4, 5)),
+    rulekit.interp_slope: helper("interp_slope", rulekit.interp_slope, LINEAR, (0, 1)),
+    rulekit.interp_weights: helper("interp_weights", rulekit.interp_weights, (iw_x, ND)),
+    rulekit.average_weights: helper("average_weights", rulekit.average_weights, LINEAR, (0, 2)),
+    rulekit.unaverage_weights: helper("unaverage_weights", rulekit.unaverage_weights, LINEAR, (1, 2, 3)),
+    rulekit.conv_full_cotangent: helper("conv_full_cotangent", rulekit.conv_full_cotangent, LINEAR, (1, 2, 3, 4)),
+    rulekit.dense_to_band: helper("dense_to_band", rulekit.dense_to_band, LINEAR, (1,)),
+    rulekit.band_to_dense: helper("band_to_dense", rulekit.band_to_dense, LINEAR, (1,)),
+    rulekit.band_transpose: helper("band_transpose", rulekit.band_transpose, LINEAR, (1,)),
+    rulekit.triangle: helper("triangle", rulekit.triangle, LINEAR, (1, 2)),
+    rulekit.as_columns: helper("as_columns", rulekit.as_columns, LINEAR, (1,)),
+    rulekit.kron_vjp: helper("kron_vjp", rulekit.kron_vjp, (kron_g, kron_a, kron_b, ND)),
+    rulekit.convolve_vjp: helper("convolve_vjp", rulekit.convolve_vjp, (conv_g, conv_a, conv_v, ND, ND, ND)),
+    rulekit.matrix_power_vjp: helper("matrix_power_vjp", rulekit.matrix_power_vjp, (mp_g, mp_a, ND)),
+    rulekit.expm_frechet: helper("expm_frechet", rulekit.expm_frechet, (ef_a, ef_e, ND)),
+    rulekit.density_factor: helper("density_factor", rulekit.density_factor, (density_ans, ND)),
+    rulekit.loc_scale_factor: helper("loc_scale_factor", rulekit.loc_scale_factor, (lsf_x, lsf_loc, lsf_scale, ND)),
+    rulekit_decomp._mm: helper("multi_matmul", rulekit_decomp._mm, mm_jvp, variadic=True),
 }
-NONDIFF_HELPERS = {runtime.zeros_like, runtime.take_axis, runtime.pad_pairs, runtime.prod_others_tangent, runtime.einsum_vjp_tangent, rulekit.zeros_like, rulekit.ones_like, rulekit.step,
-                   rulekit.reduced_size, rulekit.reduced_shape, rulekit.shape_of, rulekit.normalize_axis,
-                   rulekit.tie_share, rulekit.inverse_permutation, rulekit.batch_shape, rulekit.negative_axis,
-                   rulekit.axis_index, rulekit.einsum_sizes, runtime.solve_rhs_shape, runtime.solve_x_shape,
-                   runtime.einsum_subscripts, runtime.tensordot_subscripts, runtime.diagonal_block,
-                   runtime.diagonal_subscripts}
-HELPERS.update(HELPERS_MORE)
-NONDIFF_HELPERS |= NONDIFF_MORE
+NONDIFF_HELPERS = {
+    runtime.zeros_like, runtime.take_axis, runtime.pad_pairs, runtime.prod_others_tangent, runtime.einsum_vjp_tangent,
+    runtime.solve_rhs_shape, runtime.solve_x_shape, runtime.einsum_subscripts, runtime.tensordot_subscripts,
+    runtime.diagonal_block, runtime.diagonal_subscripts, rulekit.zeros_like, rulekit.ones_like, rulekit.step,
+    rulekit.reduced_size, rulekit.reduced_shape, rulekit.shape_of, rulekit.normalize_axis, rulekit.tie_share,
+    rulekit.inverse_permutation, rulekit.batch_shape, rulekit.negative_axis, rulekit.axis_index, rulekit.einsum_sizes,
+    dnp.result_dtype, rulekit.primal_of, rulekit.sort_index, rulekit.along_axis_index, rulekit.diagonal_index,
+    rulekit.stacked_shape, rulekit.stack_axis, rulekit.rollaxis_inverse, rulekit.put_winners}
 
 
 def is_rule_helper(obj):
@@ -170,7 +274,7 @@ _RULE_HELPER_MODULES = ("dualtape.core.rulekit_decomp", "dualtape.core.rulekit_s
 
 
 def helper_spec(obj):
-    prim = HELPERS.get(obj) if opmap._hashable(obj) else None
+    prim = HELPERS.get(obj) if opmap.hashable(obj) else None
     if prim is None:
         return None
     inputs, statics = _inputs(prim)
@@ -219,7 +323,7 @@ class ForwardNormalizer(Normalizer):
         return helper_spec(obj) or opmap.lookup(obj)
 
     def is_nondiff(self, obj):
-        return (opmap._hashable(obj) and obj in NONDIFF_HELPERS) or opmap.is_nondiff(obj)
+        return (opmap.hashable(obj) and obj in NONDIFF_HELPERS) or opmap.is_nondiff(obj)
 
     def call(self, e, out, s, target):
         if self.resolve(e.func) is runtime.odeint_adjoint:  # hvp of odeint: forward over the adjoint ODE
@@ -250,9 +354,8 @@ class ForwardNormalizer(Normalizer):
     def for_loop(self, s, out):
         if self._writes_varied(s) and not self.expr_varied(s.iter):
             line, text = self.loc(s)
-            loop = For(syntax.unparse(s.target), s.iter, self.block(s.body), getattr(s, "_dualtape_break", None),
-                       line, text)
-            loop.target_node = s.target
-            out.append(loop)
+            # (`var` is a label for the analyses: the loop is written from `target_node`)
+            out.append(For(syntax.unparse(s.target), s.iter, self.block(s.body), getattr(s, "_dualtape_break", None),
+                           line, text, target_node=s.target))
             return None
         return super().for_loop(s, out)
