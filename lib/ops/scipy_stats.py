@@ -1,23 +1,44 @@
-"""scipy.stats' norm, t, gamma and beta as registry ops: one primitive per distribution for
-logpdf / pdf and one for cdf / logcdf (static `method`), over (x, shape parameters, loc,
-scale). Imported only when SciPy is installed; the public functions, poisson and
-multivariate_normal are in `scipy_stats_more`.
+"""scipy.stats' distributions as registry ops, and their functions with scipy.stats' signatures.
+
+The location-scale families norm, t, gamma and beta are one table, `FAMILIES`: each row holds
+the family's parameters (x, shape parameters, loc, scale), its log-density and CDF in NumPy and
+SciPy's special functions, and how to draw samples. Each row gives two primitives: the density
+(static `method`: logpdf or pdf) and the CDF (cdf or logcdf). Their rules are one formula for
+every family: the density's derivative is the density (1 for logpdf) times `stats_score`, the
+log-density's partial derivative (rulekit); the CDF's, in x, loc and scale (not in df, a, b, as
+autograd's), is the density times `loc_scale_factor`. `family_rules` writes these rules for a
+row's parameters as source text and compiles it, so the tape calls them and the source
+transformer inlines them as it does every rule. poisson (differentiable in mu) and
+multivariate_normal (in x, mean and cov's lower triangle) have rules of their own.
 
 scipy.stats' methods convert their arguments with np.asarray, so on tensors and dual numbers
-call them from `dualtape.scipy.stats` (`norm.logpdf(x, mu, s)`, the same signature); the
-source transformer maps SciPy's own spelling (`scipy.stats.norm.logpdf`) to these ops. The
-CDFs differentiate in x, loc and scale (not in df, a, b), as autograd's.
+call them from `dualtape.scipy.stats` (`norm.logpdf(x, mu, s)`, the same signature).
+`dnp.METHOD_DISPATCH` maps SciPy's own methods (scipy.stats.norm.logpdf, ...) to these
+functions, by the distribution's class and method name, for the source transformer; no
+scipy.stats import is needed for that (it is slow), only scipy.special. Imported only when
+SciPy is installed.
 """
+
+import linecache
+from typing import NamedTuple
 
 import numpy as np
 import scipy.special as sc
 
 from ..core import dnp
 from ..core.registry import NOT_DIFFERENTIABLE, defop
-from ..core.rulekit import density_factor, loc_scale_factor, stats_score, unbroadcast
+from ..core.rulekit import (density_factor, loc_scale_factor, mvn_cov_jvp, mvn_cov_vjp,  # noqa: F401  (rule text)
+                            mvn_score_x, stats_score, unbroadcast)
 
-__all__ = []  # the public functions (dnp.stats_norm_logpdf, ...) are in scipy_stats_more
+__all__ = ["stats_norm_logpdf", "stats_norm_pdf", "stats_norm_cdf", "stats_norm_logcdf",
+           "stats_t_logpdf", "stats_t_pdf", "stats_t_cdf", "stats_t_logcdf",
+           "stats_gamma_logpdf", "stats_gamma_pdf", "stats_gamma_cdf", "stats_gamma_logcdf",
+           "stats_beta_logpdf", "stats_beta_pdf", "stats_beta_cdf", "stats_beta_logcdf",
+           "stats_poisson_logpmf", "stats_poisson_pmf", "stats_poisson_cdf", "stats_poisson_logcdf",
+           "stats_mvn_logpdf", "stats_mvn_pdf"]
 
+
+# -- the location-scale families' formulas ----------------------------------------------------
 
 def float_type(*args):
     """The float dtype of a density's value: its array arguments' (Python numbers are weak)."""
@@ -89,229 +110,7 @@ def _beta_cdf(x, a, b, loc, scale):
     return sc.betainc(a, b, np.clip((x - loc) / scale, 0.0, 1.0))
 
 
-def norm_density_vjp_x(g, ans, x, loc, scale, *, method):
-    return unbroadcast(g * density_factor(ans, method) * stats_score("norm", (x, loc, scale), 0), np.shape(x))
-
-
-def norm_density_jvp_x(dx, ans, x, loc, scale, *, method):
-    return dx * density_factor(ans, method) * stats_score("norm", (x, loc, scale), 0)
-
-
-def norm_density_vjp_loc(g, ans, x, loc, scale, *, method):
-    return unbroadcast(g * density_factor(ans, method) * stats_score("norm", (x, loc, scale), 1), np.shape(loc))
-
-
-def norm_density_jvp_loc(dloc, ans, x, loc, scale, *, method):
-    return dloc * density_factor(ans, method) * stats_score("norm", (x, loc, scale), 1)
-
-
-def norm_density_vjp_scale(g, ans, x, loc, scale, *, method):
-    return unbroadcast(g * density_factor(ans, method) * stats_score("norm", (x, loc, scale), 2), np.shape(scale))
-
-
-def norm_density_jvp_scale(dscale, ans, x, loc, scale, *, method):
-    return dscale * density_factor(ans, method) * stats_score("norm", (x, loc, scale), 2)
-
-
-def norm_cdf_vjp_x(g, ans, x, loc, scale, *, method):
-    return unbroadcast(g * dnp.exp(dnp.stats_norm_logpdf(x, loc, scale) - (ans if method == "logcdf" else 0.0)) * loc_scale_factor(x, loc, scale, 0), np.shape(x))
-
-
-def norm_cdf_jvp_x(dx, ans, x, loc, scale, *, method):
-    return dx * dnp.exp(dnp.stats_norm_logpdf(x, loc, scale) - (ans if method == "logcdf" else 0.0)) * loc_scale_factor(x, loc, scale, 0)
-
-
-def norm_cdf_vjp_loc(g, ans, x, loc, scale, *, method):
-    return unbroadcast(g * dnp.exp(dnp.stats_norm_logpdf(x, loc, scale) - (ans if method == "logcdf" else 0.0)) * loc_scale_factor(x, loc, scale, 1), np.shape(loc))
-
-
-def norm_cdf_jvp_loc(dloc, ans, x, loc, scale, *, method):
-    return dloc * dnp.exp(dnp.stats_norm_logpdf(x, loc, scale) - (ans if method == "logcdf" else 0.0)) * loc_scale_factor(x, loc, scale, 1)
-
-
-def norm_cdf_vjp_scale(g, ans, x, loc, scale, *, method):
-    return unbroadcast(g * dnp.exp(dnp.stats_norm_logpdf(x, loc, scale) - (ans if method == "logcdf" else 0.0)) * loc_scale_factor(x, loc, scale, 2), np.shape(scale))
-
-
-def norm_cdf_jvp_scale(dscale, ans, x, loc, scale, *, method):
-    return dscale * dnp.exp(dnp.stats_norm_logpdf(x, loc, scale) - (ans if method == "logcdf" else 0.0)) * loc_scale_factor(x, loc, scale, 2)
-
-
-def t_density_vjp_x(g, ans, x, df, loc, scale, *, method):
-    return unbroadcast(g * density_factor(ans, method) * stats_score("t", (x, df, loc, scale), 0), np.shape(x))
-
-
-def t_density_jvp_x(dx, ans, x, df, loc, scale, *, method):
-    return dx * density_factor(ans, method) * stats_score("t", (x, df, loc, scale), 0)
-
-
-def t_density_vjp_df(g, ans, x, df, loc, scale, *, method):
-    return unbroadcast(g * density_factor(ans, method) * stats_score("t", (x, df, loc, scale), 1), np.shape(df))
-
-
-def t_density_jvp_df(ddf, ans, x, df, loc, scale, *, method):
-    return ddf * density_factor(ans, method) * stats_score("t", (x, df, loc, scale), 1)
-
-
-def t_density_vjp_loc(g, ans, x, df, loc, scale, *, method):
-    return unbroadcast(g * density_factor(ans, method) * stats_score("t", (x, df, loc, scale), 2), np.shape(loc))
-
-
-def t_density_jvp_loc(dloc, ans, x, df, loc, scale, *, method):
-    return dloc * density_factor(ans, method) * stats_score("t", (x, df, loc, scale), 2)
-
-
-def t_density_vjp_scale(g, ans, x, df, loc, scale, *, method):
-    return unbroadcast(g * density_factor(ans, method) * stats_score("t", (x, df, loc, scale), 3), np.shape(scale))
-
-
-def t_density_jvp_scale(dscale, ans, x, df, loc, scale, *, method):
-    return dscale * density_factor(ans, method) * stats_score("t", (x, df, loc, scale), 3)
-
-
-def t_cdf_vjp_x(g, ans, x, df, loc, scale, *, method):
-    return unbroadcast(g * dnp.exp(dnp.stats_t_logpdf(x, df, loc, scale) - (ans if method == "logcdf" else 0.0)) * loc_scale_factor(x, loc, scale, 0), np.shape(x))
-
-
-def t_cdf_jvp_x(dx, ans, x, df, loc, scale, *, method):
-    return dx * dnp.exp(dnp.stats_t_logpdf(x, df, loc, scale) - (ans if method == "logcdf" else 0.0)) * loc_scale_factor(x, loc, scale, 0)
-
-
-def t_cdf_vjp_loc(g, ans, x, df, loc, scale, *, method):
-    return unbroadcast(g * dnp.exp(dnp.stats_t_logpdf(x, df, loc, scale) - (ans if method == "logcdf" else 0.0)) * loc_scale_factor(x, loc, scale, 1), np.shape(loc))
-
-
-def t_cdf_jvp_loc(dloc, ans, x, df, loc, scale, *, method):
-    return dloc * dnp.exp(dnp.stats_t_logpdf(x, df, loc, scale) - (ans if method == "logcdf" else 0.0)) * loc_scale_factor(x, loc, scale, 1)
-
-
-def t_cdf_vjp_scale(g, ans, x, df, loc, scale, *, method):
-    return unbroadcast(g * dnp.exp(dnp.stats_t_logpdf(x, df, loc, scale) - (ans if method == "logcdf" else 0.0)) * loc_scale_factor(x, loc, scale, 2), np.shape(scale))
-
-
-def t_cdf_jvp_scale(dscale, ans, x, df, loc, scale, *, method):
-    return dscale * dnp.exp(dnp.stats_t_logpdf(x, df, loc, scale) - (ans if method == "logcdf" else 0.0)) * loc_scale_factor(x, loc, scale, 2)
-
-
-def gamma_density_vjp_x(g, ans, x, a, loc, scale, *, method):
-    return unbroadcast(g * density_factor(ans, method) * stats_score("gamma", (x, a, loc, scale), 0), np.shape(x))
-
-
-def gamma_density_jvp_x(dx, ans, x, a, loc, scale, *, method):
-    return dx * density_factor(ans, method) * stats_score("gamma", (x, a, loc, scale), 0)
-
-
-def gamma_density_vjp_a(g, ans, x, a, loc, scale, *, method):
-    return unbroadcast(g * density_factor(ans, method) * stats_score("gamma", (x, a, loc, scale), 1), np.shape(a))
-
-
-def gamma_density_jvp_a(da, ans, x, a, loc, scale, *, method):
-    return da * density_factor(ans, method) * stats_score("gamma", (x, a, loc, scale), 1)
-
-
-def gamma_density_vjp_loc(g, ans, x, a, loc, scale, *, method):
-    return unbroadcast(g * density_factor(ans, method) * stats_score("gamma", (x, a, loc, scale), 2), np.shape(loc))
-
-
-def gamma_density_jvp_loc(dloc, ans, x, a, loc, scale, *, method):
-    return dloc * density_factor(ans, method) * stats_score("gamma", (x, a, loc, scale), 2)
-
-
-def gamma_density_vjp_scale(g, ans, x, a, loc, scale, *, method):
-    return unbroadcast(g * density_factor(ans, method) * stats_score("gamma", (x, a, loc, scale), 3), np.shape(scale))
-
-
-def gamma_density_jvp_scale(dscale, ans, x, a, loc, scale, *, method):
-    return dscale * density_factor(ans, method) * stats_score("gamma", (x, a, loc, scale), 3)
-
-
-def gamma_cdf_vjp_x(g, ans, x, a, loc, scale, *, method):
-    return unbroadcast(g * dnp.exp(dnp.stats_gamma_logpdf(x, a, loc, scale) - (ans if method == "logcdf" else 0.0)) * loc_scale_factor(x, loc, scale, 0), np.shape(x))
-
-
-def gamma_cdf_jvp_x(dx, ans, x, a, loc, scale, *, method):
-    return dx * dnp.exp(dnp.stats_gamma_logpdf(x, a, loc, scale) - (ans if method == "logcdf" else 0.0)) * loc_scale_factor(x, loc, scale, 0)
-
-
-def gamma_cdf_vjp_loc(g, ans, x, a, loc, scale, *, method):
-    return unbroadcast(g * dnp.exp(dnp.stats_gamma_logpdf(x, a, loc, scale) - (ans if method == "logcdf" else 0.0)) * loc_scale_factor(x, loc, scale, 1), np.shape(loc))
-
-
-def gamma_cdf_jvp_loc(dloc, ans, x, a, loc, scale, *, method):
-    return dloc * dnp.exp(dnp.stats_gamma_logpdf(x, a, loc, scale) - (ans if method == "logcdf" else 0.0)) * loc_scale_factor(x, loc, scale, 1)
-
-
-def gamma_cdf_vjp_scale(g, ans, x, a, loc, scale, *, method):
-    return unbroadcast(g * dnp.exp(dnp.stats_gamma_logpdf(x, a, loc, scale) - (ans if method == "logcdf" else 0.0)) * loc_scale_factor(x, loc, scale, 2), np.shape(scale))
-
-
-def gamma_cdf_jvp_scale(dscale, ans, x, a, loc, scale, *, method):
-    return dscale * dnp.exp(dnp.stats_gamma_logpdf(x, a, loc, scale) - (ans if method == "logcdf" else 0.0)) * loc_scale_factor(x, loc, scale, 2)
-
-
-def beta_density_vjp_x(g, ans, x, a, b, loc, scale, *, method):
-    return unbroadcast(g * density_factor(ans, method) * stats_score("beta", (x, a, b, loc, scale), 0), np.shape(x))
-
-
-def beta_density_jvp_x(dx, ans, x, a, b, loc, scale, *, method):
-    return dx * density_factor(ans, method) * stats_score("beta", (x, a, b, loc, scale), 0)
-
-
-def beta_density_vjp_a(g, ans, x, a, b, loc, scale, *, method):
-    return unbroadcast(g * density_factor(ans, method) * stats_score("beta", (x, a, b, loc, scale), 1), np.shape(a))
-
-
-def beta_density_jvp_a(da, ans, x, a, b, loc, scale, *, method):
-    return da * density_factor(ans, method) * stats_score("beta", (x, a, b, loc, scale), 1)
-
-
-def beta_density_vjp_b(g, ans, x, a, b, loc, scale, *, method):
-    return unbroadcast(g * density_factor(ans, method) * stats_score("beta", (x, a, b, loc, scale), 2), np.shape(b))
-
-
-def beta_density_jvp_b(db, ans, x, a, b, loc, scale, *, method):
-    return db * density_factor(ans, method) * stats_score("beta", (x, a, b, loc, scale), 2)
-
-
-def beta_density_vjp_loc(g, ans, x, a, b, loc, scale, *, method):
-    return unbroadcast(g * density_factor(ans, method) * stats_score("beta", (x, a, b, loc, scale), 3), np.shape(loc))
-
-
-def beta_density_jvp_loc(dloc, ans, x, a, b, loc, scale, *, method):
-    return dloc * density_factor(ans, method) * stats_score("beta", (x, a, b, loc, scale), 3)
-
-
-def beta_density_vjp_scale(g, ans, x, a, b, loc, scale, *, method):
-    return unbroadcast(g * density_factor(ans, method) * stats_score("beta", (x, a, b, loc, scale), 4), np.shape(scale))
-
-
-def beta_density_jvp_scale(dscale, ans, x, a, b, loc, scale, *, method):
-    return dscale * density_factor(ans, method) * stats_score("beta", (x, a, b, loc, scale), 4)
-
-
-def beta_cdf_vjp_x(g, ans, x, a, b, loc, scale, *, method):
-    return unbroadcast(g * dnp.exp(dnp.stats_beta_logpdf(x, a, b, loc, scale) - (ans if method == "logcdf" else 0.0)) * loc_scale_factor(x, loc, scale, 0), np.shape(x))
-
-
-def beta_cdf_jvp_x(dx, ans, x, a, b, loc, scale, *, method):
-    return dx * dnp.exp(dnp.stats_beta_logpdf(x, a, b, loc, scale) - (ans if method == "logcdf" else 0.0)) * loc_scale_factor(x, loc, scale, 0)
-
-
-def beta_cdf_vjp_loc(g, ans, x, a, b, loc, scale, *, method):
-    return unbroadcast(g * dnp.exp(dnp.stats_beta_logpdf(x, a, b, loc, scale) - (ans if method == "logcdf" else 0.0)) * loc_scale_factor(x, loc, scale, 1), np.shape(loc))
-
-
-def beta_cdf_jvp_loc(dloc, ans, x, a, b, loc, scale, *, method):
-    return dloc * dnp.exp(dnp.stats_beta_logpdf(x, a, b, loc, scale) - (ans if method == "logcdf" else 0.0)) * loc_scale_factor(x, loc, scale, 1)
-
-
-def beta_cdf_vjp_scale(g, ans, x, a, b, loc, scale, *, method):
-    return unbroadcast(g * dnp.exp(dnp.stats_beta_logpdf(x, a, b, loc, scale) - (ans if method == "logcdf" else 0.0)) * loc_scale_factor(x, loc, scale, 2), np.shape(scale))
-
-
-def beta_cdf_jvp_scale(dscale, ans, x, a, b, loc, scale, *, method):
-    return dscale * dnp.exp(dnp.stats_beta_logpdf(x, a, b, loc, scale) - (ans if method == "logcdf" else 0.0)) * loc_scale_factor(x, loc, scale, 2)
-
+# -- samples ----------------------------------------------------------------------------------
 
 def _sampler(method, *draws):
     def sample(rng):
@@ -356,22 +155,313 @@ def _samples(methods, *draws):
     return tuple(_sampler(m, *draws) for m in methods)
 
 
-def _ops(name, dist, draws):
-    ns = globals()
-    ins = {"norm": ["x", "loc", "scale"], "t": ["x", "df", "loc", "scale"],
-           "gamma": ["x", "a", "loc", "scale"], "beta": ["x", "a", "b", "loc", "scale"]}[dist]
-    density = defop(f"{name}Density", _density(ns[f"_{dist}_logpdf"]),
-                    tuple(ns[f"{dist}_density_vjp_{i}"] for i in ins),
-                    tuple(ns[f"{dist}_density_jvp_{i}"] for i in ins),
-                    samples=_samples(("logpdf", "pdf"), *draws))
-    cdf_vjp = tuple(ns.get(f"{dist}_cdf_vjp_{i}", NOT_DIFFERENTIABLE) for i in ins)
-    cdf_jvp = tuple(ns.get(f"{dist}_cdf_jvp_{i}", NOT_DIFFERENTIABLE) for i in ins)
-    cdf = defop(f"{name}Cdf", _cdf(ns[f"_{dist}_cdf"]), cdf_vjp, cdf_jvp,
-                samples=_samples(("cdf", "logcdf"), *draws))
+# -- the table and its rules --------------------------------------------------------------------
+
+class Family(NamedTuple):
+    """One location-scale family: scipy.stats' name, the ops' name, the parameters (x first,
+    loc and scale last), log-density and CDF of those parameters, a sample draw for each."""
+    name: str
+    op: str
+    params: tuple
+    logpdf: object
+    cdf: object
+    draws: tuple
+
+
+FAMILIES = (
+    Family("norm", "Normal", ("x", "loc", "scale"), _norm_logpdf, _norm_cdf, (_normal, _small, _positive)),
+    Family("t", "StudentT", ("x", "df", "loc", "scale"), _t_logpdf, _t_cdf, (_normal, _shape, _small, _positive)),
+    Family("gamma", "GammaDist", ("x", "a", "loc", "scale"), _gamma_logpdf, _gamma_cdf,
+           (_positive, _shape, _small, _scale)),
+    Family("beta", "BetaDist", ("x", "a", "b", "loc", "scale"), _beta_logpdf, _beta_cdf,
+           (_unit, _shape, _shape, _tiny, _near_one)),
+)
+
+CDF_PARAMS = ("x", "loc", "scale")  # a CDF is differentiated in these (loc_scale_factor's 0, 1, 2)
+
+
+def rule_text(family):
+    """The source of a family's rules: for each parameter p, `{name}_density_vjp_{p}` and
+    `{name}_density_jvp_{p}`, and for x, loc and scale `{name}_cdf_vjp_{p}` and `{name}_cdf_jvp_{p}`.
+    Rules are written for the family's own parameter names, as the transformer binds them."""
+    name, args = family.name, ", ".join(family.params)
+    rules = []
+    for i, p in enumerate(family.params):
+        slope = f'density_factor(ans, method) * stats_score("{name}", ({args}), {i})'
+        rules.append(f"def {name}_density_vjp_{p}(g, ans, {args}, *, method):\n"
+                     f"    return unbroadcast(g * {slope}, np.shape({p}))\n")
+        rules.append(f"def {name}_density_jvp_{p}(d{p}, ans, {args}, *, method):\n"
+                     f"    return d{p} * {slope}\n")
+    for i, p in enumerate(CDF_PARAMS):
+        slope = (f'dnp.exp(dnp.stats_{name}_logpdf({args}) - (ans if method == "logcdf" else 0.0)) '
+                 f"* loc_scale_factor(x, loc, scale, {i})")
+        rules.append(f"def {name}_cdf_vjp_{p}(g, ans, {args}, *, method):\n"
+                     f"    return unbroadcast(g * {slope}, np.shape({p}))\n")
+        rules.append(f"def {name}_cdf_jvp_{p}(d{p}, ans, {args}, *, method):\n"
+                     f"    return d{p} * {slope}\n")
+    return "\n\n".join(rules)
+
+
+def family_rules(family):
+    """Compile a family's rules into this module. The text goes in `linecache` under its own
+    file name, so `inspect.getsource` reads each rule as it does a written one (the registry
+    checks the rule from it, the source transformer inlines it). Returns the four tuples
+    (density VJPs, density JVPs, CDF VJPs, CDF JVPs), one entry per parameter."""
+    text = rule_text(family)
+    filename = f"<{__name__} rules: {family.name}>"
+    linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
+    rules = {}
+    exec(compile(text, filename, "exec"), globals(), rules)  # noqa: S102  (our own text)
+    globals().update(rules)  # each rule at its __module__ and __qualname__, as a written one
+    kinds = [[rules.get(f"{family.name}_{kind}_{p}", NOT_DIFFERENTIABLE) for p in family.params]
+             for kind in ("density_vjp", "density_jvp", "cdf_vjp", "cdf_jvp")]
+    return tuple(tuple(rule) for rule in kinds)
+
+
+def family_ops(family):
+    """The density and CDF primitives of one family."""
+    density_vjp, density_jvp, cdf_vjp, cdf_jvp = family_rules(family)
+    density = defop(f"{family.op}Density", _density(family.logpdf), density_vjp, density_jvp,
+                    samples=_samples(("logpdf", "pdf"), *family.draws))
+    cdf = defop(f"{family.op}Cdf", _cdf(family.cdf), cdf_vjp, cdf_jvp,
+                samples=_samples(("cdf", "logcdf"), *family.draws))
     return density, cdf
 
 
-NORM_DENSITY, NORM_CDF = _ops("Normal", "norm", (_normal, _small, _positive))
-T_DENSITY, T_CDF = _ops("StudentT", "t", (_normal, _shape, _small, _positive))
-GAMMA_DENSITY, GAMMA_CDF = _ops("GammaDist", "gamma", (_positive, _shape, _small, _scale))
-BETA_DENSITY, BETA_CDF = _ops("BetaDist", "beta", (_unit, _shape, _shape, _tiny, _near_one))
+(NORM_DENSITY, NORM_CDF), (T_DENSITY, T_CDF), (GAMMA_DENSITY, GAMMA_CDF), (BETA_DENSITY, BETA_CDF) = (
+    family_ops(family) for family in FAMILIES)
+
+
+# -- poisson(k, mu, loc): differentiable in mu ------------------------------------------------
+
+def _poisson_density(k, mu, loc, *, method):
+    kk = k - loc
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = np.where((kk >= 0) & (kk == np.floor(kk)), sc.xlogy(kk, mu) - mu - sc.gammaln(kk + 1.0), -np.inf)
+    return finish(value, method, mu)
+
+
+def _poisson_cdf(k, mu, loc, *, method):
+    kk = np.floor(k - loc)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = np.where(kk >= 0, sc.pdtr(np.maximum(kk, 0.0), mu), 0.0)
+        return np.asarray(np.log(value) if method == "logcdf" else value, dtype=float_type(mu))
+
+
+def poisson_density_vjp_mu(g, ans, k, mu, loc, *, method):
+    return unbroadcast(g * density_factor(ans, method) * stats_score("poisson", (k, mu, loc), 1), np.shape(mu))
+
+
+def poisson_density_jvp_mu(dmu, ans, k, mu, loc, *, method):
+    return dmu * density_factor(ans, method) * stats_score("poisson", (k, mu, loc), 1)
+
+
+def poisson_cdf_vjp_mu(g, ans, k, mu, loc, *, method):
+    return unbroadcast(-g * dnp.exp(dnp.stats_poisson_logpmf(dnp.floor(k - loc), mu)
+                                    - (ans if method == "logcdf" else 0.0)), np.shape(mu))
+
+
+def poisson_cdf_jvp_mu(dmu, ans, k, mu, loc, *, method):
+    return -dmu * dnp.exp(dnp.stats_poisson_logpmf(dnp.floor(k - loc), mu) - (ans if method == "logcdf" else 0.0))
+
+
+def _poisson_sample(method):
+    def sample(rng):
+        return (np.floor(rng.uniform(0.0, 6.0, (2, 3))), rng.uniform(0.5, 4.0, (3,)), 0.0), {"method": method}
+    sample.__name__ = f"_sample_{method}"
+    return sample
+
+
+POISSON_DENSITY = defop("PoissonDist", _poisson_density, (None, poisson_density_vjp_mu, None),
+                        (None, poisson_density_jvp_mu, None), nondiff_argnums=(0, 2),
+                        samples=(_poisson_sample("logpmf"), _poisson_sample("pmf")))
+POISSON_CDF = defop("PoissonCdf", _poisson_cdf, (None, poisson_cdf_vjp_mu, None),
+                    (None, poisson_cdf_jvp_mu, None), nondiff_argnums=(0, 2),
+                    samples=(_poisson_sample("cdf"), _poisson_sample("logcdf")))
+
+
+# -- multivariate_normal(x, mean, cov), of cov's lower triangle (mirrored), as SciPy -----------
+
+def _cov_matrix(cov, d):
+    cov = np.asarray(cov)
+    if cov.ndim == 0:
+        return cov * np.eye(d, dtype=cov.dtype)
+    if cov.ndim == 1:
+        return np.diag(cov)
+    return np.tril(cov) + np.swapaxes(np.tril(cov, -1), -1, -2)  # SciPy reads the lower triangle (eigh lower=True)
+
+
+def _mvn_density(x, mean, cov, *, method):
+    d = np.shape(x)[-1]
+    lower = np.linalg.cholesky(_cov_matrix(cov, d))
+    r = np.asarray(x - mean)
+    z = np.linalg.solve(lower, r[..., None])[..., 0] if r.ndim > 1 else np.linalg.solve(lower, r)
+    logdet = 2.0 * np.sum(np.log(np.diagonal(lower, axis1=-2, axis2=-1)), axis=-1)
+    value = -0.5 * (d * 1.8378770664093453 + logdet + np.sum(z * z, axis=-1))
+    return finish(value, method, x, mean, cov)
+
+
+def mvn_vjp_x(g, ans, x, mean, cov, *, method):
+    return unbroadcast(dnp.expand_dims(g * density_factor(ans, method), -1) * mvn_score_x(x, mean, cov), np.shape(x))
+
+
+def mvn_vjp_mean(g, ans, x, mean, cov, *, method):
+    return unbroadcast(-dnp.expand_dims(g * density_factor(ans, method), -1) * mvn_score_x(x, mean, cov),
+                       np.shape(mean))
+
+
+def mvn_vjp_cov(g, ans, x, mean, cov, *, method):
+    return mvn_cov_vjp(g * density_factor(ans, method), x, mean, cov)
+
+
+def mvn_jvp_x(dx, ans, x, mean, cov, *, method):
+    return density_factor(ans, method) * dnp.sum(dx * mvn_score_x(x, mean, cov), axis=-1)
+
+
+def mvn_jvp_mean(dmean, ans, x, mean, cov, *, method):
+    return -density_factor(ans, method) * dnp.sum(dmean * mvn_score_x(x, mean, cov), axis=-1)
+
+
+def mvn_jvp_cov(dcov, ans, x, mean, cov, *, method):
+    return density_factor(ans, method) * mvn_cov_jvp(dcov, x, mean, cov)
+
+
+def _mvn_sample(method, n, nonsymmetric=False):
+    def sample(rng):
+        b = rng.standard_normal((3, 3))
+        shape = (n, 3) if n else (3,)
+        cov = b @ b.T + 3.0 * np.eye(3)
+        if nonsymmetric:  # the upper triangle is noise SciPy never reads
+            cov = np.tril(cov) + np.triu(rng.standard_normal((3, 3)), 1)
+        return (rng.standard_normal(shape), 0.3 * rng.standard_normal(3), cov), {"method": method}
+    sample.__name__ = f"_sample_{method}_{n}" + ("_nonsymmetric" if nonsymmetric else "")
+    return sample
+
+
+MVN_DENSITY = defop("MultivariateNormal", _mvn_density, (mvn_vjp_x, mvn_vjp_mean, mvn_vjp_cov),
+                    (mvn_jvp_x, mvn_jvp_mean, mvn_jvp_cov),
+                    samples=(_mvn_sample("logpdf", 4), _mvn_sample("logpdf", 0), _mvn_sample("pdf", 2),
+                             _mvn_sample("logpdf", 3, nonsymmetric=True)))
+
+
+# -- the public functions, with scipy.stats' signatures ---------------------------------------
+
+def stats_norm_logpdf(x, loc=0.0, scale=1.0, *, method="logpdf"):
+    return NORM_DENSITY(x, loc, scale, method=method)
+
+
+def stats_norm_pdf(x, loc=0.0, scale=1.0, *, method="pdf"):
+    return NORM_DENSITY(x, loc, scale, method=method)
+
+
+def stats_norm_cdf(x, loc=0.0, scale=1.0, *, method="cdf"):
+    return NORM_CDF(x, loc, scale, method=method)
+
+
+def stats_norm_logcdf(x, loc=0.0, scale=1.0, *, method="logcdf"):
+    return NORM_CDF(x, loc, scale, method=method)
+
+
+def stats_t_logpdf(x, df, loc=0.0, scale=1.0, *, method="logpdf"):
+    return T_DENSITY(x, df, loc, scale, method=method)
+
+
+def stats_t_pdf(x, df, loc=0.0, scale=1.0, *, method="pdf"):
+    return T_DENSITY(x, df, loc, scale, method=method)
+
+
+def stats_t_cdf(x, df, loc=0.0, scale=1.0, *, method="cdf"):
+    return T_CDF(x, df, loc, scale, method=method)
+
+
+def stats_t_logcdf(x, df, loc=0.0, scale=1.0, *, method="logcdf"):
+    return T_CDF(x, df, loc, scale, method=method)
+
+
+def stats_gamma_logpdf(x, a, loc=0.0, scale=1.0, *, method="logpdf"):
+    return GAMMA_DENSITY(x, a, loc, scale, method=method)
+
+
+def stats_gamma_pdf(x, a, loc=0.0, scale=1.0, *, method="pdf"):
+    return GAMMA_DENSITY(x, a, loc, scale, method=method)
+
+
+def stats_gamma_cdf(x, a, loc=0.0, scale=1.0, *, method="cdf"):
+    return GAMMA_CDF(x, a, loc, scale, method=method)
+
+
+def stats_gamma_logcdf(x, a, loc=0.0, scale=1.0, *, method="logcdf"):
+    return GAMMA_CDF(x, a, loc, scale, method=method)
+
+
+def stats_beta_logpdf(x, a, b, loc=0.0, scale=1.0, *, method="logpdf"):
+    return BETA_DENSITY(x, a, b, loc, scale, method=method)
+
+
+def stats_beta_pdf(x, a, b, loc=0.0, scale=1.0, *, method="pdf"):
+    return BETA_DENSITY(x, a, b, loc, scale, method=method)
+
+
+def stats_beta_cdf(x, a, b, loc=0.0, scale=1.0, *, method="cdf"):
+    return BETA_CDF(x, a, b, loc, scale, method=method)
+
+
+def stats_beta_logcdf(x, a, b, loc=0.0, scale=1.0, *, method="logcdf"):
+    return BETA_CDF(x, a, b, loc, scale, method=method)
+
+
+def stats_poisson_logpmf(k, mu, loc=0.0, *, method="logpmf"):
+    return POISSON_DENSITY(k, mu, loc, method=method)
+
+
+def stats_poisson_pmf(k, mu, loc=0.0, *, method="pmf"):
+    return POISSON_DENSITY(k, mu, loc, method=method)
+
+
+def stats_poisson_cdf(k, mu, loc=0.0, *, method="cdf"):
+    return POISSON_CDF(k, mu, loc, method=method)
+
+
+def stats_poisson_logcdf(k, mu, loc=0.0, *, method="logcdf"):
+    return POISSON_CDF(k, mu, loc, method=method)
+
+
+def stats_mvn_logpdf(x, mean=0.0, cov=1.0, allow_singular=False, *, method="logpdf"):
+    """multivariate_normal.logpdf; `cov` a matrix (its lower triangle is read, as SciPy's), a vector
+    (the diagonal) or a number. allow_singular=True has no derivative here."""
+    return MVN_DENSITY(x, 0.0 if mean is None else mean, cov, method=method)
+
+
+def stats_mvn_pdf(x, mean=0.0, cov=1.0, allow_singular=False, *, method="pdf"):
+    return MVN_DENSITY(x, 0.0 if mean is None else mean, cov, method=method)
+
+
+class Distribution:
+    """A scipy.stats distribution's differentiable methods: `norm.logpdf(x, loc, scale)`."""
+
+    def __init__(self, name, **methods):
+        self.name = name
+        for method, fn in methods.items():
+            setattr(self, method, fn)
+
+    def __repr__(self):
+        return f"<dualtape.scipy.stats.{self.name}>"
+
+
+norm = Distribution("norm", logpdf=stats_norm_logpdf, pdf=stats_norm_pdf, cdf=stats_norm_cdf,
+                    logcdf=stats_norm_logcdf)
+t = Distribution("t", logpdf=stats_t_logpdf, pdf=stats_t_pdf, cdf=stats_t_cdf, logcdf=stats_t_logcdf)
+gamma = Distribution("gamma", logpdf=stats_gamma_logpdf, pdf=stats_gamma_pdf, cdf=stats_gamma_cdf,
+                     logcdf=stats_gamma_logcdf)
+beta = Distribution("beta", logpdf=stats_beta_logpdf, pdf=stats_beta_pdf, cdf=stats_beta_cdf,
+                    logcdf=stats_beta_logcdf)
+poisson = Distribution("poisson", logpmf=stats_poisson_logpmf, pmf=stats_poisson_pmf, cdf=stats_poisson_cdf,
+                       logcdf=stats_poisson_logcdf)
+multivariate_normal = Distribution("multivariate_normal", logpdf=stats_mvn_logpdf, pdf=stats_mvn_pdf)
+
+for _dist in (norm, t, gamma, beta, poisson, multivariate_normal):
+    for _method, _fn in vars(_dist).items():
+        if _method != "name":
+            dnp.METHOD_DISPATCH[(f"{_dist.name}_gen", _method)] = _fn
+
+dnp.export(globals())

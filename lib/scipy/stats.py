@@ -2,4 +2,4 @@
 autograd.scipy.stats): norm, t, gamma, beta (logpdf, pdf, cdf, logcdf), poisson (logpmf, pmf,
 cdf, logcdf) and multivariate_normal (logpdf, pdf)."""
 
-from ..ops.scipy_stats_more import beta, gamma, multivariate_normal, norm, poisson, t  # noqa: F401
+from ..ops.scipy_stats import beta, gamma, multivariate_normal, norm, poisson, t  # noqa: F401
