@@ -67,11 +67,24 @@ class CommentsAsMarkers(ast.NodeTransformer):
             node.orelse.insert(0, self.marker(None))
         return node
 
+    def visit_Assign(self, node):
+        if getattr(node, "bare_tuple", False) and isinstance(node.value, ast.Tuple) and len(node.value.elts) > 1:
+            head = ast.unparse(ast.Assign(targets=node.targets, value=ast.Name(id="_", ctx=ast.Load()), lineno=0))
+            return self.marker(head[:-1] + ", ".join(ast.unparse(x) for x in node.value.elts))
+        return self.generic_visit(node)
+
 
 def nested_else(st):
     """Mark the `if` statement `st`, alone in an `else`, to be written as a block
     (`else:` then `if` indented) rather than `elif`; returns it."""
     st.nested_else = True
+    return st
+
+
+def bare_tuple(st):
+    """Mark the assignment `st` of a tuple to be written without parentheses (`a, b = b, a`,
+    as people write a swap, where `ast.unparse` writes `a, b = (b, a)`); returns it."""
+    st.bare_tuple = True
     return st
 
 
@@ -104,7 +117,7 @@ class NumberingMarkers(CommentsAsMarkers):
         new = super().visit(node)
         if not (isinstance(new, ast.Expr) and isinstance(new.value, ast.Name)
                 and new.value.id.startswith("__comment_")):
-            new = self.marker(ast.unparse(new))
+            new = self.marker(ast.unparse(ast.fix_missing_locations(new)))
         self.statements[int(new.value.id[10:-2])] = original
         return new
 
@@ -179,6 +192,12 @@ def as_tree(body):
                     and node.orelse[0].col_offset > node.col_offset:
                 nested_else(node.orelse[0])
             return self.generic_visit(node)
+
+        def visit_Assign(self, node):  # `a, b = b, a`: a tuple without parentheses starts at its first item
+            value = node.value
+            if isinstance(value, ast.Tuple) and len(value.elts) > 1 and value.col_offset == value.elts[0].col_offset:
+                bare_tuple(node)
+            return node
     return Back().visit(tree).body
 
 
@@ -202,20 +221,21 @@ def trailing_comments(lines):
     return found
 
 
-@functools.lru_cache(maxsize=256)
-def parsed_arguments(signature):
-    return ast.parse(f"def _f({signature}):\n    pass").body[0].args
-
-
 def expression_of(source):
     """The standard-ast expression written as `source` (transitional: for callers that still
     pass an expression as text)."""
     return ast.parse(source, mode="eval").body
 
 
+@functools.lru_cache(maxsize=256)
+def parsed_arguments(signature):
+    return expression_of(f"lambda {signature}: None").args
+
+
 def arguments_of(signature):
-    """The `ast.arguments` of a parameter list written as text (`"x, bout=1.0"`); an
-    `ast.arguments` as it is (transitional: for callers that still pass a signature string)."""
+    """The `ast.arguments` of a parameter list written as text (`"x, bout=1.0"`, no
+    annotations); an `ast.arguments` as it is (transitional: for callers that still pass a
+    signature string)."""
     if isinstance(signature, ast.arguments):
         return signature
     return copy.deepcopy(parsed_arguments(signature))
