@@ -1,0 +1,108 @@
+"""Generated code as trees (transforms/ir/code.py) and code from templates parsed once
+(transforms/templates/quote.py): the pieces every stage after the front end builds with.
+
+Emitters build `ast` statements from templates, passes rewrite them, and `render` writes the
+text once: comments are statements (`Comment`), a template's text is parsed the first time
+it is used and never again, and a placeholder is replaced by a node, never by text.
+"""
+
+import ast
+
+import pytest
+
+from dualtape.transforms.ir import code, syntax
+from dualtape.transforms.ir.syntax import nodes as n
+from dualtape.transforms.templates import quote
+
+
+def test_render_writes_comments_where_they_stand():
+    body = [code.Comment("forward"),
+            quote.code_stmt("S = A * B", S="s", A="a", B="b"),
+            ast.If(test=ast.Name(id="c", ctx=ast.Load()),
+                   body=[code.Comment("b = a * a"), quote.code_stmt("ba = ba + bb * A", A=2.0)],
+                   orelse=[code.Comment("else branch"), quote.code_stmt("ba = 1.0")]),
+            code.Comment("backward")]
+    assert code.render(body) == (
+        "# forward\n"
+        "s = a * b\n"
+        "if c:\n"
+        "    # b = a * a\n"
+        "    ba = ba + bb * 2.0\n"
+        "else:\n"
+        "    # else branch\n"
+        "    ba = 1.0\n"
+        "# backward")
+
+
+def test_a_trailing_comment_ends_the_line_before_it():
+    loop = quote.code_stmt("if N > 0:\n    pass", N="n")
+    loop.body = [code.Comment("(loop invariants)", trailing=True), quote.code_stmt("k = 2.0 * a")]
+    assert code.render([loop]) == "if n > 0:  # (loop invariants)\n    k = 2.0 * a"
+
+
+def test_render_does_not_change_the_tree():
+    body = [code.Comment("note"), quote.code_stmt("x = y")]
+    code.render(body)
+    assert isinstance(body[0], code.Comment) and body[0].text == "note"
+
+
+def test_text_adapters_round_trip():
+    lines = ["_stack = []", "# forward", "for i in range(n):", "    _stack.append(s)", "    # s = s + 1",
+             "    s = s + 1", "# backward", "if c:", "    ba = ba + bb * (2.0 * a)", "else:",
+             "    # sin", "    ba = 1", "return ba"]
+    tree = code.as_tree(lines)
+    assert isinstance(tree[1], code.Comment) and tree[1].text == "forward"
+    assert isinstance(tree[2], ast.For) and isinstance(tree[2].body[1], code.Comment)
+    assert code.as_lines(tree) == lines
+    assert code.as_tree(tree) is tree and code.as_lines(lines) is lines
+
+
+def test_a_template_is_parsed_once():
+    quote.parsed_code.cache_clear()
+    for k in range(5):
+        st = quote.code_stmt("ADJ = accumulate(ADJ, G)", ADJ=f"b{k}", G=k)
+        assert ast.unparse(st) == f"b{k} = accumulate(b{k}, {k})"
+    info = quote.parsed_code.cache_info()
+    assert (info.misses, info.hits) == (1, 4)
+
+
+def test_the_cached_template_is_never_changed_by_a_use():
+    first = quote.code_stmt("X = Y", X="a", Y="b")
+    first.targets[0].id = "changed"
+    assert ast.unparse(quote.code_stmt("X = Y", X="c", Y="d")) == "c = d"
+
+
+def test_placeholders_take_names_nodes_and_constants():
+    node = quote.code_expr("A + B", A="x", B=ast.Name(id="y", ctx=ast.Load()))
+    assert ast.unparse(quote.code_stmt("Z = F(V, K, NONE, FLAG)", Z="z", F="f", V=node,
+                                       K=3, NONE=None, FLAG=True)) == "z = f(x + y, 3, None, True)"
+    # a gast node (the IR's) is converted into the standard ast of generated code
+    gast_node = syntax.parse("u * v").body[0].value
+    st = quote.code_stmt("W = E", W="w", E=gast_node)
+    assert ast.unparse(st) == "w = u * v" and not quote.is_gast(st.value)
+
+
+def test_a_placeholder_in_a_target_stores():
+    st = quote.code_stmt("T = _stack.pop()", T=ast.Tuple(elts=[ast.Name(id="a", ctx=ast.Load()),
+                                                                ast.Name(id="b", ctx=ast.Load())], ctx=ast.Load()))
+    assert isinstance(st.targets[0].ctx, ast.Store)
+    assert all(isinstance(e.ctx, ast.Store) for e in st.targets[0].elts)
+    compile(ast.fix_missing_locations(ast.Module(body=[st], type_ignores=[])), "<test>", "exec")
+
+
+def test_text_is_refused_as_a_placeholder():
+    with pytest.raises(TypeError, match="identifier"):
+        quote.code_stmt("X = Y", X="a", Y="b + c")
+    with pytest.raises(TypeError, match="identifier"):
+        quote.expr("f(X)", X="g(x)")
+
+
+def test_gast_templates_for_the_front_end():
+    expr = quote.expr("np.reshape(B, solve_rhs_shape(np.shape(B)))", B="rhs")
+    assert isinstance(expr, n.Call)
+    assert syntax.unparse(expr) == "np.reshape(rhs, solve_rhs_shape(np.shape(rhs)))"
+
+
+@pytest.mark.parametrize("value", [None, True, False, 0, -1, 2.5, -0.5, "a", (1, 2), (-1,), ((0, 1), (1, 0))])
+def test_literal_builds_what_repr_spells(value):
+    assert syntax.unparse(syntax.literal(value)) == syntax.unparse(syntax.parse_expr(repr(value)))
