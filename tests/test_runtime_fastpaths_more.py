@@ -16,7 +16,7 @@ import dualtape as tf
 from dualtape import dnp
 from dualtape.core import rulekit
 from dualtape.core.apply_rules import unbroadcast_to
-from dualtape.core.rulekit_shapes import unreduce
+from dualtape.core.rulekit.shapes import unreduce
 
 RNG = np.random.default_rng(7)
 

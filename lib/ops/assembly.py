@@ -4,7 +4,7 @@ diff, take_along_axis (triangles and diagonals: `diagonals`; kron, cross: `produ
 
 All are linear. Each is one
 primitive whose static arguments are NumPy's own (so the source transformer binds a call
-such as np.roll(x, 2, axis=0) directly); the rules' pieces are in `rulekit_numpy`.
+such as np.roll(x, 2, axis=0) directly); the rules' pieces are in `rulekit.numpy_functions`.
 hsplit / vsplit / dsplit slice with `getitem`, as `split` does.
 """
 

@@ -1,6 +1,6 @@
 """Triangles and diagonals of NumPy: tril / triu, diag / diagflat with offsets (a
 diagonal outside the matrix is empty, and so is its cotangent). Linear: one primitive each,
-with NumPy's own static arguments; the rules' pieces are in `rulekit_numpy`."""
+with NumPy's own static arguments; the rules' pieces are in `rulekit.numpy_functions`."""
 
 import numpy as np
 

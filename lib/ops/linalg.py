@@ -102,7 +102,7 @@ def _sample_einsum_three(rng):
 
 def _sample_einsum_broadcast(rng):  # '...ij,...jk' with a size-1 batch axis
     return (rng.standard_normal((2, 1, 3, 4)), rng.standard_normal((5, 4, 2))), {
-        "subscripts": _explicit_subscripts("...ij,...jk", [(2, 1, 3, 4), (5, 4, 2)])}
+        "subscripts": explicit_subscripts("...ij,...jk", [(2, 1, 3, 4), (5, 4, 2)])}
 
 
 def _sample_einsum_summed_away(rng):
@@ -115,7 +115,7 @@ EINSUM = defop("Einsum", _einsum, vjp=einsum_vjp_rule, jvp=einsum_jvp_rule, vari
                         _sample_einsum_three, _sample_einsum_broadcast, _sample_einsum_summed_away))
 
 
-def _explicit_subscripts(subscripts, shapes):
+def explicit_subscripts(subscripts, shapes):
     """'...ij,jk' -> 'aij,jk->aik': ellipses become letters, the implicit output explicit."""
     spec = subscripts.replace(" ", "")
     lhs, arrow, output = spec.partition("->")
@@ -141,6 +141,9 @@ def _explicit_subscripts(subscripts, shapes):
         counts = Counter(c for t in inputs for c in t if c.isalpha())
         output = ellipsis + "".join(sorted(c for c, n in counts.items() if n == 1))
     return ",".join(terms) + "->" + output
+
+
+_explicit_subscripts = explicit_subscripts  # its former name, which transforms/runtime still reads
 
 
 def _sublist_subscripts(args):
@@ -170,7 +173,7 @@ def einsum(subscripts, *operands, out=None, optimize=False, **kwargs):
         raise TypeError("[Einsum] only einsum('ij,jk->ik', a, b) and the sublist form without out= "
                         "are supported on differentiable values.")
     shapes = [np.shape(o) for o in operands]
-    return EINSUM(*operands, subscripts=_explicit_subscripts(subscripts, shapes))
+    return EINSUM(*operands, subscripts=explicit_subscripts(subscripts, shapes))
 
 
 def tensordot(a, b, axes=2):
@@ -231,14 +234,14 @@ def _diagonal_block(a, offset, axis1, axis2):
 
 def diagonal(a, offset=0, axis1=0, axis2=1):
     return EINSUM(_diagonal_block(a, offset, axis1, axis2),
-                  subscripts=_explicit_subscripts("...ii->...i", [np.shape(a)]))
+                  subscripts=explicit_subscripts("...ii->...i", [np.shape(a)]))
 
 
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     if dtype is not None or out is not None:
         raise TypeError("[trace] dtype= and out= are not supported on differentiable values.")
     return EINSUM(_diagonal_block(a, offset, axis1, axis2),
-                  subscripts=_explicit_subscripts("...ii->...", [np.shape(a)]))
+                  subscripts=explicit_subscripts("...ii->...", [np.shape(a)]))
 
 
 dnp.export(globals())

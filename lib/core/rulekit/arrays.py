@@ -3,8 +3,8 @@
 
 import numpy as np
 
-from . import dnp
-from .rulekit_shapes import swap_last, unbroadcast
+from .. import dnp
+from .shapes import swap_last, unbroadcast
 
 
 def replace_at(values, argnum, value):

@@ -3,7 +3,7 @@
 
 import numpy as np
 
-from . import dnp
+from .. import dnp
 
 
 def shape_of(x):

@@ -8,9 +8,9 @@ the denominator is exactly 0 (docs/numerics.md, "Decompositions at repeated valu
 
 import numpy as np
 
-from . import dnp
-from .rulekit_arrays import lower_half_diagonal, symmetrize
-from .rulekit_shapes import div_no_nan, swap_last, tie_share
+from .. import dnp
+from .arrays import lower_half_diagonal, symmetrize
+from .shapes import div_no_nan, swap_last, tie_share
 
 __all__ = ["svd_vjp_s", "svd_vjp_u", "svd_vjp_vh", "svd_jvp_s", "svd_jvp_u", "svd_jvp_vh",
            "eigh_vjp_w", "eigh_vjp_v", "eigh_jvp_w", "eigh_jvp_v", "cholesky_vjp_a", "cholesky_jvp_a",
@@ -37,7 +37,8 @@ def _skew(x):
     return x - swap_last(x)
 
 
-def _mm(*xs):
+def matmul_chain(*xs):
+    """x0 @ x1 @ ..., through dnp."""
     out = xs[0]
     for x in xs[1:]:
         out = dnp.matmul(out, x)
@@ -58,16 +59,16 @@ def svd_vjp_s(g, a):
 
 def svd_vjp_u(g, a):
     u, s, vh = _svd_parts(a)
-    core = _mm(u, _coupling(s * s) * _skew(dnp.matmul(swap_last(u), g)) * _row(s), vh)
+    core = matmul_chain(u, _coupling(s * s) * _skew(dnp.matmul(swap_last(u), g)) * _row(s), vh)
     proj = _eye(a, np.shape(a)[-2]) - dnp.matmul(u, swap_last(u))
-    return core + _mm(proj, g * _row(1.0 / s), vh)
+    return core + matmul_chain(proj, g * _row(1.0 / s), vh)
 
 
 def svd_vjp_vh(g, a):
     u, s, vh = _svd_parts(a)
-    core = _mm(u * _row(s), _coupling(s * s) * _skew(dnp.matmul(vh, swap_last(g))), vh)
+    core = matmul_chain(u * _row(s), _coupling(s * s) * _skew(dnp.matmul(vh, swap_last(g))), vh)
     proj = _eye(a, np.shape(a)[-1]) - dnp.matmul(swap_last(vh), vh)
-    return core + _mm(u * _row(1.0 / s), g, proj)
+    return core + matmul_chain(u * _row(1.0 / s), g, proj)
 
 
 def svd_jvp_s(da, a):
@@ -77,19 +78,19 @@ def svd_jvp_s(da, a):
 
 def svd_jvp_u(da, a):
     u, s, vh = _svd_parts(a)
-    dp = _mm(swap_last(u), da, swap_last(vh))
+    dp = matmul_chain(swap_last(u), da, swap_last(vh))
     sym = dp * _row(s) + swap_last(dp * _row(s))  # dP S + S dP^T
     proj = _eye(a, np.shape(a)[-2]) - dnp.matmul(u, swap_last(u))
-    return dnp.matmul(u, _coupling(s * s) * sym) + _mm(proj, da, swap_last(vh)) * _row(1.0 / s)
+    return dnp.matmul(u, _coupling(s * s) * sym) + matmul_chain(proj, da, swap_last(vh)) * _row(1.0 / s)
 
 
 def svd_jvp_vh(da, a):
     u, s, vh = _svd_parts(a)
     v = swap_last(vh)
-    dp = _mm(swap_last(u), da, v)
+    dp = matmul_chain(swap_last(u), da, v)
     sym = dnp.expand_dims(s, -1) * dp + swap_last(dp) * _row(s)  # S dP + dP^T S
     proj = _eye(a, np.shape(a)[-1]) - dnp.matmul(v, vh)
-    return swap_last(dnp.matmul(v, _coupling(s * s) * sym) + _mm(proj, swap_last(da), u) * _row(1.0 / s))
+    return swap_last(dnp.matmul(v, _coupling(s * s) * sym) + matmul_chain(proj, swap_last(da), u) * _row(1.0 / s))
 
 
 # -- eigh of the symmetric part of a ----------------------------------------------------------
@@ -129,7 +130,7 @@ def eigh_vjp_w(g, a, uplo="L"):
 
 def eigh_vjp_v(g, a, uplo="L"):
     w, v = dnp.linalg_eigh_w(a, uplo), dnp.linalg_eigh_v(a, uplo)
-    inner = _mm(v, _coupling(w) * dnp.matmul(swap_last(v), g), swap_last(v))
+    inner = matmul_chain(v, _coupling(w) * dnp.matmul(swap_last(v), g), swap_last(v))
     return _onto_triangle(0.5 * (inner + swap_last(inner)), uplo)
 
 
@@ -140,7 +141,7 @@ def eigh_jvp_w(da, a, uplo="L"):
 
 def eigh_jvp_v(da, a, uplo="L"):
     w, v = dnp.linalg_eigh_w(a, uplo), dnp.linalg_eigh_v(a, uplo)
-    return dnp.matmul(v, _coupling(w) * _mm(swap_last(v), _read_triangle(da, uplo), v))
+    return dnp.matmul(v, _coupling(w) * matmul_chain(swap_last(v), _read_triangle(da, uplo), v))
 
 
 # -- cholesky of the triangle LAPACK reads ----------------------------------------------------
@@ -155,7 +156,7 @@ def cholesky_vjp_a(g, ans, upper=False):
     from a (the upper one, and ans = L^T, when upper=True)."""
     low, g_low = _lower_factor(ans, upper), _lower_factor(g, upper)
     inv = dnp.linalg_inv(low)
-    s = symmetrize(_mm(swap_last(inv), lower_half_diagonal(dnp.matmul(swap_last(low), g_low)), inv))
+    s = symmetrize(matmul_chain(swap_last(inv), lower_half_diagonal(dnp.matmul(swap_last(low), g_low)), inv))
     return onto_triangle(s, not upper)
 
 
@@ -163,7 +164,7 @@ def cholesky_jvp_a(da, ans, upper=False):
     """dL = L Phi(L^-1 dA L^-T), dA the tangent's read triangle, mirrored."""
     low = _lower_factor(ans, upper)
     inv = dnp.linalg_inv(low)
-    return _lower_factor(dnp.matmul(low, lower_half_diagonal(_mm(inv, read_triangle(da, not upper), swap_last(inv)))),
+    return _lower_factor(dnp.matmul(low, lower_half_diagonal(matmul_chain(inv, read_triangle(da, not upper), swap_last(inv)))),
                          upper)
 
 
@@ -215,16 +216,16 @@ def qr_jvp_r(da, a):
 def pinv_vjp(g, p, a):
     m, n = np.shape(a)[-2:]
     gt = swap_last(g)
-    return (-_mm(swap_last(p), g, swap_last(p))
-            + _mm(_eye(a, m) - dnp.matmul(a, p), gt, p, swap_last(p))
-            + _mm(swap_last(p), p, gt, _eye(a, n) - dnp.matmul(p, a)))
+    return (-matmul_chain(swap_last(p), g, swap_last(p))
+            + matmul_chain(_eye(a, m) - dnp.matmul(a, p), gt, p, swap_last(p))
+            + matmul_chain(swap_last(p), p, gt, _eye(a, n) - dnp.matmul(p, a)))
 
 
 def pinv_jvp(da, p, a):
     m, n = np.shape(a)[-2:]
     dat = swap_last(da)
-    return (-_mm(p, da, p) + _mm(p, swap_last(p), dat, _eye(a, m) - dnp.matmul(a, p))
-            + _mm(_eye(a, n) - dnp.matmul(p, a), dat, swap_last(p), p))
+    return (-matmul_chain(p, da, p) + matmul_chain(p, swap_last(p), dat, _eye(a, m) - dnp.matmul(a, p))
+            + matmul_chain(_eye(a, n) - dnp.matmul(p, a), dat, swap_last(p), p))
 
 
 # -- np.linalg.norm: d norm / dx, for every ord ----------------------------------------------

@@ -4,7 +4,7 @@ cotangent of a 'valid' or 'same' convolution embedded in the 'full' one, whose a
 
 import numpy as np
 
-from . import dnp
+from .. import dnp
 
 __all__ = ["conv_full_cotangent"]
 

@@ -3,9 +3,9 @@ cotangent `g` are rows of the jacobian. See `rulekit`."""
 
 import numpy as np
 
-from . import dnp
-from .rulekit_arrays import einsum_vjp, replace_at
-from .rulekit_shapes import (BATCH_NDIM, ndim_of, inverse_permutation, matmul_vjp_left, matmul_vjp_right,
+from .. import dnp
+from .arrays import einsum_vjp, replace_at
+from .shapes import (BATCH_NDIM, ndim_of, inverse_permutation, matmul_vjp_left, matmul_vjp_right,
                              reduced_shape, shape_of, swap_last)
 
 

@@ -8,9 +8,9 @@ the density times. The special functions they call (dnp.digamma, ...) exist when
 
 import numpy as np
 
-from . import dnp
-from .rulekit_decomp import onto_triangle, read_triangle
-from .rulekit_shapes import swap_last
+from .. import dnp
+from .decompositions import onto_triangle, read_triangle
+from .shapes import swap_last
 
 __all__ = ["stats_score", "density_factor", "loc_scale_factor", "mvn_score_x", "mvn_cov_vjp",
            "mvn_cov_jvp"]

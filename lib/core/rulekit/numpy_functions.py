@@ -5,8 +5,8 @@ it; indices and weights come from the primal values (`primal_of`), constants of 
 
 import numpy as np
 
-from . import dnp
-from .traced import Traced
+from .. import dnp
+from ..traced import Traced
 
 __all__ = ["primal_of", "stacked_shape", "stack_axis", "stack_piece", "append_piece", "diagonal_index",
            "undiag", "undiagflat", "rollaxis_inverse", "kron_vjp", "undiff", "along_axis_index",
