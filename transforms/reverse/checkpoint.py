@@ -24,12 +24,15 @@ gradients agree to rounding. Loops that are not checkpointed (while loops, loops
 storage, and the generated source says so in a comment.
 """
 
+import ast
+import copy
+
+from ..ir.code import Comment, bare_tuple, is_comment
 from ..ir.syntax import nodes as n
 from ..ir.analysis import walk_items
-from ..frontend.normalize import SetItem
+from ..ir.nodes import SetItem
 from ..runtime.revolve import parse_spec
-
-IND = "    "
+from ..templates.quote import code_expr, code_stmt
 
 
 def spec_of(rev):
@@ -50,7 +53,7 @@ def refusal(item):
     return None
 
 
-def _state(rev, item):
+def loop_state(rev, item):
     """The loop state: names the body writes that it reads, or that code after the loop reads,
     plus the arrays it writes into. Temporaries of un-nesting are made afresh each iteration."""
     inside = {id(x) for x in walk_items(item.body)}
@@ -70,79 +73,93 @@ def _state(rev, item):
 
 def fwd_for(rev, item, spec):
     """The forward sweep of a checkpointed loop: advance, keeping the schedule's states."""
-    rev._enter_loop(0)
+    rev.enter_loop(0)
     rev.reads_before |= item.reads | {item.var}
     rev.uses_stack = True
     names = rev.namer
     item.ck = {"range": names.fresh("_range"), "ckpt": names.unique("_ckpt"), "action": names.unique("_action"),
                "lo": names.unique("_lo"), "hi": names.unique("_hi"), "kept": names.unique("_kept")}
     rev.in_branch += 1
-    item.ck["body"] = rev.fwd_block(item.body, 1) or ["pass"]
+    item.ck["body"] = rev.fwd_block(item.body, 1) or [ast.Pass()]
     rev.in_branch -= 1
-    state = _state(rev, item)
+    state = loop_state(rev, item)
     item.ck["state"] = state
     for name in state:
         if name not in rev.loop_entry_defined and name not in rev.preinit:
             rev.preinit.append(name)
-    item.saved_after, item.count, item.range_src = [], None, item.ck["range"]
+    item.saved_after, item.count = [], None
+    item.range_name = item.ck["range"]
+    item.range_node = ast.Name(id=item.range_name, ctx=ast.Load())
     c = item.ck
     scheme = "sqrt" if spec[0] == "sqrt" else "binomial"
-    lines = [f"# {item.text}  (checkpointed, {scheme} schedule: the loop state is kept at checkpoints)",
-             f"{c['range']} = {rev.src(item.iter)}",
-             f"{c['ckpt']} = checkpoint_schedule(len({c['range']}), {_spec_src(spec)})",
-             f"for {c['action']}, {c['lo']}, {c['hi']} in {c['ckpt']}.forward():",
-             f"{IND}if {c['action']} == 'save':",
-             f"{IND}{IND}{_save(c)}",
-             f"{IND}else:  # 'advance'"]
-    lines += [IND + x for x in _advance(c, item)]
-    return lines
+    advance = [Comment("'advance'", trailing=True),
+               Comment("run the iterations, dropping what they push: the backward sweep redoes them")]
+    return [Comment(f"{item.text}  (checkpointed, {scheme} schedule: the loop state is kept at checkpoints)"),
+            code_stmt("R = ITER", R=c["range"], ITER=rev.code(item.iter)),
+            code_stmt("CK = checkpoint_schedule(len(R), SPEC)", CK=c["ckpt"], R=c["range"], SPEC=spec_node(spec)),
+            actions(c, "forward", ast.If(test=is_action(c, "save"), body=[save(c)], orelse=advance + run(c, item)))]
 
 
 def bwd_for(rev, item):
     """The backward sweep: the schedule's loads, advances and reversed segments."""
     c = item.ck
-    pre, body = rev._loop_body(item, 0)
-    if not any(not x.startswith("#") for x in body):
-        body = ["pass"]
-    seg = f"{c['range']}[{c['lo']}:{c['hi']}]"
-    lines = [f"# {item.text}  (checkpointed: segments run again from the states kept)"] + pre
-    lines += [f"for {c['action']}, {c['lo']}, {c['hi']} in {c['ckpt']}.backward():",
-              f"{IND}if {c['action']} == 'save':",
-              f"{IND}{IND}{_save(c)}",
-              f"{IND}elif {c['action']} == 'load':",
-              f"{IND}{IND}{_load(c)}",
-              f"{IND}elif {c['action']} == 'advance':"]
-    lines += [IND + x for x in _advance(c, item)[1:]]
-    lines += [f"{IND}else:  # 'reverse': these iterations again, saving their values, then their adjoints",
-              f"{IND}{IND}for {item.var} in {seg}:"]
-    lines += [IND * 3 + x for x in c["body"]]
-    lines += [f"{IND}{IND}for {item.var} in reversed({seg}):"]
-    lines += [IND * 3 + x for x in body]
-    return lines
+    pre, body = rev.loop_body(item, 0)
+    if not any(not is_comment(st) for st in body):
+        body = [ast.Pass()]
+    segment = code_expr("R[LO:HI]", R=c["range"], LO=c["lo"], HI=c["hi"])
+    reverse = [Comment("'reverse': these iterations again, saving their values, then their adjoints", trailing=True),
+               loop(item.var, segment, copy.deepcopy(c["body"])),
+               loop(item.var, code_expr("reversed(S)", S=segment), body)]
+    dispatch = ast.If(test=is_action(c, "save"), body=[save(c)], orelse=[
+        ast.If(test=is_action(c, "load"), body=[load(c)], orelse=[
+            ast.If(test=is_action(c, "advance"), body=run(c, item), orelse=reverse)])])
+    return [Comment(f"{item.text}  (checkpointed: segments run again from the states kept)")] + pre + [
+        actions(c, "backward", dispatch)]
 
 
 def fallback_comment(item, why):
-    return f"# {item.text}  (not checkpointed: {why}; every iteration's values are kept)"
+    return Comment(f"{item.text}  (not checkpointed: {why}; every iteration's values are kept)")
 
 
-def _advance(c, item):
-    return ["    # run the iterations, dropping what they push: the backward sweep redoes them",
-            f"    _stack, {c['kept']} = {c['ckpt']}.discard, _stack",
-            f"    for {item.var} in {c['range']}[{c['lo']}:{c['hi']}]:"] + \
-        [IND * 2 + x for x in c["body"]] + [f"    _stack = {c['kept']}"]
+def loop(var, iterable, body):
+    target = ast.Name(id=var, ctx=ast.Store())
+    return ast.For(target=target, iter=iterable, body=body, orelse=[])
 
 
-def _save(c):
-    state = c["state"]
-    return f"{c['ckpt']}.save({c['lo']}, ({', '.join(state)}{',' if len(state) == 1 else ''}))"
+def actions(c, sweep, dispatch):
+    """`for _action, _lo, _hi in _ckpt.<sweep>():` around the dispatch on the action."""
+    target = ast.Tuple(elts=[ast.Name(id=c[k], ctx=ast.Store()) for k in ("action", "lo", "hi")], ctx=ast.Store())
+    schedule = code_expr("CK.forward()" if sweep == "forward" else "CK.backward()", CK=c["ckpt"])
+    return ast.For(target=target, iter=schedule, body=[dispatch], orelse=[])
 
 
-def _load(c):
-    state = c["state"]
-    if not state:
-        return "pass"
-    return f"{', '.join(state)}{',' if len(state) == 1 else ''} = {c['ckpt']}.load({c['lo']})"
+def is_action(c, action):
+    return code_expr("ACTION == WHAT", ACTION=c["action"], WHAT=ast.Constant(value=action))
 
 
-def _spec_src(spec):
-    return repr(spec[0]) if len(spec) == 2 and spec[1] is None else repr(spec)
+def run(c, item):
+    """The iterations lo..hi-1 of the loop body with their pushes discarded."""
+    return [bare_tuple(code_stmt("_stack, KEPT = CK.discard, _stack", KEPT=c["kept"], CK=c["ckpt"])),
+            loop(item.var, code_expr("R[LO:HI]", R=c["range"], LO=c["lo"], HI=c["hi"]), copy.deepcopy(c["body"])),
+            code_stmt("_stack = KEPT", KEPT=c["kept"])]
+
+
+def state_tuple(c, ctx):
+    return ast.Tuple(elts=[ast.Name(id=name, ctx=ctx()) for name in c["state"]], ctx=ctx())
+
+
+def save(c):
+    return code_stmt("CK.save(LO, STATE)", CK=c["ckpt"], LO=c["lo"], STATE=state_tuple(c, ast.Load))
+
+
+def load(c):
+    if not c["state"]:
+        return ast.Pass()
+    return code_stmt("STATE = CK.load(LO)", STATE=state_tuple(c, ast.Store), CK=c["ckpt"], LO=c["lo"])
+
+
+def spec_node(spec):
+    """The schedule's spelling: `'sqrt'`, or `('binomial', 4)`."""
+    if len(spec) == 2 and spec[1] is None:
+        return ast.Constant(value=spec[0])
+    return ast.Tuple(elts=[ast.Constant(value=x) for x in spec], ctx=ast.Load())

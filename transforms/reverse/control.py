@@ -1,17 +1,45 @@
 """The reverse transformer's control flow: branches, loops and subscript writes.
 
-`ControlFlow` is mixed into `Reverse`: the forward sweep records branch decisions, trip
-counts and overwritten slices on `_stack`; the backward sweep pops them and replays the
-branch taken, the loop reversed, the slice restored.
+`ControlFlow` is mixed into `Reverse` (whose `__init__` makes the state it uses): the forward
+sweep records branch decisions, trip counts and overwritten slices on `_stack`; the backward
+sweep pops them and replays the branch taken, the loop reversed, the slice restored. Every
+method returns generated statements (standard ast, with `Comment`s: ir/code.py).
 """
 
-from ..ir import syntax
+import ast
+
+from ..ir import code
+from ..ir.code import Comment
 from . import checkpoint, symbolic_zeros
 from ..ir.analysis import Segment, diff_args, needed_names, walk_items
-from ..frontend.normalize import Op, Primal, SetItem, is_name
-from .simplify import index_expr, subscript_src
+from ..ir.nodes import Op, Primal, SetItem, is_name
+from ..templates.quote import code_expr, code_stmt
+from .simplify import index_expr, subscript
 
-IND = "    "
+
+def name(identifier):
+    return ast.Name(id=identifier, ctx=ast.Load())
+
+
+def if_stmt(test, body, orelse=()):
+    """`if test: body else: orelse`; an `if` alone in the `else` stays a nested block."""
+    orelse = list(orelse)
+    if len(orelse) == 1 and isinstance(orelse[0], ast.If):
+        code.nested_else(orelse[0])
+    return ast.If(test=test, body=list(body) or [ast.Pass()], orelse=orelse)
+
+
+def for_stmt(var, iterable, body):
+    target = ast.Name(id=var, ctx=ast.Store()) if isinstance(var, str) else var
+    return ast.For(target=target, iter=iterable, body=list(body) or [ast.Pass()], orelse=[])
+
+
+def break_if(flag):
+    return if_stmt(name(flag), [ast.Break()])
+
+
+def has_code(body):
+    return any(not code.is_comment(st) for st in body)
 
 
 class ControlFlow:
@@ -19,126 +47,121 @@ class ControlFlow:
 
     def fwd_if(self, item, depth):
         item.cond = self.namer.fresh("_cond")
-        lines = [f"{item.cond} = {self.src(item.test)}"]
+        out = [code_stmt("C = TEST", C=item.cond, TEST=self.code(item.test))]
         self.reads_before |= item.reads
         # a name one branch overwrites gets `bv = zeros_like(v)` in the other branch's backward
         # (bwd_if), read where v holds its value before the `if`: saved like a value read
         written = set().union(*(getattr(s, "writes", set()) for s in walk_items(item.body + item.orelse)))
-        zeroed = {v for v in written & self._touched(item.body + item.orelse) & self.written_before
-                  if self.zero(v) != "0.0"}
+        zeroed = {v for v in written & self.touched(item.body + item.orelse) & self.written_before
+                  if not self.scalar(v)}
         self.reads_before |= zeroed
         self.needed |= zeroed
         self.in_branch += 1
         snapshot = (set(self.reads_before), set(self.written_before))
-        body = self.fwd_block(item.body, depth) or ["pass"]
+        body = self.fwd_block(item.body, depth)
         after = (self.reads_before, self.written_before)
         self.reads_before, self.written_before = set(snapshot[0]), set(snapshot[1])
         orelse = self.fwd_block(item.orelse, depth)
         self.reads_before |= after[0]
         self.written_before |= after[1]
         self.in_branch -= 1
-        lines.append(f"if {item.cond}:")
-        lines += [IND + x for x in body]
-        if orelse:
-            lines.append("else:")
-            lines += [IND + x for x in orelse]
+        out.append(if_stmt(name(item.cond), body, orelse))
         if depth > 0:
-            lines.append(self.push([item.cond]))  # after the branch: popped before it
-        return lines
+            out.append(self.push([item.cond]))  # after the branch: popped before it
+        return out
 
-    def _zeroed_in_backward(self, item):
+    def zeroed_in_backward(self, item):
         """Carried names whose adjoints the loop's backward sweep starts from `zeros_like(v)`
-        (`_loop_body`): that reads v, so v is saved and restored like a value read, or the zero
+        (`loop_body`): that reads v, so v is saved and restored like a value read, or the zero
         takes the shape of a later value (`y` rebound from a float to a matrix after the loop)."""
-        return {v for v in self._carried(item) if self.zero(v) != "0.0"}
+        return {v for v in self.carried(item) if not self.scalar(v)}
 
     def fwd_for(self, item, depth):
-        note = self._checkpoint_note(item, depth)
+        note = self.checkpoint_note(item, depth)
         if note is None:
             return checkpoint.fwd_for(self, item, checkpoint.spec_of(self))
-        return note + self._fwd_for(item, depth)
+        return note + self.fwd_stored_for(item, depth)
 
-    def _checkpoint_note(self, item, depth):
-        """None: checkpoint this loop (grad's `checkpoint=`); else the comment lines to emit."""
+    def checkpoint_note(self, item, depth):
+        """None: checkpoint this loop (grad's `checkpoint=`); else the comments to emit."""
         if depth > 0 or checkpoint.spec_of(self) is None:
             return []
         why = checkpoint.refusal(item)
         return None if why is None else [checkpoint.fallback_comment(item, why)]
 
-    def _fwd_for(self, item, depth):
-        self._enter_loop(depth)
+    def fwd_stored_for(self, item, depth):
+        """A loop whose iterations push what they overwrite."""
+        self.enter_loop(depth)
         self.reads_before |= item.reads | {item.var}
-        zeroed = self._zeroed_in_backward(item)
+        zeroed = self.zeroed_in_backward(item)
         self.needed |= zeroed
-        lines = []
-        iter_src = self.src(item.iter)
+        item.ck = None  # (checkpoint.fwd_for's loops have their names there)
+        out = []
         stable = item.reads <= (self.stable | {"range", "len", "min"}) or not (item.reads & self.fir.locals)
         item.count = None
         if item.break_flag:
             item.count = self.namer.fresh("_count")
-            lines.append(f"{item.count} = 0")
+            out.append(code_stmt("N = 0", N=item.count))
+        item.range_name = None  # the name holding the iterable, when it is saved
         if stable:
-            item.range_src = iter_src
-            lines.append(f"for {item.var} in {iter_src}:")
+            item.range_node = self.code(item.iter)
         else:
-            rng = self.namer.fresh("_range")
-            lines.append(f"{rng} = {iter_src}")
-            item.range_src = rng
-            lines.append(f"for {item.var} in {rng}:")
+            item.range_name = self.namer.fresh("_range")
+            out.append(code_stmt("R = ITER", R=item.range_name, ITER=self.code(item.iter)))
+            item.range_node = name(item.range_name)
         self.in_branch += 1
         body = self.fwd_block(item.body, depth + 1)
         self.in_branch -= 1
         if item.count:
-            body.insert(0, f"{item.count} += 1")
+            body.insert(0, code_stmt("N += 1", N=item.count))
         if item.break_flag:
-            body.append(f"if {item.break_flag}:")
-            body.append(IND + "break")
-        lines += [IND + x for x in (body or ["pass"])]
-        saved = ([item.range_src] if item.range_src.startswith("_range") else []) + (
-            [item.count] if item.count else [])
+            body.append(break_if(item.break_flag))
+        out.append(for_stmt(item.var, item.range_node, body))
+        saved = ([item.range_name] if item.range_name else []) + ([item.count] if item.count else [])
         item.saved_after = saved if depth > 0 else []
         if item.saved_after:
-            lines.append(self.push(saved))
+            out.append(self.push(saved))
         self.reads_before |= zeroed
         self.written_before |= zeroed
-        return lines
+        return out
 
     def fwd_while(self, item, depth):
-        self._enter_loop(depth)
+        self.enter_loop(depth)
         self.reads_before |= item.reads
-        zeroed = self._zeroed_in_backward(item)
+        zeroed = self.zeroed_in_backward(item)
         self.needed |= zeroed
         item.count = self.namer.fresh("_count")
-        lines = self._checkpoint_note(item, depth) + [f"{item.count} = 0", f"while {self.src(item.test)}:"]
+        out = self.checkpoint_note(item, depth) + [code_stmt("N = 0", N=item.count)]
+        test = self.code(item.test)
         self.in_branch += 1
-        body = [f"{item.count} += 1"] + self.fwd_block(item.body, depth + 1)
+        body = [code_stmt("N += 1", N=item.count)] + self.fwd_block(item.body, depth + 1)
         self.in_branch -= 1
         if item.break_flag:
-            body += [f"if {item.break_flag}:", IND + "break"]
-        lines += [IND + x for x in body]
+            body.append(break_if(item.break_flag))
+        out.append(ast.While(test=test, body=body, orelse=[]))
         if depth > 0:
-            lines.append(self.push([item.count]))
+            out.append(self.push([item.count]))
         self.reads_before |= zeroed
         self.written_before |= zeroed
-        return lines
+        return out
 
     def fwd_setitem(self, item, depth):
         self.reads_before |= item.reads
         self.uses_stack = True
-        target = subscript_src(item.target, item.index)
-        return [f"_stack.append(saved({target}))", f"{target} = {self.src(item.value)}"]
+        target = self.code(subscript(item.target, item.index))
+        return [code_stmt("_stack.append(saved(T))", T=target), code_stmt("T = V", T=target, V=self.code(item.value))]
 
     # -- backward sweep --------------------------------------------------------------------------
-    def _materialize(self, names):
-        lines = []
+    def materialize(self, names):
+        out = []
         for var in sorted(names):
             adj = self.namer.adjoint(var)
             if adj not in self.nonzero:
-                lines.append(f"{adj} = {self.zero(var)}")
+                out.append(code_stmt("ADJ = ZERO", ADJ=adj, ZERO=self.zero(var)))
                 self.nonzero.add(adj)
-        return lines
+        return out
 
-    def _touched(self, items):
+    def touched(self, items):
         out = set()
         for s in walk_items(items):
             if isinstance(s, Op) and s.target in self.active:
@@ -160,95 +183,86 @@ class ControlFlow:
         orelse = self.bwd_block(item.orelse, depth)
         after_else = self.nonzero
         union = after_body | after_else
-        body += [f"{a} = {self._zero_for_adj(a)}" for a in sorted(union - after_body)]
-        orelse += [f"{a} = {self._zero_for_adj(a)}" for a in sorted(union - after_else)]
+        body += [code_stmt("ADJ = ZERO", ADJ=a, ZERO=self.zero_for_adjoint(a)) for a in sorted(union - after_body)]
+        orelse += [code_stmt("ADJ = ZERO", ADJ=a, ZERO=self.zero_for_adjoint(a)) for a in sorted(union - after_else)]
         self.nonzero = union
-        lines = [f"# {item.text}"]
+        out = [Comment(item.text)]
         if depth > 0:
-            lines.append(self.pop([item.cond]))
+            out.append(self.pop([item.cond]))
         if not body and not orelse:
-            return lines if depth > 0 else []
-        lines.append(f"if {item.cond}:")
-        lines += [IND + x for x in (body or ["pass"])]
-        if orelse:
-            lines.append("else:")
-            lines += [IND + x for x in orelse]
-        return lines
+            return out if depth > 0 else []
+        out.append(if_stmt(name(item.cond), body, orelse))
+        return out
 
-    def _zero_for_adj(self, adj):
-        for var, name in self.namer._adjoints.items():
-            if name == adj:
+    def zero_for_adjoint(self, adj):
+        for var, adjoint in self.namer._adjoints.items():
+            if adjoint == adj:
                 return self.zero(var)
-        return "0.0"
+        return ast.Constant(value=0.0)
 
-    def _carried(self, item):
+    def carried(self, item):
         """Active names whose adjoints cross the loop-body boundary (so must exist as variables)."""
         inside = set(id(x) for x in walk_items(item.body))
         outside = set(self.ret_names)
         for x in walk_items(self.items):
             if id(x) not in inside and x is not item and not isinstance(x, Segment):
                 outside |= getattr(x, "reads", set())
-        return self._touched(item.body) & (needed_names(item.body, []) | outside)
+        return self.touched(item.body) & (needed_names(item.body, []) | outside)
 
-    def _loop_body(self, item, depth):
+    def loop_body(self, item, depth):
         """The carried adjoints that may be nonzero in some backward iteration start from zeros
         before the loop and are zeroed again at the end of the body where it consumed them;
         the others are symbolic zeros all through the loop (symbolic_zeros.py)."""
         adjoints = self.namer._adjoints
         entry = {var for var, adj in adjoints.items() if adj in self.nonzero}
         may = symbolic_zeros.loop_entry(item, entry, self.active)
-        touched = self._carried(item) & may
-        pre = self._materialize(touched)
+        touched = self.carried(item) & may
+        pre = self.materialize(touched)
         body = self.bwd_block(item.body, depth + 1)
-        missed = {var for var in self._carried(item) - may if adjoints.get(var) in self.nonzero}
+        missed = {var for var in self.carried(item) - may if adjoints.get(var) in self.nonzero}
         if missed:  # the analysis must over-approximate what the generated code writes
             raise AssertionError(f"symbolic zeros: adjoints of {sorted(missed)} written in `{item.text}`")
-        body += self._materialize(touched)
+        body += self.materialize(touched)
         return pre, body
 
     def bwd_for(self, item, depth):
-        if getattr(item, "ck", None):
+        if item.ck is not None:
             return checkpoint.bwd_for(self, item)
-        lines = [f"# {item.text}"]
-        if item.saved_after:
-            lines.append(self.pop(item.saved_after))
-        rng = item.range_src
-        pre, body = self._loop_body(item, depth)
+        pops = [self.pop(item.saved_after)] if item.saved_after else []
+        pre, body = self.loop_body(item, depth)
+        if not has_code(body):
+            return pops
+        rng = item.range_node
         if item.count:
-            rng = f"{rng}[:{item.count}]"
-        header = [f"for {item.var} in reversed({rng}):"]
-        if not any(not x.startswith("#") for x in body):
-            return lines[1:]
-        return lines[:1] + pre + lines[1:] + header + [IND + x for x in body]
+            rng = code_expr("R[:N]", R=rng, N=item.count)
+        return [Comment(item.text)] + pre + pops + [for_stmt(item.var, code_expr("reversed(R)", R=rng), body)]
 
     def bwd_while(self, item, depth):
-        lines = [f"# {item.text}"]
-        if depth > 0:
-            lines.append(self.pop([item.count]))
-        pre, body = self._loop_body(item, depth)
-        if not any(not x.startswith("#") for x in body):
-            return lines[1:]
-        return lines[:1] + pre + lines[1:] + [f"for {self._discard()} in range({item.count}):"] + [IND + x for x in body]
+        pops = [self.pop([item.count])] if depth > 0 else []
+        pre, body = self.loop_body(item, depth)
+        if not has_code(body):
+            return pops
+        return [Comment(item.text)] + pre + pops + [for_stmt(self.discard(), code_expr("range(N)", N=item.count), body)]
 
-    def _discard(self):
+    def discard(self):
         """The backward while loop's counter: `_`, unless the user's code uses that name."""
-        if getattr(self, "_discard_name", None) is None:
-            self._discard_name = self.namer.unique("_")
-        return self._discard_name
+        if self.discard_name is None:
+            self.discard_name = self.namer.unique("_")
+        return self.discard_name
 
-    def bwd_setitem(self, item):
-        lines = [f"# {item.text}"]
-        target = subscript_src(item.target, item.index)
+    def bwd_setitem(self, item, depth):
+        out = [Comment(item.text)]
+        target = self.code(subscript(item.target, item.index))
+        restore = code_stmt("T = _stack.pop()", T=target)
         adj = self.namer.adjoint(item.target)
         if item.target in self.active and adj in self.nonzero:
             if is_name(item.value) and item.value.id in self.active:
                 v = item.value.id
-                self.accumulate(lines, self.namer.adjoint(v),
-                                f"unbroadcast(saved({subscript_src(adj, item.index)}), np.shape({v}))", v, v)
-            lines.append(f"{target} = _stack.pop()")
-            lines.append(f"{adj} = zero_slot({adj}, {syntax.unparse(index_expr(item.index))}, {item.target})")
-            return lines
-        lines.append(f"{target} = _stack.pop()")
-        return lines
-
-    # -- the whole function ----------------------------------------------------------------------
+                self.accumulate(out, self.namer.adjoint(v), code_expr(
+                    "unbroadcast(saved(SLOT), np.shape(V))", SLOT=self.code(subscript(adj, item.index)), V=v), v, v)
+            out.append(restore)
+            out.append(code_stmt("ADJ = zero_slot(ADJ, INDEX, X)", ADJ=adj, INDEX=self.code(index_expr(item.index)),
+                                 X=item.target))
+            return out
+        out.append(restore)
+        return out

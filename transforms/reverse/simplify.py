@@ -1,17 +1,23 @@
-"""Small pieces of the reverse transformer that work on source text and IR lists:
-renaming, dead-code elimination, copy propagation, index spelling.
+"""Small pieces of the reverse transformer: renaming IR nodes, dead-code elimination of the IR,
+copy propagation and blank comments of the generated statements, index spelling.
 
-Shared by the reverse sweep (`reverse.py`, `reverse_control.py`) and forward mode.
+The IR is gast (`rename`, `index_expr`, `subscript`); generated code is standard-ast statement
+lists with `Comment`s (ir/code.py): `propagate_copies`, `drop_blank_comments`, `loaded_names`.
+Shared by the reverse sweep (sweeps.py, control.py, adjoints.py), forward mode and codegen.
 """
 
-import re
+import ast
 
 from ..ir import syntax
+from ..ir.code import Comment
 from ..ir.syntax import nodes as n
 from ..frontend.normalize import Op, Primal, is_name
 from ..templates.rules import rule_uses
 
-class _Rename(syntax.NodeTransformer):
+
+class Rename(syntax.NodeTransformer):
+    """Names read looked up in `loads`, names written in `stores` (gast)."""
+
     def __init__(self, loads, stores=None):
         self.loads, self.stores = loads, stores or {}
 
@@ -25,22 +31,21 @@ class _Rename(syntax.NodeTransformer):
 def rename(node, loads, stores=None):
     if not loads and not stores:
         return node
-    return _Rename(loads, stores).visit(syntax.copy(node))
+    return Rename(loads, stores).visit(syntax.copy(node))
 
 
-
-def _all_stmts(block):
+def all_stmts(block):
     for st in block:
         yield st
         for sub in ("body", "orelse"):
-            yield from _all_stmts(getattr(st, sub, []) or [])
+            yield from all_stmts(getattr(st, sub, []) or [])
 
 
 def eliminate_dead_code(block, live_out):
     """Drop pure assignments whose values nothing reads (not the output, no statement)."""
     while True:
         reads = set(live_out)
-        for st in _all_stmts(block):
+        for st in all_stmts(block):
             reads |= getattr(st, "reads", set())
             if getattr(st, "break_flag", None):
                 reads.add(st.break_flag)
@@ -66,12 +71,9 @@ def eliminate_dead_code(block, live_out):
             return out
 
         block = prune(block)
-        prune = None  # it calls itself through its cell: break that cycle (issue 13)
+        prune = None  # it calls itself through its cell: break that cycle, or each call leaks a frame
         if not changed:
             return block
-
-
-_COPY = re.compile(r"(\w+) = (\w+)")
 
 
 def live_body(fir, optimize):
@@ -82,46 +84,105 @@ def live_body(fir, optimize):
     return ret_names, body
 
 
-def propagate_copies(lines, local):
+# -- generated statements (standard ast) -------------------------------------------------------
+
+def loaded_names(stmts):
+    """Names the generated statements read."""
+    return {x.id for st in stmts for x in ast.walk(st) if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Load)}
+
+
+def copy_of(st):
+    """(a, b) for a copy `a = b` between two names, else None."""
+    if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name) \
+            and isinstance(st.value, ast.Name):
+        return st.targets[0].id, st.value.id
+    return None
+
+
+def assigns(st, name):
+    """Whether `st` is `name = ...`."""
+    return isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name) \
+        and st.targets[0].id == name
+
+
+def mentions(st, name):
+    return any(isinstance(x, ast.Name) and x.id == name for x in ast.walk(st))
+
+
+class RenameCode(ast.NodeTransformer):
+    """Every name `old` (read or written) spelled `new`, in place."""
+
+    def __init__(self, old, new):
+        self.old, self.new = old, new
+
+    def visit_Name(self, node):
+        if node.id == self.old:
+            node.id = self.new
+        return node
+
+
+def propagate_copies(stmts, local):
     """Drop `b_t = bx` copies of segment-local adjoints, reading `bx` where `b_t` was read."""
-    lines = list(lines)
+    stmts = list(stmts)
     i = 0
-    while i < len(lines):
-        m = _COPY.fullmatch(lines[i])
-        if m and m.group(1) in local and m.group(1) != m.group(2):
-            a, b = m.group(1), m.group(2)
-            use = re.compile(rf"\b{a}\b")
-            later = lines[i + 1:]
-            uses = [j for j, x in enumerate(later) if use.search(x)]
-            if not any(x.startswith(f"{a} = ") for x in later):
+    while i < len(stmts):
+        pair = copy_of(stmts[i])
+        if pair and pair[0] in local and pair[0] != pair[1]:
+            a, b = pair
+            later = stmts[i + 1:]
+            uses = [j for j, st in enumerate(later) if mentions(st, a)]
+            if not any(assigns(st, a) for st in later):
                 last = max(uses) if uses else -1
-                if not any(x.startswith(f"{b} = ") for x in later[:last]):
+                if not any(assigns(st, b) for st in later[:last]):
                     for j in uses:
-                        later[j] = use.sub(b, later[j])
-                    lines = lines[:i] + later
+                        later[j] = RenameCode(a, b).visit(later[j])
+                    stmts = stmts[:i] + later
                     continue
         i += 1
-    return lines
+    return stmts
 
 
-def subscript_src(name, index):
-    return syntax.unparse(n.Subscript(value=syntax.name(name), slice=syntax.copy(index), ctx=n.Load()))
+def drop_blank_comments(stmts):
+    """The statements without the comments that end a block (a statement's comment whose
+    statement left no code), in nested blocks too; `# forward`, `# backward` and comments at
+    the end of a line stay."""
+    out = []
+    for k, st in enumerate(stmts):
+        if isinstance(st, Comment) and not st.trailing and k == len(stmts) - 1 \
+                and ("# " + st.text).strip().startswith("# ") and st.text.strip() not in ("forward", "backward"):
+            continue
+        for sub in ("body", "orelse", "finalbody"):
+            if getattr(st, sub, None):
+                setattr(st, sub, drop_blank_comments(getattr(st, sub)))
+        out.append(st)
+    return out
 
 
-class _SliceToCall(syntax.NodeTransformer):
+# -- indices (IR, gast) --------------------------------------------------------------------------
+
+def subscript(name, index):
+    """`name[index]` (gast)."""
+    return n.Subscript(value=syntax.name(name), slice=syntax.copy(index), ctx=n.Load())
+
+
+def is_none(node):
+    return node is None or syntax.is_constant(node) and node.value is None
+
+
+class SliceToCall(syntax.NodeTransformer):
     def visit_Slice(self, node):
         self.generic_visit(node)
-        parts = [syntax.unparse(p) if p is not None else "None" for p in (node.lower, node.upper, node.step)]
-        if parts[2] == "None":
+        parts = [syntax.constant(None) if is_none(p) else p for p in (node.lower, node.upper, node.step)]
+        if is_none(node.step):
             parts.pop()
-            if parts == ["None", "None"]:
-                parts = ["None"]
-        return syntax.parse_expr(f"slice({', '.join(parts)})")
+            if is_none(node.lower) and is_none(node.upper):
+                parts = parts[:1]
+        return n.Call(func=syntax.name("slice"), args=parts, keywords=[])
 
 
 def index_expr(index):
     """An index as a plain expression: `0, :` -> `(0, slice(None))`."""
-    return _SliceToCall().visit(syntax.copy(index))
+    return SliceToCall().visit(syntax.copy(index))
 
 
 def uses_ans(op):
@@ -133,7 +194,7 @@ def uses_ans(op):
     return any(callable(r) and "ans" in rule_uses(r) for r in rules)
 
 
-def _merge_split_copies(stmts):
+def merge_split_copies(stmts):
     """Inside loops, `_t = E; x = _t` (made so `x = x * 2` never reads its target) is `x = E`:
     the recomputation gives every value its own name anyway."""
     out = []
@@ -147,19 +208,4 @@ def _merge_split_copies(stmts):
             prev.writes = {st.target}
             continue
         out.append(st)
-    return out
-
-
-def _drop_blank_comments(lines):
-    out = []
-    for i, line in enumerate(lines):
-        stripped = line.strip()
-        if stripped.startswith("# ") and stripped not in ("# forward", "# backward"):
-            nxt = lines[i + 1].strip() if i + 1 < len(lines) else ""
-            indent = len(line) - len(line.lstrip())
-            nxt_indent = len(lines[i + 1]) - len(lines[i + 1].lstrip()) if i + 1 < len(lines) else -1
-            if not nxt or nxt_indent < indent or (nxt.startswith("# ") and nxt_indent == indent and
-                                                 nxt not in ("# backward",) and False):
-                continue
-        out.append(line)
     return out

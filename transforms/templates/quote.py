@@ -35,13 +35,18 @@ def as_code(value):
         if not value.isidentifier():
             raise TypeError(f"a placeholder's text must be an identifier, not {value!r}: pass a node")
         return ast.Name(id=value, ctx=ast.Load())
+    if is_gast(value):  # (gast's node classes derive from ast's: ask first)
+        return syntax.to_ast(value)
     if isinstance(value, ast.AST):
         return copy.deepcopy(value)
-    if isinstance(value, syntax.AST):
-        return syntax.to_ast(value)
     if value is None or isinstance(value, (bool, int, float)):
         return ast.Constant(value=value)
     raise TypeError(f"cannot substitute {type(value).__name__} {value!r} into a template")
+
+
+def is_gast(node):
+    """Whether `node` is a gast node (the IR's), not a standard-ast one (generated code's)."""
+    return getattr(n, type(node).__name__, None) is type(node)
 
 
 def as_gast(value):
