@@ -148,7 +148,7 @@ def drop_blank_comments(stmts):
     the end of a line stay."""
     out = []
     for k, st in enumerate(stmts):
-        if isinstance(st, Comment) and not st.trailing and k == len(stmts) - 1 \
+        if isinstance(st, Comment) and not getattr(st, "trailing", False) and k == len(stmts) - 1 \
                 and ("# " + st.text).strip().startswith("# ") and st.text.strip() not in ("forward", "backward"):
             continue
         for sub in ("body", "orelse", "finalbody"):
