@@ -23,7 +23,7 @@ import inspect
 
 from dualtape.core import dnp
 from dualtape.core import rulekit
-from dualtape.core import rulekit_decomp
+from dualtape.core.rulekit import decompositions as rulekit_decompositions
 from dualtape.core.registry import LINEAR, NOT_DIFFERENTIABLE, Primitive
 
 from ..ir import syntax
@@ -184,7 +184,7 @@ def lsf_scale(dscale, ans, x, loc, scale, i):
 
 
 def mm_jvp(dx, ans, *xs, argnum):
-    return multi_matmul(*replace_at(xs, argnum, dx))  # noqa: F821 (rulekit_decomp._mm: multilinear)
+    return multi_matmul(*replace_at(xs, argnum, dx))  # noqa: F821 (rulekit's matmul_chain: multilinear)
 
 
 def helper(name, impl, jvp, nondiff_argnums=(), variadic=False):
@@ -253,7 +253,7 @@ HELPERS = {
     rulekit.expm_frechet: helper("expm_frechet", rulekit.expm_frechet, (ef_a, ef_e, ND)),
     rulekit.density_factor: helper("density_factor", rulekit.density_factor, (density_ans, ND)),
     rulekit.loc_scale_factor: helper("loc_scale_factor", rulekit.loc_scale_factor, (lsf_x, lsf_loc, lsf_scale, ND)),
-    rulekit_decomp._mm: helper("multi_matmul", rulekit_decomp._mm, mm_jvp, variadic=True),
+    rulekit_decompositions.matmul_chain: helper("multi_matmul", rulekit_decompositions.matmul_chain, mm_jvp, variadic=True),
 }
 NONDIFF_HELPERS = {
     runtime.zeros_like, runtime.take_axis, runtime.pad_pairs, runtime.prod_others_tangent, runtime.einsum_vjp_tangent,
@@ -269,8 +269,9 @@ def is_rule_helper(obj):
     return inspect.isfunction(obj) and opmap.in_package(obj, *_RULE_HELPER_MODULES)
 
 
-_RULE_HELPER_MODULES = ("dualtape.core.rulekit_decomp", "dualtape.core.rulekit_stats", "dualtape.core.rulekit_numpy",
-                        "dualtape.core.rulekit_signal", "dualtape.core.rulekit_shapes")  # (shapes: power_slope)
+_RULE_HELPER_MODULES = ("dualtape.core.rulekit.decompositions", "dualtape.core.rulekit.stats",
+                        "dualtape.core.rulekit.numpy_functions", "dualtape.core.rulekit.signal",
+                        "dualtape.core.rulekit.shapes")  # (shapes: power_slope)
 
 
 def helper_spec(obj):
