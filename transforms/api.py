@@ -10,7 +10,6 @@ import inspect
 
 import numpy as np
 
-from dualtape.core.dtypes import complex_error
 from dualtape.core.duck import lazy_scalar, lazy_seed
 
 from . import pipeline
@@ -23,20 +22,10 @@ from .frontend.parse import TransformError
 from .runtime.revolve import parse_spec
 from .runtime import shape_of
 from .codegen.tracebacks import name_user_lines
+from .jit.compile import refuse_complex
 
 MAX_SHAPES = 8  # shape specializations per combination of argument types; then the general version
 _SCALAR_TYPES = (float, int, bool, np.float64, np.float32, np.int64, np.int32)
-
-
-def refuse_complex(api, values):
-    """Complex arguments (or cotangents, tangents) are refused, as by every runtime mode:
-    derivatives through complex values are not designed yet (the generated code would give
-    wrong numbers)."""
-    for value in values:
-        dtype = getattr(value, "dtype", None)
-        if isinstance(value, complex) or getattr(dtype, "kind", None) == "c":
-            raise complex_error(api, f"an argument of type {type(value).__name__}"
-                                + (f" and dtype {dtype}" if dtype is not None else ""))
 
 
 def arg_kinds(bound):

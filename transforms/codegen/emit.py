@@ -4,24 +4,28 @@ Each compiled module is registered in `linecache` under `<dualtape f_vjp#N>`, so
 tracebacks, `inspect` and `pdb` show the generated code.
 """
 
+import ast
 import builtins
+import copy
+import io
 import itertools
 import linecache
-import re
+import tokenize
 import weakref
 
 from dualtape.core.scipy_hints import numpy_twin
 
 from ..ir import syntax
 from ..calls import opmap
-from ..ir.syntax import nodes as n
 from ..ir.analysis import TRACED_NUMBER
+from ..ir.code import Comment, as_tree, numbered
 from ..cache import user_functions
 from ..frontend.desugar import MethodRewriter
 from ..ir.naming import alias_foreign_globals, identifier
 from ..frontend.parse import FunctionInfo, TransformError
 from ..reverse.simplify import index_expr
-from .save import RUNTIME_NAMES, module_source  # noqa: F401  (module_source: for api.py)
+from ..runtime.names import RUNTIME_HELPERS
+from .save import module_source  # noqa: F401  (for api.py)
 
 _counter = itertools.count(1)
 
@@ -33,7 +37,7 @@ class Module:
         self.api = api
         # how a called user function's helper is made (pipeline.adjoint / pipeline.tangent)
         self.make_adjoint, self.make_tangent = adjoint, tangent
-        self.functions = []
+        self.functions = Functions()
         self.helpers = {}
         self.namespace = {}
         self.names = set()
@@ -46,6 +50,15 @@ class Module:
         # (`c += v` on an array that may share memory) instead of raising them: see api.py
         self.defer = False
         self.deferred = []
+
+    @property
+    def functions(self):
+        """The generated functions, each an `ast.FunctionDef` (helpers first, the main one last)."""
+        return self._functions
+
+    @functions.setter
+    def functions(self, functions):
+        self._functions = Functions(functions)
 
     def add_namespace(self, fn):
         ns = dict(fn.__globals__)
@@ -110,24 +123,70 @@ class Module:
         return name, params
 
     def source(self):
-        return "\n\n\n".join(self.functions) + "\n"
+        """The module's text: every function rendered once, two blank lines apart."""
+        return source_of(self.functions)
 
     def compile(self, name):
-        source = self.source()
-        filename = f"<dualtape {name}#{next(_counter)}>"
-        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
         namespace = dict(self.namespace)
-        namespace.update(RUNTIME_NAMES)
-        namespace["__builtins__"] = builtins
-        # (what cache.Guard watches, and where tracebacks.py finds the user's lines)
+        namespace.update(RUNTIME_HELPERS)
         namespace["__dualtape_user_functions__"] = made_from = user_functions(self.user_functions)
-        exec(compile(source, filename, "exec"), namespace)
-        fn = namespace[name]
-        weakref.finalize(fn, linecache.cache.pop, filename, None)  # the source goes with the code
+        fn, source = run_module(self.functions, name, namespace, name)
         fn.__dualtape_source__ = source
+        fn.__dualtape_tree__ = list(self.functions)
         fn.__dualtape_scalar_output__ = self.scalar_output
         fn.__dualtape_user_functions__ = made_from
         return fn
+
+
+def function_tree(function):
+    """A generated function as a tree. One that arrives as source text (from an emitter that
+    still writes text: transitional) is parsed once, here."""
+    if isinstance(function, str):
+        (tree,) = as_tree(function.split("\n"))
+        return tree
+    return function
+
+
+class Functions(list):
+    """A module's generated functions: each one a tree, whatever form it arrives in."""
+
+    def __init__(self, functions=()):
+        super().__init__(map(function_tree, functions))
+
+    def append(self, function):
+        super().append(function_tree(function))
+
+
+def numbered_source(functions):
+    """(the module's text, {line: statement}): the functions rendered, two blank lines apart."""
+    texts, statements, first = [], {}, 0
+    for function in functions:
+        text, lines = numbered(function)
+        statements.update((first + k, st) for k, st in lines.items())
+        texts.append(text)
+        first += text.count("\n") + 3
+    return "\n\n\n".join(texts) + "\n", statements
+
+
+def source_of(functions):
+    return numbered_source(functions)[0]
+
+
+def run_module(functions, name, namespace, tag):
+    """Render the generated `functions` once, register the text in `linecache` (tracebacks,
+    `inspect` and `pdb` show it; it goes with the function), run it in `namespace` and return
+    (the function `name`, the text). The namespace keeps where each line's statement is
+    (`__dualtape_statements__`, for tracebacks.py) and the user functions
+    (`__dualtape_user_functions__`, which the caller sets: what cache.Guard watches)."""
+    source, statements = numbered_source(functions)
+    filename = f"<dualtape {tag}#{next(_counter)}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace["__builtins__"] = builtins
+    namespace["__dualtape_statements__"] = statements
+    exec(compile(source, filename, "exec"), namespace)
+    fn = namespace[name]
+    weakref.finalize(fn, linecache.cache.pop, filename, None)
+    return fn, source
 
 
 def scipy_refusal(api, caller, st, fn, exc):
@@ -145,59 +204,108 @@ def scipy_refusal(api, caller, st, fn, exc):
                           f"does not transform ({reason}).\n  {fix}")
 
 
-_MATH_CALL = re.compile(r"\bmath\.(\w+)\(")
+class RespellTraced(ast.NodeTransformer):
+    """The version of generated code run on tensors and dual numbers: `math.sin(x)` as
+    `np.sin(x)` (math would turn them into floats, cutting the tape or dropping the tangent),
+    `np.copy` / `np.array` as `copy_of` (a copy that keeps the value traced), and a subscript
+    write `a[i] = v` as `a = set_item(a, i, v)`: tensors are immutable, and NumPy would silently
+    drop the derivative of a traced `v` written into an array. A comment (the user's statement
+    it comes from) has its calls spelled the same way."""
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        func = node.func
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            name = traced_spelling(func.value.id, func.attr)
+            if name is not None:
+                node.func = ast.Name(id=name, ctx=ast.Load()) if "." not in name else ast.Attribute(
+                    value=ast.Name(id="np", ctx=ast.Load()), attr=name[3:], ctx=ast.Load())
+        return node
+
+    def visit_Comment(self, node):
+        return Comment(respelled_comment(node.text))
+
+    def visit_Assign(self, node):
+        self.generic_visit(node)
+        if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Subscript) \
+                or not isinstance(node.targets[0].value, ast.Name):
+            return node
+        target = node.targets[0]
+        index = syntax.to_ast(index_expr(syntax.from_ast(target.slice)))
+        call = ast.Call(func=ast.Name(id="set_item", ctx=ast.Load()),
+                        args=[ast.Name(id=target.value.id, ctx=ast.Load()), index, node.value], keywords=[])
+        return ast.copy_location(ast.Assign(targets=[ast.Name(id=target.value.id, ctx=ast.Store())], value=call), node)
 
 
-def respell_math(source):
-    """`math.sin(x)` -> `np.sin(x)`: the version run on tensors and dual numbers, which
-    `math` would turn into floats (cutting the tape or dropping the tangent)."""
-    def repl(m):
-        name = opmap._MATH_TO_DNP.get(m.group(1))
-        return f"np.{name}(" if name and name != "abs" else m.group(0)
-    return _MATH_CALL.sub(repl, source)
+def traced_spelling(module, attr):
+    """How traced code calls `module.attr(...)` (`np.sin` for `math.sin`, `copy_of` for
+    `np.copy` and `np.array`), or None where it stays."""
+    if module == "math":
+        name = opmap.MATH_TO_DNP.get(attr)
+        return f"np.{name}" if name and name != "abs" else None
+    if module == "np" and attr in ("copy", "array"):
+        return "copy_of"
+    return None
 
 
-_COPY_CALL = re.compile(r"\bnp\.(copy|array)\(")
+def respelled_comment(text):
+    """A comment's text with each call `module.attr(` written as `traced_spelling` says: its
+    tokens (up to any the text leaves open) are read, never parsed."""
+    tokens = []
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            tokens.append(token)
+    except (tokenize.TokenError, SyntaxError):
+        pass
+    edits = []
+    for a, dot, b, paren in zip(tokens, tokens[1:], tokens[2:], tokens[3:]):
+        if (a.type == b.type == tokenize.NAME and dot.string == "." and paren.string == "("
+                and a.start[0] == paren.start[0] == 1 and a.end == dot.start and dot.end == b.start
+                and b.end == paren.start):
+            name = traced_spelling(a.string, b.string)
+            if name is not None:
+                edits.append((a.start[1], b.end[1], name))
+    for start, end, name in reversed(edits):
+        text = text[:start] + name + text[end:]
+    return text
 
 
-def respell_traced(source):
-    """The version of generated code run on tensors and dual numbers: `math.*` spelled `np.*`
-    (respell_math), copies that keep the value traced (`copy_of`), and subscript writes
-    `a[i] = v` as `a = set_item(a, i, v)`: tensors are immutable, and NumPy would silently drop
-    the derivative of a traced `v` written into an array (issue 9)."""
-    lines = []
-    for line in _COPY_CALL.sub("copy_of(", respell_math(source)).split("\n"):
-        stripped = line.strip()
-        if "] = " in stripped and not stripped.startswith("#"):
-            try:
-                tree = syntax.parse(stripped).body
-            except SyntaxError:
-                tree = []
-            st = tree[0] if len(tree) == 1 else None
-            if (isinstance(st, n.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], n.Subscript)
-                    and isinstance(st.targets[0].value, n.Name)):
-                target = st.targets[0]
-                indent = line[:len(line) - len(line.lstrip())]
-                index = syntax.unparse(index_expr(target.slice))
-                line = (f"{indent}{target.value.id} = set_item({target.value.id}, {index}, "
-                        f"{syntax.unparse(st.value)})")
-        lines.append(line)
-    return "\n".join(lines)
+def respell_traced(function):
+    """A copy of the generated function (a tree) respelled by RespellTraced."""
+    return RespellTraced().visit(copy.deepcopy(function_tree(function)))
+
+
+class RenameCalls(ast.NodeTransformer):
+    """Calls of the functions named in `renames` call their new names instead."""
+
+    def __init__(self, renames):
+        self.renames = renames
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        if isinstance(node.func, ast.Name) and node.func.id in self.renames:
+            node.func = ast.Name(id=self.renames[node.func.id], ctx=ast.Load())
+        return node
+
+
+def calls(function, name):
+    """Whether the tree `function` calls the name `name`."""
+    return any(isinstance(x, ast.Call) and isinstance(x.func, ast.Name) and x.func.id == name
+               for x in ast.walk(function))
 
 
 def traced_module(module):
     """The version of a generated module run on tensors and dual numbers: every function
-    respelled (respell_traced), and the user functions its forward sweep calls for their
+    respelled (RespellTraced), and the user functions its forward sweep calls for their
     values (`u = helper(x)`) replaced by traced copies, respelled the same way
     (`helper_traced`): the originals may copy with `.copy()` or write into arrays, which
-    tensors and dual numbers do not allow (issue 9)."""
+    tensors and dual numbers do not allow."""
     functions = [respell_traced(fn) for fn in module.functions]
     called = [fn for fn in module.user_functions[1:]  # (the first is the transformed function)
-              if any(re.search(rf"(?<![\w.]){fn.__name__}\(", source) for source in functions)]
+              if any(calls(function, fn.__name__) for function in functions)]
     if not called:
         return functions
     renames = {fn.__name__: module.unique(f"{fn.__name__}_traced") for fn in called}
-    pattern = re.compile(rf"(?<![\w.])({'|'.join(map(re.escape, renames))})\(")
     copies = []
     for fn in called:
         info = FunctionInfo(fn, module.api)
@@ -207,11 +315,9 @@ def traced_module(module):
         module.namespace.update(alias_foreign_globals(node, locals_, info.namespace, module.namespace))
         MethodRewriter(locals_).visit(node)
         node.name = renames[fn.__name__]
-        copies.append(respell_traced(syntax.unparse(node)))
-    def rename(source):
-        return "\n".join(line if line.lstrip().startswith("#") else pattern.sub(lambda m: renames[m.group(1)] + "(", line)
-                         for line in source.split("\n"))
-    return [rename(source) for source in copies + functions]
+        copies.append(respell_traced(syntax.to_ast(node)))
+    rename = RenameCalls(renames)
+    return [rename.visit(function) for function in copies + functions]
 
 
 def traced_kinds(kinds):

@@ -7,13 +7,20 @@ with the helpers and constants they read in turn. In a saved module every value 
 array or a Python number, so what the helpers read of dualtape itself is written as NumPy:
 `dnp.X` is NumPy's `np.X` where NumPy has that name (dnp's contract on plain arrays), else
 the NumPy implementation of the registry op; a registry op is its NumPy implementation;
-the traced-value class is the empty tuple of classes (`isinstance(x, ())` is False)."""
+the traced-value class is the empty tuple of classes (`isinstance(x, ())` is False).
 
+The generated functions come as trees (codegen/emit.py) and are rendered once; what they and
+the copies read is found on trees (a copied function's as the front end reads its source).
+The copies themselves are the functions' own source, verbatim; renaming one renames its
+identifiers' tokens (and its tree alike), so its text stays as written."""
+
+import ast
 import builtins
 import inspect
-import re
+import io
 import sys
 import textwrap
+import tokenize
 import types
 
 import numpy as np
@@ -23,27 +30,26 @@ from dualtape.core.registry import Primitive
 from dualtape.core.traced import Traced
 
 from ..ir import syntax
-from .. import runtime
-from ..ir.syntax import nodes as n
-from ..frontend.parse import TransformError, lambda_source
-
-# What generated code may read from dualtape.transforms.runtime (emit.py compiles with them).
-RUNTIME_NAMES = {k: v for k, v in vars(runtime).items() if not k.startswith("_")}
+from ..ir.code import as_tree
+from ..frontend.parse import TransformError, lambda_source, source_tree
+from ..runtime.names import RUNTIME_HELPERS as RUNTIME_NAMES
 
 
 def _free_names(tree):
     """Names `tree` reads that none of its functions binds (parameters, assignments) or defines."""
-    defined = {x.name for x in syntax.walk(tree) if isinstance(x, (n.FunctionDef, n.ClassDef))}
+    defined = {x.name for x in ast.walk(tree) if isinstance(x, (ast.FunctionDef, ast.ClassDef))}
     local = set()
-    for node in syntax.walk(tree):
-        if isinstance(node, (n.Import, n.ImportFrom)):  # `import string` inside a helper binds `string`
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):  # `import string` inside a helper binds `string`
             local |= {a.asname or a.name.split(".")[0] for a in node.names}
-        if isinstance(node, n.FunctionDef):
-            local |= {a.id for a in node.args.args + node.args.kwonlyargs + node.args.posonlyargs}
-            local |= {a.id for a in (node.args.vararg, node.args.kwarg) if a is not None}
-        if isinstance(node, n.Name) and isinstance(node.ctx, n.Store):
+        if isinstance(node, ast.FunctionDef):
+            local |= {a.arg for a in node.args.args + node.args.kwonlyargs + node.args.posonlyargs}
+            local |= {a.arg for a in (node.args.vararg, node.args.kwarg) if a is not None}
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             local.add(node.id)
-    return ({x.id for x in syntax.walk(tree) if isinstance(x, n.Name) and isinstance(x.ctx, n.Load)}
+        if isinstance(node, ast.ExceptHandler) and node.name:
+            local.add(node.name)
+    return ({x.id for x in ast.walk(tree) if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Load)}
             - defined - local - set(dir(builtins)))
 
 
@@ -64,14 +70,14 @@ def _constant_source(value):
     return None
 
 
-def _shim_pending(shims, texts, todo):
+def _shim_pending(shims, trees, todo):
     """Write each shimmed module's class with every attribute the copied code reads of it, and
     queue what newly read attributes name; True when something was queued."""
     queued = False
     for name, shim in shims.items():
         module, attrs, _ = shim
         used = set()
-        for parsed, namespace in texts:
+        for parsed, namespace in trees:
             if namespace.get(name) is module:
                 used |= _attributes_of(parsed, name)
         if used - attrs or shim[2] is None:
@@ -177,7 +183,7 @@ def _importable_object(value, name):
 
 def _attributes_of(tree, name):
     """The attributes `tree` reads of the name `name` (`dnp.where` -> 'where')."""
-    return {x.attr for x in syntax.walk(tree) if isinstance(x, n.Attribute) and isinstance(x.value, n.Name)
+    return {x.attr for x in ast.walk(tree) if isinstance(x, ast.Attribute) and isinstance(x.value, ast.Name)
             and x.value.id == name}
 
 
@@ -203,18 +209,21 @@ def module_source(module, header_doc):
     """A self-contained module: imports, the constants and helpers the code reads, the functions.
 
     User functions are copied verbatim, so the globals they read are written too (constants,
-    modules, further functions), looked up in each function's own globals (issue 9: a saved
-    module raised NameError where a helper read a constant the generated code does not).
-    Runtime helpers are copied from their one definition, as NumPy code (see the module's doc)."""
+    modules, further functions), looked up in each function's own globals: a helper may read
+    a constant the generated code does not. Runtime helpers are copied from their one
+    definition, as NumPy code (see the module's doc)."""
     source = module.source()
-    tree = syntax.parse(source)
+    functions = getattr(module, "functions", None)
+    if functions is None:  # a stand-in for a module that has its text only: read once, here
+        functions = as_tree(source.rstrip("\n").split("\n"))
+    tree = ast.Module(body=list(functions), type_ignores=[])
     saved = _Saved()
-    saved.texts.append((tree, RUNTIME_NAMES))
+    saved.trees.append((tree, RUNTIME_NAMES))
     # (name, namespace, who reads it, a runtime helper reads it): the generated code first, then
     # each copied function
     saved.todo = [(name, RUNTIME_NAMES, "dualtape.transforms.runtime", True) if name in RUNTIME_NAMES
                   else (name, module.namespace, None, False) for name in sorted(_free_names(tree))]
-    while saved.todo or _shim_pending(saved.shims, saved.texts, saved.todo):
+    while saved.todo or _shim_pending(saved.shims, saved.trees, saved.todo):
         saved.write(*saved.todo.pop(0))
     lines = [f'"""{header_doc}"""', "", "import math", "", "import numpy as np", ""] + saved.imports
     classes = [text for name, text in reversed(saved.copies.items()) if name in saved.classes]
@@ -225,16 +234,55 @@ def module_source(module, header_doc):
     return "\n".join(out).replace("\n\n\n\n\n", "\n\n\n")
 
 
-def _rename(text, old, new):
-    """`text` with the name `old` read or defined as `new` (attributes `x.old` stay)."""
-    return re.sub(rf"(?<![.\w]){re.escape(old)}\b", new, text)
+def renamed(text, old, new, definition=False):
+    """The copied source `text` with the identifier `old` written `new`: everywhere but as an
+    attribute (`x.old` stays), or (definition=True) only where its first `def` names it.
+    Strings and comments stay as written."""
+    tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    starts = []
+    for before, token in zip([None] + tokens, tokens):
+        if token.type != tokenize.NAME or token.string != old:
+            continue
+        if definition and before is not None and before.string == "def":
+            starts.append(token.start)
+            break
+        if not definition and not (before is not None and before.type == tokenize.OP and before.string == "."):
+            starts.append(token.start)
+    lines = text.splitlines(True)
+    for row, col in reversed(starts):
+        lines[row - 1] = lines[row - 1][:col] + new + lines[row - 1][col + len(old):]
+    return "".join(lines)
+
+
+class RenameIdentifier(ast.NodeTransformer):
+    """The tree's twin of `renamed`: the names, parameters and definitions `old` become `new`."""
+
+    def __init__(self, old, new):
+        self.old, self.new = old, new
+
+    def visit_Name(self, node):
+        if node.id == self.old:
+            node.id = self.new
+        return node
+
+    def visit_arg(self, node):
+        if node.arg == self.old:
+            node.arg = self.new
+        return node
+
+    def visit_FunctionDef(self, node):
+        if node.name == self.old:
+            node.name = self.new
+        return self.generic_visit(node)
+
+    visit_ClassDef = visit_FunctionDef
 
 
 class _Saved:
     """What module_source has written so far, and what is left to write."""
 
     def __init__(self):
-        self.imports, self.consts, self.todo, self.texts = [], [], [], []
+        self.imports, self.consts, self.todo, self.trees = [], [], [], []
         self.copies = {}  # name -> the copied source of a function or class (in the order found)
         self.classes = set()  # the names in `copies` that are classes
         self.written = {}  # name -> the value written under it
@@ -244,24 +292,25 @@ class _Saved:
     def _copy(self, name, value, namespace, helper):
         """Copy a function's or class's source under `name`, and queue the globals it reads."""
         if getattr(value, "__name__", None) == "<lambda>":  # written as `def name(args): return body`
-            tree = lambda_source(value, inspect.getsourcefile(value), "save")[1]
+            tree = syntax.to_ast(lambda_source(value, inspect.getsourcefile(value), "save")[1])
             tree.body[0].name = name
-            text = syntax.unparse(tree) + "\n"
-        else:
-            text = textwrap.dedent(inspect.getsource(value))
+            text = ast.unparse(tree) + "\n"
+        else:  # the function's own source, verbatim, and its tree as the front end reads it
+            text, tree = textwrap.dedent(inspect.getsource(value)), syntax.to_ast(source_tree(value))
         defined = name if value.__name__ == "<lambda>" else getattr(getattr(value, "__code__", None), "co_name",
                                                                       value.__name__)  # as `def` names it
         if defined != name:
             if helper:  # a helper renamed to keep two helpers of one name apart: its own calls too
-                text = _rename(text, defined, name)
+                text = renamed(text, defined, name)
+                RenameIdentifier(defined, name).visit(tree)
             else:  # a user function read under an alias (see alias_shadowed_globals)
-                text = re.sub(rf"^def {defined}\(", f"def {name}(", text, count=1, flags=re.M)
+                text = renamed(text, defined, name, definition=True)
+                tree.body[0].name = name
         self.copies[name] = text
         if isinstance(value, type):
             self.classes.add(name)
-        parsed = syntax.parse(text)
-        self.texts.append((parsed, namespace))
-        self.todo.extend((x, namespace, name, helper) for x in sorted(_free_names(parsed)))
+        self.trees.append((tree, namespace))
+        self.todo.extend((x, namespace, name, helper) for x in sorted(_free_names(tree)))
 
     def _same(self, name, value):
         old = self.written[name]
@@ -287,7 +336,7 @@ class _Saved:
             # two helpers of one name (runtime's zeros_like and the rulekit's): the reader's is renamed
             other = next((k for k, v in self.written.items() if v is value), None)
             new = other or next(f"{name}_{i}" for i in range(2, 1000) if f"{name}_{i}" not in self.written)
-            self.copies[reader] = _rename(self.copies[reader], name, new)
+            self.copies[reader] = renamed(self.copies[reader], name, new)
             if other:
                 return
             name = new
@@ -331,7 +380,7 @@ class _Saved:
         elif isinstance(value, dict) and all(isinstance(k, (str, int)) and (
                 inspect.isfunction(v) or _constant_source(v) is not None) for k, v in value.items()):
             # a helper's table of constants or functions (`_SCORES = {"norm": _norm, ...}`), written
-            # after the functions it names (a user's dict global stays refused: issue 9's test)
+            # after the functions it names (a user's dict global stays refused)
             items = []
             for key, item in value.items():
                 if inspect.isfunction(item):

@@ -3,9 +3,12 @@
 The generated adjoint is plain Python on floats, NumPy arrays and `math`, plus a list `_stack`
 of saved values and a few runtime helpers. numba compiles all of it once two things change:
 
-* the stack: one typed stack per saved name, sized by a first uncompiled run (jit_stack.py).
+* the stack: one typed stack per saved name, sized by a first uncompiled run (jit/stacks.py).
 * the helpers: `unbroadcast`, `unreduce`, `zeros_like`, ... are replaced by twins that numba
-  specialises on the argument types (jit_runtime.py); the source calls the same names.
+  specialises on the argument types (jit/runtime.py); the source calls the same names.
+
+Both rewrite the module's trees (jit/stacks.py); the result is rendered once and compiled.
+`re` here reads numba's error messages only, never generated code.
 
 The result, `df.source`, is exactly the source numba compiled. One compiled version is kept
 per combination of argument types (in memory). Where numba cannot compile a construct, a
@@ -14,10 +17,7 @@ TransformError names it with the generated line and the user's line it comes fro
 """
 
 import ast
-import builtins
 import inspect
-import itertools
-import linecache
 import re
 import time
 import warnings
@@ -28,13 +28,13 @@ from dualtape.core.dtypes import complex_error
 
 from ..ir.analysis import value_kind
 from ..cache import Guard, cache_on, user_functions
-from ..codegen.emit import RUNTIME_NAMES
-from .stacks import _Probe, jit_source, positional_source, probe_source
+from ..codegen.emit import run_module, source_of
+from ..runtime.names import RUNTIME_HELPERS
+from .stacks import StackProbe, jit_functions, positional_functions, probe_functions
 from ..frontend.parse import TransformError
 from ..runtime import shape_of
 from ..codegen.tracebacks import name_user_lines
 
-_counter = itertools.count(1)
 _FAST_TYPES = (float, int, bool, np.float64, np.int64)  # scalars: their type is the whole key
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 INSTALL = "pip install 'dualtape[jit]'"
@@ -56,7 +56,9 @@ def _arg_kinds(bound):
 
 
 def refuse_complex(api, values):
-    """Complex arguments are refused, as by the uncompiled transforms (api.refuse_complex)."""
+    """Complex arguments (or cotangents, tangents) are refused, compiled or not, as by every
+    runtime mode: derivatives through complex values are not designed yet (the generated code
+    would give wrong numbers)."""
     for value in values:
         dtype = getattr(value, "dtype", None)
         if isinstance(value, complex) or getattr(dtype, "kind", None) == "c":
@@ -68,18 +70,10 @@ def refuse_complex(api, values):
 
 def _namespace(module, overrides):
     ns = dict(module.namespace)
-    ns.update(RUNTIME_NAMES)
+    ns.update(RUNTIME_HELPERS)
     ns.update(overrides)
-    ns["__builtins__"] = builtins
     ns["__dualtape_user_functions__"] = user_functions(module.user_functions)  # (tracebacks.py)
     return ns
-
-
-def _exec(source, name, namespace, tag):
-    filename = f"<dualtape {tag} {name}#{next(_counter)}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
-    exec(compile(source, filename, "exec"), namespace)
-    return namespace[name], filename
 
 
 class _Entry:
@@ -117,11 +111,11 @@ class _Entry:
         numba = self.owner.numba
         name = self.owner.inner.name
         start = time.perf_counter()
-        generated = self.module.source()
-        probe_ns = _namespace(self.module, {"_Probe": _Probe})
-        probe, _ = _exec(probe_source(generated), name, probe_ns, "probe")
+        generated = self.module.functions
+        probe_ns = _namespace(self.module, {"_Probe": StackProbe})
+        probe, _ = run_module(probe_functions(generated), name, probe_ns, f"probe {name}")
         stacks = {}
-        orig_probe = _Probe
+        orig_probe = StackProbe
 
         class Recording(orig_probe):
             def __init__(self):
@@ -137,14 +131,15 @@ class _Entry:
             for key, depth in rec.peak.items():
                 peak[key] = max(peak.get(key, 0), depth)
         from . import runtime as jit_runtime
-        self.source = jit_source(generated, samples, peak)
-        python, filename = _exec(self.source, name, _namespace(self.module, jit_runtime.NAMES), "jit")
+        functions = jit_functions(generated, samples, peak)
+        python, self.source = run_module(functions, name, _namespace(self.module, jit_runtime.NAMES), f"jit {name}")
+        filename = python.__code__.co_filename
         namespace = python.__globals__
-        tree = ast.parse(self.source)
-        for node in tree.body:  # the adjoints of called user functions too
-            if isinstance(node, ast.FunctionDef) and node.name != name:
+        for node in functions:  # the adjoints of called user functions too
+            if node.name != name:
                 namespace[node.name] = numba.njit(namespace[node.name])
-        for used in {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}:  # user functions called
+        used_names = {x.id for fn in functions for x in ast.walk(fn) if isinstance(x, ast.Name)}
+        for used in used_names:  # user functions called
             value = namespace.get(used)
             if inspect.isfunction(value) and value.__module__ not in ("dualtape.transforms.jit.runtime",) \
                     and not getattr(value, "__module__", "").startswith(("numba", "numpy", "dualtape")) \
@@ -163,8 +158,8 @@ class _Entry:
             self.owner.fallback_reason = self.fallback_reason
             warnings.warn(f"{self.fallback_reason}\n  jit='fallback': running the uncompiled generated code instead "
                           "(the same numbers, at Python's speed).", RuntimeWarning, stacklevel=5)
-            self.source = positional_source(generated)
-            self.fn, _ = _exec(self.source, name, _namespace(self.module, {}), "fallback")
+            self.fn, self.source = run_module(positional_functions(generated), name, _namespace(self.module, {}),
+                                              f"fallback {name}")
             self.compile_seconds = time.perf_counter() - start
             return self.fn(*args)
         self.fn = compiled
@@ -220,7 +215,7 @@ class Jitted:
     def source(self):
         if self._last is not None and self._last.source is not None:
             return self._last.source
-        return jit_source(self.inner.source)
+        return source_of(jit_functions(self.inner.module.functions))
 
     @property
     def compile_seconds(self):
@@ -306,7 +301,7 @@ class Jitted:
         text = _ANSI.sub("", str(exc))
         construct = _construct(text)
         helper = re.search(r"Untyped global name '(\w+)'", text)
-        if helper and helper.group(1) in RUNTIME_NAMES:
+        if helper and helper.group(1) in RUNTIME_HELPERS:
             construct += (f" ({helper.group(1)} is a helper of dualtape.transforms.runtime that has no compiled "
                           "twin in transforms/jit/runtime.py)")
         if "unbox heterogeneous list" in text:

@@ -5,7 +5,7 @@ Generated adjoint code calls a few helpers of dualtape.transforms.runtime (`unbr
 a twin that numba specialises at compile time on the argument types (`numba.extending.overload`):
 for scalars most of them are the identity, for arrays of one to three axes a sum or a broadcast.
 A combination outside what is written here is a typing error that names the helper, reported
-by jit.py like any construct numba cannot compile. The compiled module's source calls the
+by jit/compile.py like any construct numba cannot compile. The compiled module's source calls the
 same names (`unbroadcast(...)`), so `df.source` reads like the uncompiled code.
 
 The saved-value stacks have a helper too: `grow(buf)` doubles a preallocated stack

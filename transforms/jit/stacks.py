@@ -1,60 +1,101 @@
-"""The generated source as numba compiles it: typed stacks, positional parameters, ranges.
+"""The generated functions as numba compiles them: typed stacks, positional parameters, ranges.
 
 `_stack.append(v)` / `v = _stack.pop()` always name the same variables (or the same slice)
 on both sides, so the saved values split into one stack per name, each LIFO on its own. A
-first, uncompiled run of the generated code (the *probe*, with `probe_source`) records what
-each stack holds: Python floats, bools, ints and tuples of floats get a preallocated NumPy
-array and an integer top (`_stack_x`, `_top_x`), doubled by `grow` when full; anything else
-(arrays) a list, which numba types by what is appended. A variable set to `None` before a
-loop (saved before its first value exists) starts as a zero of its stack's type. `del`
+first, uncompiled run of the generated code (the *probe*, with `probe_functions`) records
+what each stack holds: Python floats, bools, ints and tuples of floats get a preallocated
+NumPy array and an integer top (`_stack_x`, `_top_x`), doubled by `grow` when full; anything
+else (arrays) a list, which numba types by what is appended. A variable set to `None` before
+a loop (saved before its first value exists) starts as a zero of its stack's type. `del`
 statements go (they only free memory early), `reversed(range(...))` becomes a range counting
 down, and keyword-only parameters positional ones. Comments and names stay as generated.
+Each rewrite goes from trees to trees; the caller renders the result once.
 """
 
 import ast
-import re
+import copy
 
 import numpy as np
 
-_PUSH = re.compile(r"^(\s*)(_d?stack)\.append\((.*)\)\s*$")
-_POP = re.compile(r"^(\s*)(.+?) = (_d?stack)\.pop\(\)\s*$")
-_NEW = re.compile(r"^(\s*)(_d?stack) = \[\]\s*$")
-_DEL = re.compile(r"^\s*del .*$")
-_NONE = re.compile(r"^(\s*)(\w+) = None\s*$")
-_DEF = re.compile(r"^\s*def \w+\(.*\):\s*$")
-_FOR_REVERSED = re.compile(r"^(\s*)for (.+?) in reversed\((.*)\):(.*)$")
+from ..ir.code import is_comment
+from ..templates.quote import code_expr, code_stmt, code_stmts
+
+STACKS = ("_stack", "_dstack")
 
 
-def _key(stack, text, pushed):
-    """The stack a push or pop belongs to: what it saves (pushed: `saved(v)` saves v)."""
-    node = ast.parse(text.strip(), mode="eval").body
-    if pushed and isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "saved" \
+def pushed(st):
+    """(stack, value) of the statement `_stack.append(value)`, else None."""
+    if isinstance(st, ast.Expr) and isinstance(st.value, ast.Call):
+        func = st.value.func
+        if (isinstance(func, ast.Attribute) and func.attr == "append" and isinstance(func.value, ast.Name)
+                and func.value.id in STACKS and len(st.value.args) == 1 and not st.value.keywords):
+            return func.value.id, st.value.args[0]
+    return None
+
+
+def popped(st):
+    """(stack, target) of the statement `target = _stack.pop()`, else None."""
+    if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.value, ast.Call):
+        func = st.value.func
+        if (isinstance(func, ast.Attribute) and func.attr == "pop" and isinstance(func.value, ast.Name)
+                and func.value.id in STACKS and not st.value.args and not st.value.keywords):
+            return func.value.id, st.targets[0]
+    return None
+
+
+def new_stack(st):
+    """The stack the statement `_stack = []` makes, else None."""
+    if (isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name)
+            and st.targets[0].id in STACKS and isinstance(st.value, ast.List) and not st.value.elts):
+        return st.targets[0].id
+    return None
+
+
+def key(stack, node, is_push):
+    """The stack a push or pop belongs to: what it saves (a push of `saved(v)` saves v)."""
+    if is_push and isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "saved" \
             and len(node.args) == 1:
         node = node.args[0]
     return stack, ast.unparse(node)
 
 
-def _channels(lines):
+def key_of(st):
+    """The key of a push or pop statement, else None."""
+    push = pushed(st)
+    if push is not None:
+        return key(*push, True)
+    pop = popped(st)
+    return None if pop is None else key(*pop, False)
+
+
+def statements(functions):
+    """Every statement of `functions`, in the order of the source."""
+    todo = list(reversed(functions))
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.stmt):
+            yield node
+        todo.extend(reversed(list(ast.iter_child_nodes(node))))
+
+
+def channels(functions):
     """{key: readable suffix}, in order of first use."""
     keys = {}
-    for line in lines:
-        m = _PUSH.match(line)
-        key = _key(m.group(2), m.group(3), True) if m else None
-        if key is None:
-            m = _POP.match(line)
-            key = _key(m.group(3), m.group(2), False) if m else None
-        if key is not None and key not in keys:
-            base = re.sub(r"\W+", "_", key[1]).strip("_") or "v"
-            base = ("d" if key[0] == "_dstack" else "") + base
-            name, k = base, 1
+    for st in statements(functions):
+        k = key_of(st)
+        if k is not None and k not in keys:
+            base = "".join(c if c.isalnum() or c == "_" else " " for c in k[1]).split()
+            base = "_".join(base).strip("_") or "v"
+            base = ("d" if k[0] == "_dstack" else "") + base
+            name, count = base, 1
             while name in keys.values():
-                k += 1
-                name = f"{base}{k}"
-            keys[key] = name
+                count += 1
+                name = f"{base}{count}"
+            keys[k] = name
     return keys
 
 
-class _Probe:
+class StackProbe:
     """The `_stack` of the probe run: records what each stack holds, and how deep it gets."""
 
     def __init__(self):
@@ -71,15 +112,15 @@ class _Probe:
         return self.items.pop()
 
 
-def _is_float(v):
+def is_float(v):
     return isinstance(v, float)
 
 
-def _is_int(v):
+def is_int(v):
     return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
 
 
-def _kind(samples):
+def stack_kind(samples):
     """How a stack is stored: ('f',) ('i',) ('b',) float/int/bool arrays, ('t', k) a k-column
     float array, ('list',) a list (arrays, mixed items, or nothing seen in the probe)."""
     values = [v for v in samples if v is not None]
@@ -87,33 +128,28 @@ def _kind(samples):
         return ("list",)
     if all(isinstance(v, (bool, np.bool_)) for v in values):
         return ("b",)
-    if all(_is_int(v) for v in values):
+    if all(is_int(v) for v in values):
         return ("i",)
-    if all(_is_float(v) for v in values):
+    if all(is_float(v) for v in values):
         return ("f",)
     if all(isinstance(v, tuple) for v in values):
         k = len(values[0])
-        if k and all(len(v) == k and all(_is_float(x) for x in v) for v in values):
+        if k and all(len(v) == k and all(is_float(x) for x in v) for v in values):
             return ("t", k)
     return ("list",)
 
 
-_ALLOC = {"f": "np.empty({cap})", "i": "np.empty({cap}, dtype=np.int64)",
-          "b": "np.empty({cap}, dtype=np.bool_)", "t": "np.empty(({cap}, {k}))"}
-_ZERO = {"f": "0.0", "i": "0", "b": "False"}
+ALLOC = {"f": "np.empty(CAP)", "i": "np.empty(CAP, dtype=np.int64)",
+         "b": "np.empty(CAP, dtype=np.bool_)", "t": "np.empty((CAP, K))"}
+ZERO = {"f": 0.0, "i": 0, "b": False}
 
 
-def _positional_def(line):
+def make_positional(fn):
     """`def f(x, *, dx):` as `def f(x, dx):` (numba takes no keyword-only parameters); the
     wrapper passes every argument by position."""
-    indent = line[:len(line) - len(line.lstrip())]
-    try:
-        node = ast.parse(line.strip() + "\n    pass").body[0]
-    except SyntaxError:
-        return line
-    a = node.args
+    a = fn.args
     if not a.kwonlyargs or a.vararg or a.kwarg:
-        return line
+        return
     defaults = [None] * (len(a.posonlyargs) + len(a.args) - len(a.defaults)) + list(a.defaults)
     defaults += list(a.kw_defaults)
     a.args, a.kwonlyargs, a.kw_defaults = a.args + a.kwonlyargs, [], []
@@ -124,146 +160,169 @@ def _positional_def(line):
             defaults[i] = ast.Constant(None)
     first = next((i for i, d in enumerate(defaults) if d is not None), len(defaults))
     a.defaults = defaults[first:]
-    node.body = []
-    return indent + ast.unparse(node).splitlines()[0]
 
 
-def _reversed_range(line, m):
-    """`for i in reversed(r):` as a range counting down (numba has no `reversed`): r is a
-    `range(...)` call, a name holding one (`_range1 = range(m)`, a bound computed in f), or
-    either cut to a break's trip count (`r[:_count1]`)."""
-    indent, target, rest = m.group(1), m.group(2), m.group(4)
-    try:
-        r = ast.parse(m.group(3), mode="eval").body
-    except SyntaxError:
-        return line
+def counting_down(r):
+    """The range that `reversed(r)` walks, counting down (numba has no `reversed`), or None:
+    r is a `range(...)` call, a name holding one (`_range1 = range(m)`, a bound computed in f),
+    or either cut to a break's trip count (`r[:_count1]`)."""
     count = None
     if isinstance(r, ast.Subscript) and isinstance(r.slice, ast.Slice) and r.slice.lower is None \
             and r.slice.step is None and r.slice.upper is not None:
-        r, count = r.value, ast.unparse(r.slice.upper)
+        r, count = r.value, r.slice.upper
     is_range = isinstance(r, ast.Call) and isinstance(r.func, ast.Name) and r.func.id == "range" and not r.keywords
-    u = [ast.unparse(a) for a in r.args] if is_range else []
+    u = r.args if is_range else []
     if is_range and len(u) == 1:
-        down = f"range({count or u[0]} - 1, -1, -1)"
-    elif is_range and len(u) == 2:
-        down = f"range({u[1]} - 1, {u[0]} - 1, -1)" if count is None else f"range({u[0]} + {count} - 1, {u[0]} - 1, -1)"
-    elif is_range and len(u) == 3 and isinstance(r.args[2], ast.Constant) and type(r.args[2].value) is int \
-            and r.args[2].value > 0:
-        a, b, k = u[0], u[1], r.args[2].value
-        last = f"max({b} - ({a}) - 1, -1) // {k}" if count is None else f"({count} - 1)"
-        down = f"range({a} + {last} * {k}, {a} - 1, -{k})"
-    elif isinstance(r, ast.Name) or is_range:  # any range: its own start, step and length
-        v = r.id if isinstance(r, ast.Name) else f"({ast.unparse(r)})"
-        n = count or f"len({v})"
-        down = f"range({v}.start + ({n} - 1) * {v}.step, {v}.start - {v}.step, -{v}.step)"
-    else:
-        return line
-    return f"{indent}for {target} in {down}:{rest}"
+        return code_expr("range(N - 1, -1, -1)", N=count or u[0])
+    if is_range and len(u) == 2:
+        if count is None:
+            return code_expr("range(B - 1, A - 1, -1)", A=u[0], B=u[1])
+        return code_expr("range(A + C - 1, A - 1, -1)", A=u[0], C=count)
+    if is_range and len(u) == 3 and isinstance(u[2], ast.Constant) and type(u[2].value) is int \
+            and u[2].value > 0:
+        k = u[2].value
+        last = code_expr("max(B - A - 1, -1) // K", A=u[0], B=u[1], K=k) if count is None \
+            else code_expr("C - 1", C=count)
+        return code_expr("range(A + LAST * K, A - 1, -K)", A=u[0], LAST=last, K=k)
+    if isinstance(r, ast.Name) or is_range:  # any range: its own start, step and length
+        n = count or code_expr("len(V)", V=r)
+        return code_expr("range(V.start + (N - 1) * V.step, V.start - V.step, -V.step)", V=r, N=n)
+    return None
 
 
-def positional_source(source):
-    """The generated source with every parameter positional (see `_positional_def`)."""
-    return "\n".join(_positional_def(line) if _DEF.match(line) else line for line in source.splitlines()) + "\n"
+class Positional(ast.NodeTransformer):
+    """Every function's parameters positional, and (numba) `reversed(...)` ranges counting down."""
+
+    def __init__(self, ranges=False):
+        self.ranges = ranges
+
+    def visit_FunctionDef(self, node):
+        make_positional(node)
+        return self.generic_visit(node)
+
+    def visit_For(self, node):
+        self.generic_visit(node)
+        it = node.iter
+        if (self.ranges and isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "reversed"
+                and len(it.args) == 1 and not it.keywords):
+            down = counting_down(it.args[0])
+            if down is not None:
+                node.iter = down
+        return node
 
 
-def probe_source(source):
-    """The generated source with its stacks recording (`_Probe`), for the probe run."""
-    lines = positional_source(source).splitlines()
-    out = []
-    for line in lines:
-        m = _PUSH.match(line)
-        if m:
-            key = _key(m.group(2), m.group(3), True)
-            out.append(f"{m.group(1)}{m.group(2)}.push({key!r}, {m.group(3)})")
-            continue
-        m = _POP.match(line)
-        if m:
-            key = _key(m.group(3), m.group(2), False)
-            out.append(f"{m.group(1)}{m.group(2)} = {m.group(3)}.pop({key!r})")
-            continue
-        m = _NEW.match(line)
-        out.append(f"{m.group(1)}{m.group(2)} = _Probe()" if m else line)
-    return "\n".join(out) + "\n"
+def positional_functions(functions):
+    """Copies of the generated functions with every parameter positional (`make_positional`)."""
+    return [Positional().visit(copy.deepcopy(fn)) for fn in functions]
 
 
-def jit_source(source, samples=None, peak=None):
-    """The numba-compatible twin of a generated module's source (see the module docstring).
+class ProbeStacks(ast.NodeTransformer):
+    """Each stack a StackProbe (`_Probe` in the probe's namespace) told which key each push
+    and pop is."""
+
+    def visit_Expr(self, node):
+        push = pushed(node)
+        if push is None:
+            return node
+        stack, value = push
+        return code_stmt("S.push(KEY, V)", S=stack, KEY=constant_key(key(stack, value, True)), V=value)
+
+    def visit_Assign(self, node):
+        pop = popped(node)
+        if pop is not None:
+            stack, target = pop
+            return code_stmt("T = S.pop(KEY)", S=stack, KEY=constant_key(key(stack, target, False)), T=target)
+        stack = new_stack(node)
+        return node if stack is None else code_stmt("S = _Probe()", S=stack)
+
+
+def constant_key(k):
+    return ast.Tuple(elts=[ast.Constant(k[0]), ast.Constant(k[1])], ctx=ast.Load())
+
+
+def probe_functions(functions):
+    """The generated functions with their stacks recording (StackProbe), for the probe run."""
+    return [ProbeStacks().visit(fn) for fn in positional_functions(functions)]
+
+
+def only_deletes(body):
+    """Whether a block holds `del` statements and nothing else but comments."""
+    kept = [st for st in body if not is_comment(st)]
+    return bool(kept) and all(isinstance(st, ast.Delete) for st in kept)
+
+
+class TypedStacks(Positional):
+    """The rewrite of `jit_functions` (see the module docstring)."""
+
+    def __init__(self, names, kinds, peak, keep_blocks):
+        super().__init__(ranges=True)
+        self.names, self.kinds, self.peak, self.keep_blocks = names, kinds, peak, keep_blocks
+        self.zero_of = {k[1]: ZERO[kind[0]] for k, kind in kinds.items() if kind[0] in ZERO}
+
+    def visit_Delete(self, node):
+        return ast.Pass() if self.keep_blocks else None
+
+    def visit_Expr(self, node):
+        push = pushed(node)
+        if push is None:
+            return self.generic_visit(node)
+        stack, value = push
+        k = key(stack, value, True)
+        name, kind = self.names[k], self.kinds[k]
+        s, top = f"_stack_{name}", f"_top_{name}"
+        if kind[0] == "list":
+            return code_stmt("S.append(V)", S=s, V=value)
+        out = code_stmts("if TOP == len(S):\n    S = grow(S)", S=s, TOP=top)
+        if kind[0] == "t" and isinstance(value, ast.Tuple):
+            out += [code_stmt("S[TOP, J] = V", S=s, TOP=top, J=j, V=item) for j, item in enumerate(value.elts)]
+        elif kind[0] == "t":
+            out += [code_stmt("S[TOP, J] = V[J]", S=s, TOP=top, J=j, V=value) for j in range(kind[1])]
+        else:
+            out.append(code_stmt("S[TOP] = V", S=s, TOP=top, V=value))
+        return out + [code_stmt("TOP += 1", TOP=top)]
+
+    def visit_Assign(self, node):
+        pop = popped(node)
+        if pop is not None:
+            stack, target = pop
+            k = key(stack, target, False)
+            name, kind = self.names[k], self.kinds[k]
+            s, top = f"_stack_{name}", f"_top_{name}"
+            if kind[0] == "list":
+                return code_stmt("T = S.pop()", T=target, S=s)
+            if kind[0] == "t":
+                items = ast.Tuple(elts=[code_expr("S[TOP, J]", S=s, TOP=top, J=j) for j in range(kind[1])],
+                                  ctx=ast.Load())
+                return [code_stmt("TOP -= 1", TOP=top), code_stmt("T = V", T=target, V=items)]
+            return [code_stmt("TOP -= 1", TOP=top), code_stmt("T = S[TOP]", T=target, S=s, TOP=top)]
+        stack = new_stack(node)
+        if stack is not None:
+            out = []
+            for k, name in self.names.items():
+                if k[0] != stack:
+                    continue
+                kind = self.kinds[k]
+                if kind[0] == "list":
+                    out.append(code_stmt("S = []", S=f"_stack_{name}"))
+                    continue
+                alloc = code_expr(ALLOC[kind[0]], CAP=max(8, self.peak.get(k, 0)), K=kind[-1])
+                out += [code_stmt("S = A", S=f"_stack_{name}", A=alloc), code_stmt("TOP = 0", TOP=f"_top_{name}")]
+            return out
+        if (len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and isinstance(node.value, ast.Constant)
+                and node.value.value is None and node.targets[0].id in self.zero_of):
+            return code_stmt("X = Z", X=node.targets[0].id, Z=self.zero_of[node.targets[0].id])
+        return self.generic_visit(node)
+
+
+def jit_functions(functions, samples=None, peak=None):
+    """The numba-compatible twins of a module's generated functions (see the module docstring).
     `samples` / `peak`: what the probe saw on each stack (None: every stack a list)."""
     samples, peak = samples or {}, peak or {}
-    lines = source.splitlines()
-    names = _channels(lines)
-    kinds = {key: _kind(samples.get(key, ())) for key in names}
-    zero_of = {key[1]: _ZERO[kind[0]] for key, kind in kinds.items() if kind[0] in _ZERO}
-    out = []
-    for line in lines:
-        m = _NEW.match(line)
-        if m:
-            indent, stack = m.groups()
-            for key, name in names.items():
-                if key[0] != stack:
-                    continue
-                kind = kinds[key]
-                if kind[0] == "list":
-                    out.append(f"{indent}_stack_{name} = []")
-                else:
-                    cap = max(8, peak.get(key, 0))
-                    alloc = _ALLOC[kind[0]].format(cap=cap, k=kind[-1])
-                    out.append(f"{indent}_stack_{name} = {alloc}")
-                    out.append(f"{indent}_top_{name} = 0")
-            continue
-        m = _PUSH.match(line)
-        if m:
-            indent, stack, value = m.groups()
-            key = _key(stack, value, True)
-            name, kind = names[key], kinds[key]
-            if kind[0] == "list":
-                out.append(f"{indent}_stack_{name}.append({value})")
-                continue
-            out.append(f"{indent}if _top_{name} == len(_stack_{name}):")
-            out.append(f"{indent}    _stack_{name} = grow(_stack_{name})")
-            node = ast.parse(value, mode="eval").body
-            if kind[0] == "t" and isinstance(node, ast.Tuple):
-                for j, item in enumerate(node.elts):
-                    out.append(f"{indent}_stack_{name}[_top_{name}, {j}] = {ast.unparse(item)}")
-            elif kind[0] == "t":
-                for j in range(kind[1]):
-                    out.append(f"{indent}_stack_{name}[_top_{name}, {j}] = ({value})[{j}]")
-            else:
-                out.append(f"{indent}_stack_{name}[_top_{name}] = {value}")
-            out.append(f"{indent}_top_{name} += 1")
-            continue
-        m = _POP.match(line)
-        if m:
-            indent, target, stack = m.groups()
-            key = _key(stack, target, False)
-            name, kind = names[key], kinds[key]
-            if kind[0] == "list":
-                out.append(f"{indent}{target} = _stack_{name}.pop()")
-                continue
-            out.append(f"{indent}_top_{name} -= 1")
-            if kind[0] == "t":
-                items = ", ".join(f"_stack_{name}[_top_{name}, {j}]" for j in range(kind[1]))
-                out.append(f"{indent}{target} = {items}")
-            else:
-                out.append(f"{indent}{target} = _stack_{name}[_top_{name}]")
-            continue
-        if _DEL.match(line):
-            out.append((re.match(r"\s*", line).group(0) + "pass",))  # kept only where a block needs it
-            continue
-        m = _DEF.match(line)
-        if m:
-            line = _positional_def(line)
-        m = _FOR_REVERSED.match(line)
-        if m:
-            line = _reversed_range(line, m)
-        m = _NONE.match(line)
-        if m and m.group(2) in zero_of:
-            out.append(f"{m.group(1)}{m.group(2)} = {zero_of[m.group(2)]}")
-            continue
-        out.append(line)
-    text = "\n".join(line for line in out if isinstance(line, str)) + "\n"
-    try:
-        ast.parse(text)
-    except SyntaxError:  # a block that held only `del`: `pass` there
-        text = "\n".join(line if isinstance(line, str) else line[0] for line in out) + "\n"
-    return text
+    names = channels(functions)
+    kinds = {k: stack_kind(samples.get(k, ())) for k in names}
+    keep_blocks = any(only_deletes(body) for st in statements(functions)
+                      for field in ("body", "orelse", "finalbody") if isinstance(body := getattr(st, field, None), list))
+    keep_blocks = keep_blocks or any(only_deletes(h.body) for st in statements(functions)
+                                     for h in getattr(st, "handlers", ()))
+    rewrite = TypedStacks(names, kinds, peak, keep_blocks)
+    return [rewrite.visit(copy.deepcopy(fn)) for fn in functions]

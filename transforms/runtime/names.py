@@ -2,4 +2,6 @@
 
 from .. import runtime
 
-RUNTIME_NAMES = frozenset(k for k in vars(runtime) if not k.startswith("_"))
+# name -> helper: the namespace generated code runs in (codegen/emit.py) and what saved modules copy
+RUNTIME_HELPERS = {k: v for k, v in vars(runtime).items() if not k.startswith("_")}
+RUNTIME_NAMES = frozenset(RUNTIME_HELPERS)
