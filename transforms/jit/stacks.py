@@ -17,7 +17,7 @@ import copy
 
 import numpy as np
 
-from ..ir.code import is_comment
+from ..ir.code import bare_tuple, is_comment
 from ..templates.quote import code_expr, code_stmt, code_stmts
 
 STACKS = ("_stack", "_dstack")
@@ -293,7 +293,7 @@ class TypedStacks(Positional):
             if kind[0] == "t":
                 items = ast.Tuple(elts=[code_expr("S[TOP, J]", S=s, TOP=top, J=j) for j in range(kind[1])],
                                   ctx=ast.Load())
-                return [code_stmt("TOP -= 1", TOP=top), code_stmt("T = V", T=target, V=items)]
+                return [code_stmt("TOP -= 1", TOP=top), bare_tuple(code_stmt("T = V", T=target, V=items))]
             return [code_stmt("TOP -= 1", TOP=top), code_stmt("T = S[TOP]", T=target, S=s, TOP=top)]
         stack = new_stack(node)
         if stack is not None:
