@@ -23,14 +23,14 @@ def jvp_args(op):
     return flow_args(op, _no_jvp)
 
 
-def _merge_split_copies(block):
+def merge_split_copies(block):
     """`_t = x * a; x = _t` (made so an op never reads its own target) becomes `x = x * a`,
     its tangent line written first, while it still reads the old `x` and `dx`."""
     out = []
     for st in block:
         for sub in ("body", "orelse"):
             if isinstance(getattr(st, sub, None), list):
-                setattr(st, sub, _merge_split_copies(getattr(st, sub)))
+                setattr(st, sub, merge_split_copies(getattr(st, sub)))
         prev = out[-1] if out else None
         if (isinstance(st, Op) and st.kind == "copy" and getattr(st, "split", False) and isinstance(prev, Op)
                 and prev.kind == "prim" and is_name(st.args[0]) and prev.target == st.args[0].id):
