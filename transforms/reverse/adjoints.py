@@ -35,7 +35,7 @@ class Reads:
         (`x = x + v` reads the previous `x`, never its own result), else the value before it."""
         if name in self.loads:
             return self.rev.version_adjoints[self.loads[name]]
-        return self.rev.namer.adjoint(name)
+        return self.rev.adjoint_name(name)
 
     def code(self, atom):
         """An argument of the statement as generated code (standard ast)."""
@@ -54,7 +54,7 @@ class Adjoints:
         make = ADJOINTS.get((type(st), getattr(st, "kind", None)))
         if make is None or st.target not in self.active:
             return []
-        g = adj_names.get(st.target) or self.namer.adjoint(st.target)
+        g = adj_names.get(st.target) or self.adjoint_name(st.target)
         if g not in self.nonzero:
             return []
         self.nonzero.discard(g)  # consumed: the value before this statement starts from zero

@@ -155,7 +155,7 @@ class ControlFlow:
     def materialize(self, names):
         out = []
         for var in sorted(names):
-            adj = self.namer.adjoint(var)
+            adj = self.adjoint_name(var)
             if adj not in self.nonzero:
                 out.append(code_stmt("ADJ = ZERO", ADJ=adj, ZERO=self.zero(var)))
                 self.nonzero.add(adj)
@@ -195,7 +195,7 @@ class ControlFlow:
         return out
 
     def zero_for_adjoint(self, adj):
-        for var, adjoint in self.namer._adjoints.items():
+        for var, adjoint in self.adjoint_names.items():
             if adjoint == adj:
                 return self.zero(var)
         return ast.Constant(value=0.0)
@@ -213,7 +213,7 @@ class ControlFlow:
         """The carried adjoints that may be nonzero in some backward iteration start from zeros
         before the loop and are zeroed again at the end of the body where it consumed them;
         the others are symbolic zeros all through the loop (symbolic_zeros.py)."""
-        adjoints = self.namer._adjoints
+        adjoints = self.adjoint_names
         entry = {var for var, adj in adjoints.items() if adj in self.nonzero}
         may = symbolic_zeros.loop_entry(item, entry, self.active)
         touched = self.carried(item) & may
@@ -254,11 +254,11 @@ class ControlFlow:
         out = [Comment(item.text)]
         target = self.code(subscript(item.target, item.index))
         restore = code_stmt("T = _stack.pop()", T=target)
-        adj = self.namer.adjoint(item.target)
+        adj = self.adjoint_name(item.target)
         if item.target in self.active and adj in self.nonzero:
             if is_name(item.value) and item.value.id in self.active:
                 v = item.value.id
-                self.accumulate(out, self.namer.adjoint(v), code_expr(
+                self.accumulate(out, self.adjoint_name(v), code_expr(
                     "unbroadcast(saved(SLOT), np.shape(V))", SLOT=self.code(subscript(adj, item.index)), V=v), v, v)
             out.append(restore)
             out.append(code_stmt("ADJ = zero_slot(ADJ, INDEX, X)", ADJ=adj, INDEX=self.code(index_expr(item.index)),

@@ -61,6 +61,7 @@ class Reverse(ControlFlow, Adjoints):
         self.written_before = set(fir.params)
         self.stable = set(fir.params) - {w for s in walk_items(self.items) for w in getattr(s, "writes", ())}
         self.nonzero = set()
+        self.adjoint_names = {}  # a value's name -> its adjoint's (adjoint_name)
         self.version_adjoints = {}  # a value's version inside a recomputed loop body -> its adjoint
         self.in_branch = 0  # how many branches or loops the forward sweep is inside
         self.loop_entry_defined = set(self.defined)  # names defined where the outermost loop starts
@@ -71,6 +72,12 @@ class Reverse(ControlFlow, Adjoints):
     def code(self, node, loads=None, stores=None):
         """An IR (gast) node as generated code (standard ast), names renamed by loads / stores."""
         return syntax.to_ast(rename(node, loads or {}, stores))
+
+    def adjoint_name(self, var):
+        """The adjoint of `var`: `b` + var, suffixed if the name is taken (`bx_2`)."""
+        if var not in self.adjoint_names:
+            self.adjoint_names[var] = self.namer.unique("b" + var)
+        return self.adjoint_names[var]
 
     def push(self, values):
         """`_stack.append(v)` or `_stack.append((v, w))`: values are names or nodes."""
@@ -182,7 +189,7 @@ class Reverse(ControlFlow, Adjoints):
                 body = self.adjoint(st, {}, {}, {})
                 if not (isinstance(st, Op) and st.target in self.active):
                     for w in st.writes:
-                        self.nonzero.discard(self.namer.adjoint(w))
+                        self.nonzero.discard(self.adjoint_name(w))
                 if st.saved:
                     body.append(self.pop(st.saved))
                 if body:
@@ -206,13 +213,13 @@ class Reverse(ControlFlow, Adjoints):
                     cur[w] = self.namer.version(w)
                     copies.setdefault(id(st), []).append((cur[w], w))
                 loads[w] = stores[w] = cur[w]
-                adj_names[w] = self.namer.adjoint(w)
+                adj_names[w] = self.adjoint_name(w)
             for w in st.writes - set(stores):
                 seen[w] = seen.get(w, 0) + 1
                 last = seen[w] == count[w]
                 if w in self.needed or not last:
                     stores[w] = self.namer.version(w)
-                adj_names[w] = self.namer.adjoint(w) if last else self.namer.unique("b" + stores[w])
+                adj_names[w] = self.adjoint_name(w) if last else self.namer.unique("b" + stores[w])
                 if w in stores:
                     self.version_adjoints[stores[w]] = adj_names[w]
             plan.append((st, loads, stores, adj_names))
@@ -253,7 +260,7 @@ class Reverse(ControlFlow, Adjoints):
         for st, _, stores, adj_names in plan:
             for w in st.writes:
                 if w in self.fir.temps and w not in self.ret_names:
-                    out.add(adj_names.get(w) or self.namer.adjoint(w))
+                    out.add(adj_names.get(w) or self.adjoint_name(w))
         return out
 
     # -- the whole function ----------------------------------------------------------------------
@@ -267,7 +274,7 @@ class Reverse(ControlFlow, Adjoints):
         seed = self.namer.unique("b" + fir.ret_name) if len(fir.ret) == 1 and not is_name(fir.ret[0]) else None
         seeding = []
         if len(fir.ret) == 1 and is_name(fir.ret[0]):
-            seed = self.namer.adjoint(fir.ret[0].id)
+            seed = self.adjoint_name(fir.ret[0].id)
             if fir.ret[0].id in self.active:
                 self.nonzero.add(seed)
                 if fir.ret[0].id in self.mutable:  # its adjoint is updated in place: never the caller's dy
@@ -276,7 +283,7 @@ class Reverse(ControlFlow, Adjoints):
             seed = self.namer.unique("b" + fir.ret_name)
             for k, a in enumerate(fir.ret):
                 if is_name(a) and a.id in self.active:
-                    self.accumulate(seeding, self.namer.adjoint(a.id), code_expr("S[K]", S=seed, K=k), a.id, a.id)
+                    self.accumulate(seeding, self.adjoint_name(a.id), code_expr("S[K]", S=seed, K=k), a.id, a.id)
         result = []
         if preserve_result:
             writes_slices = any(isinstance(s, SetItem) for s in walk_items(self.items))
@@ -293,7 +300,7 @@ class Reverse(ControlFlow, Adjoints):
         bwd = seeding + self.bwd_block(self.items, 0)
         outs, entry = [], []
         for p in returns:
-            adj = self.namer.adjoint(p)
+            adj = self.adjoint_name(p)
             if adj in self.nonzero:
                 outs.append(ast.Name(id=adj, ctx=ast.Load()))
             elif p in self.stable or self.scalar(p):
@@ -325,7 +332,7 @@ class Reverse(ControlFlow, Adjoints):
             return body
         fir = self.fir
         spec = getattr(self.module, "param_shapes", {}).get(name)  # (a specialization's: see concrete.py)
-        adjoints = set(self.namer._adjoints.values())
+        adjoints = set(self.adjoint_names.values())
         if spec is not None:
             values = {k: v for k, v in spec.items() if not k.startswith("<")}
             if spec.get("<seed>"):  # grad's seed: the default 1.0
@@ -342,7 +349,7 @@ class Reverse(ControlFlow, Adjoints):
         """A temporary of un-nesting (`_matmul_x_w1`) or its adjoint, that may hold an array:
         Python frees the intermediate values of `np.tanh(x @ w1 + b1)` at once, so the
         generated code frees them too. User variables live as long as in the user's code."""
-        primal = {adj: var for var, adj in self.namer._adjoints.items()}.get(name, name)
+        primal = {adj: var for var, adj in self.adjoint_names.items()}.get(name, name)
         temps = {s.target for s in walk_items(self.items) if isinstance(s, Op) and s.kind != "copy"}
         return primal in self.fir.temps and primal in temps and self.kinds.kinds.get(primal) == "array"
 
