@@ -14,7 +14,7 @@ import numpy as np
 import dualtape  # noqa: F401  (declares every op, filling dnp)
 from dualtape.core import dnp
 from dualtape.core.registry import LINEAR, NOT_DIFFERENTIABLE, Primitive
-from dualtape.transforms.calls import compositions, opmap
+from dualtape.transforms.calls import compositions, opmap, wrappers
 
 OUT = Path(__file__).with_name("ops.md")
 _NAMESPACES = (("np.", np), ("np.linalg.", np.linalg), ("np.fft.", np.fft))
@@ -43,7 +43,7 @@ def _primitive(fn):
     if isinstance(fn, Primitive):
         return fn
     if inspect.isfunction(fn) and (fn.__module__ or "").startswith("dualtape.ops"):
-        return opmap._wrapped_primitive(fn)
+        return wrappers.wrapped_primitive(fn)
     return None
 
 

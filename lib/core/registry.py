@@ -51,15 +51,15 @@ class Primitive:
                  "samples", "nondiff_argnums", "batch_jvp", "batch_vjp", "custom_vjp",
                  "opaque", "__weakref__")
 
-    def __init__(self, name, impl, vjp, jvp, elementwise, variadic, domain, samples,
-                 nondiff_argnums, batch_jvp):
+    def __init__(self, *, name, impl, vjp, jvp, elementwise=False, variadic=False, domain=None, samples=(),
+                 nondiff_argnums=(), batch_jvp=False):
         self.name = name
         self.impl = impl
         self.vjp = vjp
         self.jvp = jvp
         self.elementwise = elementwise
         self.variadic = variadic
-        self.domain = domain
+        self.domain = {} if domain is None else domain
         self.samples = samples
         self.nondiff_argnums = nondiff_argnums
         self.batch_jvp = batch_jvp

@@ -143,7 +143,6 @@ def explicit_subscripts(subscripts, shapes):
     return ",".join(terms) + "->" + output
 
 
-_explicit_subscripts = explicit_subscripts  # its former name, which transforms/runtime still reads
 
 
 def _sublist_subscripts(args):

@@ -326,7 +326,7 @@ def _opaque_spec(obj):
         if not isinstance(what, str):
             return None
     name = getattr(obj, "__name__", None) or getattr(obj, "name", "?")
-    return _OpaqueSpec(Primitive(name, obj, (), (), False, False, {}, (), (), False), what, [], [], False)
+    return _OpaqueSpec(Primitive(name=name, impl=obj, vjp=(), jvp=()), what, [], [], False)
 
 
 def tf_call(obj, call):

@@ -70,30 +70,7 @@ def _reserved():
     return set(RUNTIME_HELPERS) | {"_stack", "_dstack", "np", "math", "dnp"} | _GENERATED_BUILTINS
 
 
-def shadowed_helper(source, params):
-    """A parameter named like a runtime helper that the generated `source` calls, or None
-    (a parameter `step` is fine until the adjoint needs the helper `step(...)`)."""
-    for name in sorted(set(params) & set(RUNTIME_HELPERS)):
-        if _calls(source, name):
-            return name
-    return None
-
-
-def _calls(source, name):
-    """Whether `source` holds `name(` with no identifier character just before `name`."""
-    start = source.find(name + "(")
-    while start >= 0:
-        if start == 0 or not _word_char(source[start - 1]):
-            return True
-        start = source.find(name + "(", start + 1)
-    return False
-
-
-def _word_char(c):
-    return c.isalnum() or c == "_"
-
-
-def shadowed_helper_in(functions, params):
+def shadowed_helper(functions, params):
     """A parameter named like a runtime helper that the generated functions (trees) call, or
     None (a parameter `step` is fine until the adjoint needs the helper `step(...)`)."""
     called = {x.func.id for fn in functions for x in ast.walk(fn)
@@ -186,7 +163,7 @@ def _code_names(code):
 
 def identifier(name):
     """`name` as a Python identifier: a lambda's `<lambda>_vjp` is `lambda_vjp`."""
-    return "".join(c for c in name if _word_char(c))
+    return "".join(c for c in name if c.isalnum() or c == "_")
 
 
 def fresh_function_name(base, fn, taken=()):

@@ -97,7 +97,7 @@ slogdet_logabs = _linalg_np.LOG_ABS_DETERMINANT  # np.linalg.slogdet(a)[1]: log 
 def einsum_subscripts(subscripts, *shapes):
     """np.einsum's subscripts with every axis named, for these operand shapes: '...ij,...jk'
     -> 'aij,ajk->aik' (the Einsum op's rules need explicit subscripts)."""
-    return _linalg._explicit_subscripts(subscripts, [tuple(shape) for shape in shapes])
+    return _linalg.explicit_subscripts(subscripts, [tuple(shape) for shape in shapes])
 
 
 def tensordot_subscripts(shape_a, shape_b, axes=2):

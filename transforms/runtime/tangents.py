@@ -17,7 +17,7 @@ __all__ = ["multi_matmul", "matrix_power_vjp_tangent", "expm_frechet_tangent", "
 
 
 def multi_matmul(*xs):
-    """x0 @ x1 @ ... (rulekit_decomp's `_mm`, by its public name)."""
+    """x0 @ x1 @ ... (rulekit.decompositions' `matmul_chain`, under the name generated code calls)."""
     out = xs[0]
     for x in xs[1:]:
         out = np.matmul(out, x)
