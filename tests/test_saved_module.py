@@ -208,6 +208,10 @@ def test_every_runtime_helper_is_written_as_numpy_code(numpy_python, tmp_path):
         def source(self):
             return "def _reads_every_helper():\n    return (" + ", ".join(names) + ",)\n"
 
+        @property
+        def functions(self):  # the generated functions, as trees
+            return ast.parse(self.source()).body
+
     # a helper may need another package only where it wraps an op of that package (SciPy's
     # special functions): those are saved but not run here; the rest run with NumPy alone
     numpy_only, other = [], {}

@@ -287,7 +287,7 @@ def test_instantiated_templates_never_compare_a_literal_with_is(op, optimize):
             for k, v in static.items():
                 if k in params:
                     mapping[k] = (_gast.constant(v) if isinstance(v, (int, float, bool, type(None)))
-                                  else _gast.parse_expr(repr(v).replace("array(", "np.array(")))
+                                  else _gast.parse(repr(v).replace("array(", "np.array(")).body[0].value)
             expr = tidy.simplify(templates.instantiate(rule, mapping), lambda e: False, optimize)
             source = f"_ = {_gast.unparse(expr)}\n"
             with warnings.catch_warnings():

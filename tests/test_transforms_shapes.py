@@ -1,6 +1,7 @@
 """Shape-specialised adjoints (transforms/optimize/shapes.py): `unbroadcast` dropped only where shapes are
 provably equal for ndarray arguments, with the gradients unchanged (issue 13)."""
 
+import ast
 import pathlib
 import sys
 
@@ -8,7 +9,8 @@ import numpy as np
 import pytest
 
 import dualtape.transforms as dt
-from dualtape.transforms.optimize.shapes import drop_unbroadcasts
+from dualtape.transforms.ir.code import render
+from dualtape.transforms.optimize import shapes
 
 
 BENCHMARKS = pathlib.Path(__file__).resolve().parent.parent / "benchmarks"
@@ -87,6 +89,12 @@ def test_a_loop_that_changes_shapes_is_not_specialised(n):
     eps = 1e-6
     fd = [(shrinking(x + eps * e) - shrinking(x - eps * e)) / (2 * eps) for e in np.eye(n)]
     np.testing.assert_allclose(got, fd, rtol=1e-6)
+
+
+def drop_unbroadcasts(lines, signature, roots, adjoints):
+    """The pass on the statements of `lines` in a function of `signature`, back as lines."""
+    args = ast.parse(f"def _f({signature}): pass").body[0].args
+    return render(shapes.drop_unbroadcasts(ast.parse("\n".join(lines)).body, args, roots, adjoints)).split("\n")
 
 
 def test_a_larger_cotangent_is_still_summed_down():

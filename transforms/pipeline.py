@@ -28,7 +28,6 @@ from .frontend.desugar import MethodRewriter, desugar_jumps, desugar_returns, de
 from .frontend.normalize import Normalizer
 from .frontend.parse import FunctionInfo, TransformError, check_supported, error
 from .ir import syntax
-from .ir.code import as_tree
 from .ir.naming import alias_foreign_globals, alias_shadowed_globals, rename_reserved, shadowed_helper
 from .ir.syntax import nodes as n
 from .reverse.sweeps import Reverse
@@ -191,7 +190,7 @@ def tangent(module, fn, wrt, kinds, optimize, name, batch=False, value_only=0):
 
 def check_shadowing(module, fir, function):
     """Refuse a parameter named like a runtime helper that the generated code calls."""
-    name = shadowed_helper(as_tree(function.split("\n")) if isinstance(function, str) else [function], fir.params)
+    name = shadowed_helper([function], fir.params)
     if name is not None:
         raise error(module.api, fir.info, fir.info.node, f"the parameter `{name}` has the name of a helper "
                     "the generated code calls", f"Rename the parameter (e.g. `{name}_`).")

@@ -107,31 +107,6 @@ def adjoint_stmts(rev, st, g, loads, arg_adj, ans):
     return body
 
 
-def adjoint_lines(rev, st, g, loads, arg_adj, ans):
-    """`adjoint_stmts` as lines of text, for a reverse emitter that still splices text."""
-    params = list(inspect.signature(st.fn).parameters)
-    active = [k for k in range(2, len(st.args)) if is_name(st.args[k]) and st.args[k].id in rev.active]
-    wrt = (params[0], params[1]) + tuple(params[k] for k in active)
-    kinds = {params[0]: "array", params[1]: "scalar"}
-    kinds.update((params[k], rev.kinds.expr_kind(st.args[k])) for k in range(2, len(st.args)))
-    helper, seed = rev.module.helper(st.fn, wrt, kinds, rev.optimize, st)
-    src = [rev.src(a, loads) for a in st.args]
-    by0, bt, bargs = (rev.namer.fresh("_b") for _ in range(3))
-    extra = ", ".join(src[2:]) + ("," if len(src) == 3 else "")
-    options = "".join(f", {key}={syntax.unparse(st.odeint[key])}" for key in ("rtol", "atol") if key in st.odeint)
-    lines = [f"{by0}, {bt}, {bargs} = odeint_adjoint({syntax.unparse(st.odeint['func'])}, {helper}, {seed!r}, "
-             f"{tuple(k - 2 for k in active)!r}, "
-             f"{syntax.unparse(ans)}, {src[0]}, {src[1]}, ({extra}), {g}{options})"]
-    for k, adj in ((0, by0), (1, bt)):
-        a = st.args[k]
-        if is_name(a) and a.id in rev.active:
-            rev.accumulate(lines, arg_adj(a.id), adj, a.id, loads.get(a.id, a.id))
-    for j, k in enumerate(active):
-        a = st.args[k].id
-        rev.accumulate(lines, arg_adj(a), f"{bargs}[{j}]", a, loads.get(a, a))
-    return lines
-
-
 def tangent_stmts(fwd, st):
     """The tangent of `ys = odeint(func, y0, t, args)` as generated code (standard-ast
     statements): the call itself, then one odeint_tangent call, which solves the forward
@@ -162,31 +137,3 @@ def tangent_stmts(fwd, st):
     call.keywords = [ast.keyword(arg=key, value=syntax.to_ast(st.odeint[key]))
                      for key in ("rtol", "atol") if key in st.odeint]
     return [primal, fwd.define(st.target, call)]
-
-
-def tangent_lines(fwd, st):
-    """The tangent of `ys = odeint(func, y0, t, args)`: one odeint_tangent call, which solves the
-    forward sensitivity equations with the transformer's tangent function of `func`."""
-    primal = f"{st.target} = {fwd.src(st.expr)}"
-    if fwd.batch:
-        raise TransformError(f"[{fwd.module.api}] {st.text!r}: odeint with a batch of tangents (jacfwd, hessian) "
-                             "is not supported.\n  Call the jvp once per direction, or use "
-                             "dualtape.transforms.grad / vjp.")
-    params = list(inspect.signature(st.fn).parameters)
-    active = [k for k in range(2, len(st.args)) if is_name(st.args[k]) and st.args[k].id in fwd.active]
-    wrt = (params[0],) + tuple(params[k] for k in active)
-    kinds = {params[0]: "array", params[1]: "scalar"}
-    kinds.update((params[k], fwd.kinds.expr_kind(st.args[k])) for k in range(2, len(st.args)))
-    helper, tparams = fwd.module.forward_helper(st.fn, wrt, kinds, fwd.optimize, False, st)
-    src = [fwd.src(a) for a in st.args]
-
-    def tangent(a):
-        return fwd.d(a.id) if is_name(a) and a.id in fwd.active else "None"
-    extra = ", ".join(src[2:]) + ("," if len(src) == 3 else "")
-    dargs = ", ".join(tangent(st.args[k]) for k in active) + ("," if len(active) == 1 else "")
-    options = "".join(f", {key}={syntax.unparse(st.odeint[key])}" for key in ("rtol", "atol") if key in st.odeint)
-    expr = (f"odeint_tangent({syntax.unparse(st.odeint['func'])}, {helper}, {tuple(tparams)!r}, "
-            f"{tuple(k - 2 for k in active)!r}, "
-            f"{st.target}, {src[0]}, {src[1]}, ({extra}), {tangent(st.args[0])}, {tangent(st.args[1])}, "
-            f"({dargs}){options})")
-    return [primal, fwd.define(st.target, expr)]

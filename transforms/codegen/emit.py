@@ -18,7 +18,7 @@ from dualtape.core.scipy_hints import numpy_twin
 from ..ir import syntax
 from ..calls import opmap
 from ..ir.analysis import TRACED_NUMBER
-from ..ir.code import Comment, as_tree, numbered
+from ..ir.code import Comment, numbered, render
 from ..cache import user_functions
 from ..frontend.desugar import MethodRewriter
 from ..ir.naming import alias_foreign_globals, identifier
@@ -37,7 +37,7 @@ class Module:
         self.api = api
         # how a called user function's helper is made (pipeline.adjoint / pipeline.tangent)
         self.make_adjoint, self.make_tangent = adjoint, tangent
-        self.functions = Functions()
+        self.functions = []
         self.helpers = {}
         self.namespace = {}
         self.names = set()
@@ -58,7 +58,7 @@ class Module:
 
     @functions.setter
     def functions(self, functions):
-        self._functions = Functions(functions)
+        self._functions = list(functions)
 
     def add_namespace(self, fn):
         ns = dict(fn.__globals__)
@@ -138,25 +138,6 @@ class Module:
         return fn
 
 
-def function_tree(function):
-    """A generated function as a tree. One that arrives as source text (from an emitter that
-    still writes text: transitional) is parsed once, here."""
-    if isinstance(function, str):
-        (tree,) = as_tree(function.split("\n"))
-        return tree
-    return function
-
-
-class Functions(list):
-    """A module's generated functions: each one a tree, whatever form it arrives in."""
-
-    def __init__(self, functions=()):
-        super().__init__(map(function_tree, functions))
-
-    def append(self, function):
-        super().append(function_tree(function))
-
-
 def numbered_source(functions):
     """(the module's text, {line: statement}): the functions rendered, two blank lines apart."""
     texts, statements, first = [], {}, 0
@@ -169,7 +150,8 @@ def numbered_source(functions):
 
 
 def source_of(functions):
-    return numbered_source(functions)[0]
+    """The module's text: the functions rendered, two blank lines apart."""
+    return "\n\n\n".join(render(function) for function in functions) + "\n"
 
 
 def run_module(functions, name, namespace, tag):
@@ -272,7 +254,7 @@ def respelled_comment(text):
 
 def respell_traced(function):
     """A copy of the generated function (a tree) respelled by RespellTraced."""
-    return RespellTraced().visit(copy.deepcopy(function_tree(function)))
+    return RespellTraced().visit(copy.deepcopy(function))
 
 
 class RenameCalls(ast.NodeTransformer):

@@ -30,7 +30,6 @@ from dualtape.core.registry import Primitive
 from dualtape.core.traced import Traced
 
 from ..ir import syntax
-from ..ir.code import as_tree
 from ..frontend.parse import TransformError, lambda_source, source_tree
 from ..runtime.names import RUNTIME_HELPERS as RUNTIME_NAMES
 
@@ -213,10 +212,7 @@ def module_source(module, header_doc):
     a constant the generated code does not. Runtime helpers are copied from their one
     definition, as NumPy code (see the module's doc)."""
     source = module.source()
-    functions = getattr(module, "functions", None)
-    if functions is None:  # a stand-in for a module that has its text only: read once, here
-        functions = as_tree(source.rstrip("\n").split("\n"))
-    tree = ast.Module(body=list(functions), type_ignores=[])
+    tree = ast.Module(body=list(module.functions), type_ignores=[])
     saved = _Saved()
     saved.trees.append((tree, RUNTIME_NAMES))
     # (name, namespace, who reads it, a runtime helper reads it): the generated code first, then

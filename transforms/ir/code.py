@@ -7,10 +7,6 @@ codegen/ assembles the module. Templates (templates/quote.py) build the statemen
 """
 
 import ast
-import copy
-import functools
-import io
-import tokenize
 
 INDENT = "    "
 
@@ -44,6 +40,24 @@ class CommentsAsMarkers(ast.NodeTransformer):
     def __init__(self):
         self.texts = []
         self.trailing = set()  # indices of the markers of trailing comments
+        self.undo = []  # what the markers replaced, put back by `restore`: the tree is not copied
+
+    def generic_visit(self, node):
+        for field, value in ast.iter_fields(node):
+            if isinstance(value, list):
+                self.undo.append((value, list(value)))
+            elif isinstance(value, ast.AST):
+                self.undo.append((node, field, value))
+        return super().generic_visit(node)
+
+    def restore(self):
+        """Put back every statement list and child node the markers replaced."""
+        for entry in reversed(self.undo):
+            if len(entry) == 2:
+                entry[0][:] = entry[1]
+            else:
+                setattr(*entry)
+        self.undo.clear()
 
     def marker(self, line):
         self.texts.append(line)
@@ -64,6 +78,7 @@ class CommentsAsMarkers(ast.NodeTransformer):
     def visit_If(self, node):
         self.generic_visit(node)
         if len(node.orelse) == 1 and getattr(node.orelse[0], "nested_else", False):
+            self.undo.append((node.orelse, list(node.orelse)))
             node.orelse.insert(0, self.marker(None))
         return node
 
@@ -92,7 +107,7 @@ def render(tree):
     """The source text of a node or a list of statements (no trailing newline)."""
     if isinstance(tree, list):
         tree = ast.Module(body=tree, type_ignores=[])
-    return written(copy.deepcopy(tree), CommentsAsMarkers())[0]
+    return written(tree, CommentsAsMarkers())[0]
 
 
 COMPOUND = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor, ast.While,
@@ -105,7 +120,7 @@ class NumberingMarkers(CommentsAsMarkers):
 
     def __init__(self, originals):
         super().__init__()
-        self.originals = originals  # id of a node of the copy -> the node of the tree
+        self.originals = originals  # id of a node -> the node (the statements to number)
         self.statements = {}  # marker index -> the statement of the tree
 
     def visit(self, node):
@@ -117,7 +132,7 @@ class NumberingMarkers(CommentsAsMarkers):
         new = super().visit(node)
         if not (isinstance(new, ast.Expr) and isinstance(new.value, ast.Name)
                 and new.value.id.startswith("__comment_")):
-            new = self.marker(ast.unparse(ast.fix_missing_locations(new)))
+            new = self.marker(ast.unparse(fill_locations(new)))
         self.statements[int(new.value.id[10:-2])] = original
         return new
 
@@ -127,16 +142,18 @@ def numbered(tree):
     simple statements and comments: where a traceback's line number comes from in the tree."""
     if isinstance(tree, list):
         tree = ast.Module(body=tree, type_ignores=[])
-    copied = copy.deepcopy(tree)
-    markers = NumberingMarkers({id(c): o for c, o in zip(ast.walk(copied), ast.walk(tree))})
-    text, at = written(copied, markers)
+    markers = NumberingMarkers({id(x): x for x in ast.walk(tree)})
+    text, at = written(tree, markers)
     return text, {at[k]: st for k, st in markers.statements.items() if k in at}
 
 
 def written(tree, markers):
     """(the text of `tree` with `markers` applied and written back, {marker index: its line})."""
     # (ast.unparse reads the line of a def or an assignment: built nodes get their parent's)
-    text = ast.unparse(ast.fix_missing_locations(markers.visit(tree)))
+    try:
+        text = ast.unparse(fill_locations(markers.visit(tree)))
+    finally:
+        markers.restore()
     if not markers.texts:
         return text, {}
     lines, at = [], {}
@@ -155,94 +172,26 @@ def written(tree, markers):
     return "\n".join(lines), at
 
 
-# -- the text form, while a stage still reads or writes lines (to go when all stages are trees) --
-
-def as_tree(body):
-    """Statements of `body`: a list of statements as it is; a list of source lines (indented
-    text, comment lines included) parsed into statements with `Comment`s."""
-    if not body or not all(isinstance(line, str) for line in body):
-        return body
-    lines, texts, trailing = [], [], set()
-    source = "\n".join(body).split("\n")
-    ends = trailing_comments(source)
-    for i, line in enumerate(source):
-        stripped = line.lstrip()
-        if stripped.startswith("#"):
-            texts.append(comment_text(stripped))
-            line = line[:len(line) - len(stripped)] + f"__comment_{len(texts) - 1}__"
-        elif i in ends:  # `code  # text`: the code, then a trailing Comment after it (in its block)
-            code = line[:ends[i][0]].rstrip()
-            texts.append(comment_text(ends[i][1]))
-            trailing.add(len(texts) - 1)
-            lines.append(code)
-            after = next((x for x in source[i + 1:] if x.strip()), "") if code.endswith(":") else line
-            line = after[:len(after) - len(after.lstrip())] + f"__comment_{len(texts) - 1}__"
-        lines.append(line)
-    tree = ast.parse("\n".join(lines))
-
-    class Back(ast.NodeTransformer):
-        def visit_Expr(self, node):
-            if isinstance(node.value, ast.Name) and node.value.id.startswith("__comment_"):
-                k = int(node.value.id[10:-2])
-                return Comment(texts[k], trailing=k in trailing)
-            return self.generic_visit(node)
-
-        def visit_If(self, node):  # `else:` then an indented `if` (an `elif` starts where the `if` does)
-            if len(node.orelse) == 1 and isinstance(node.orelse[0], ast.If) \
-                    and node.orelse[0].col_offset > node.col_offset:
-                nested_else(node.orelse[0])
-            return self.generic_visit(node)
-
-        def visit_Assign(self, node):  # `a, b = b, a`: a tuple without parentheses starts at its first item
-            value = node.value
-            if isinstance(value, ast.Tuple) and len(value.elts) > 1 and value.col_offset == value.elts[0].col_offset:
-                bare_tuple(node)
-            return node
-    return Back().visit(tree).body
-
-
-def comment_text(comment):
-    """The text of a `# text` comment."""
-    return comment[1:].strip() if comment.startswith("# ") else comment[1:]
-
-
-def trailing_comments(lines):
-    """{line index: (column, comment)} of the comments that end a line of code."""
-    if not any("#" in line and not line.lstrip().startswith("#") for line in lines):
-        return {}
-    found = {}
-    try:
-        tokens = list(tokenize.generate_tokens(io.StringIO("\n".join(lines) + "\n").readline))
-    except (tokenize.TokenError, SyntaxError):
-        return {}
-    for tok, nxt in zip(tokens, tokens[1:]):
-        if tok.type == tokenize.COMMENT and nxt.type == tokenize.NEWLINE and tok.line[:tok.start[1]].strip():
-            found[tok.start[0] - 1] = (tok.start[1], tok.string)
-    return found
-
-
-def expression_of(source):
-    """The standard-ast expression written as `source` (transitional: for callers that still
-    pass an expression as text)."""
-    return ast.parse(source, mode="eval").body
-
-
-@functools.lru_cache(maxsize=256)
-def parsed_arguments(signature):
-    return expression_of(f"lambda {signature}: None").args
-
-
-def arguments_of(signature):
-    """The `ast.arguments` of a parameter list written as text (`"x, bout=1.0"`, no
-    annotations); an `ast.arguments` as it is (transitional: for callers that still pass a
-    signature string)."""
-    if isinstance(signature, ast.arguments):
-        return signature
-    return copy.deepcopy(parsed_arguments(signature))
-
-
-def as_lines(body):
-    """Source lines of `body`: a list of lines as it is; statements rendered."""
-    if not body or all(isinstance(line, str) for line in body):
-        return body
-    return render(list(body)).split("\n")
+def fill_locations(tree):
+    """`tree` with every node that has no line of its own given its parent's (what
+    `ast.fix_missing_locations` does, without its recursive closure: a reference cycle per
+    call, which the transformer must not leave behind); returns `tree`."""
+    stack = [(tree, 1, 0, 1, 0)]
+    while stack:
+        node, line, col, end_line, end_col = stack.pop()
+        if "lineno" in node._attributes:
+            if getattr(node, "lineno", None) is None:
+                node.lineno = line
+            line = node.lineno
+            if getattr(node, "end_lineno", None) is None:
+                node.end_lineno = end_line
+            end_line = node.end_lineno
+        if "col_offset" in node._attributes:
+            if getattr(node, "col_offset", None) is None:
+                node.col_offset = col
+            col = node.col_offset
+            if getattr(node, "end_col_offset", None) is None:
+                node.end_col_offset = end_col
+            end_col = node.end_col_offset
+        stack.extend((child, line, col, end_line, end_col) for child in ast.iter_child_nodes(node))
+    return tree

@@ -30,11 +30,6 @@ def to_ast(node):
     return gast.gast_to_ast(node)
 
 
-def parse_expr(source):
-    """A gast expression node for `source`."""
-    return gast.parse(source).body[0].value
-
-
 def unparse(node):
     """Python source for a gast node, without a trailing newline."""
     return gast.unparse(node).strip()

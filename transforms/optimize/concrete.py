@@ -24,7 +24,8 @@ import numpy as np
 
 from .concrete_infer import arg_value  # noqa: F401 (the api's)
 from .concrete_infer import BINOPS, REDUCE, TOP, UNARY, Infer, infer, is_array, is_float, known_shape
-from .function import function, remove, same_form, statements
+from .function import function, remove
+
 from .hoist import hoist_invariants
 from .preaccumulate import preaccumulate
 from .shapes import drop_dead
@@ -156,7 +157,7 @@ def specialize(body, signature, params, probe=None, global_number=None, adjoints
     if not any(v is not TOP for v in params.values()):
         return done(body, {})
     try:
-        tree, was_lines = statements(body)
+        tree = body
     except SyntaxError:
         return done(body, {})
     fn = function(tree, signature)
@@ -183,7 +184,7 @@ def specialize(body, signature, params, probe=None, global_number=None, adjoints
     if global_number is not None:
         out = hoist_invariants(out, fn.args, env, global_number)
     changed = changed or bool(checks) or out is not fn.body
-    return done(same_form(out, body, was_lines, changed), env)
+    return done(out if changed else body, env)
 
 
 def _scalar_check(node, infer_):

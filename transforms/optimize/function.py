@@ -1,42 +1,19 @@
 """The function a pass of optimize/ rewrites: its body as statements, its parameters, the order
 of its lines.
 
-Every public pass takes a body as statements (standard `ast`, with `ir.code.Comment`s) or, from
-an emitter that still writes text, as source lines, and gives back the form it was given:
-`statements` at the entry, `same_form` at the exit. A pass never changes the statements it was
-given (it rewrites a copy), and gives back the very body it was given when it changed nothing.
+Every public pass takes a body as statements (standard `ast`, with `ir.code.Comment`s), rewrites
+them (the emitter made them for it) and gives back the body to use from then on.
 """
 
 import ast
-import copy
-
-from ..ir import code
 
 BLOCKS = ("body", "orelse", "finalbody")
 
 
-def statements(body):
-    """(statements of `body` that the pass may rewrite, whether `body` was source lines)."""
-    body = list(body)
-    if body and all(isinstance(x, str) for x in body):
-        return code.as_tree(body), True
-    return copy.deepcopy(body), False
-
-
-def same_form(new, body, was_lines, changed=True):
-    """`new` in the form `body` had (or `body` itself when nothing `changed`)."""
-    if not changed:
-        return body
-    return code.as_lines(new) if was_lines else new
-
-
 def arguments(params):
-    """`ast.arguments` for parameters given as such, as a list of names, or as the text of a
-    signature (`"x, bout=1.0"`, converted by the transitional `ir.code.arguments_of`)."""
+    """`ast.arguments` for parameters given as such, or as a list of names."""
     if isinstance(params, ast.arguments):
         return params
-    if isinstance(params, str):
-        return code.arguments_of(params)
     return ast.arguments(posonlyargs=[], args=[ast.arg(arg=name) for name in params], vararg=None,
                          kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[])
 

@@ -22,7 +22,7 @@ import ast
 from ..ir.code import Comment, is_comment
 from ..templates.quote import code_expr, code_stmt
 from .concrete_infer import TOP, WEAK
-from .function import blocks, function, number_lines, parameter_names, same_form, statements
+from .function import blocks, function, number_lines, parameter_names
 
 _OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div)
 
@@ -113,7 +113,7 @@ def hoist_invariants(body, signature, env, global_number):
     invariants of the module docstring computed before their loops; `env`:
     concrete_infer.infer's values; `global_number(name)`: whether a global name holds an int or
     float now; `signature`: the parameters (`ast.arguments`, names, or their text)."""
-    tree, was_lines = statements(body)
+    tree = body
     fn = function(tree, signature)
     hoisted = {}  # name -> the loop counts under whose guard it was computed
     changed = False
@@ -121,7 +121,7 @@ def hoist_invariants(body, signature, env, global_number):
         if not _hoist_one(fn, env, global_number, hoisted):
             break
         changed = True
-    return same_form(fn.body, body, was_lines, changed)
+    return fn.body if changed else body
 
 
 def _hoist_one(fn, env, global_number, hoisted):

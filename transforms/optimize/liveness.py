@@ -19,7 +19,6 @@ import ast
 
 from ..ir.code import is_comment
 from ..templates.quote import code_stmt
-from .function import same_form, statements
 
 
 class _Names(ast.NodeVisitor):
@@ -89,7 +88,7 @@ def free_dead_values(body, keep, is_array, taken):
     keep: names never deleted (parameters, anything returned); is_array(name): whether a
     name may hold an array (scalars are not worth a line); taken: names already in use.
     """
-    groups, was_lines = statements(body)
+    groups = body
     facts = [_facts(st) for st in groups]
     if not facts or facts[-1] is None or not isinstance(groups[-1], ast.Return):
         return body
@@ -141,4 +140,4 @@ def free_dead_values(body, keep, is_array, taken):
             freed = after[i]
             out += [code_stmt("SHAPE = np.shape(NAME)", SHAPE=shape, NAME=name) for name, shape in freed if shape]
             out.append(ast.Delete(targets=[ast.Name(id=name, ctx=ast.Del()) for name, _ in freed]))
-    return same_form(out, body, was_lines)
+    return out

@@ -18,7 +18,7 @@ import copy
 from ..ir.code import is_comment
 from ..templates.quote import code_stmt
 from .concrete_infer import is_array
-from .function import blocks, function, same_form, statements
+from .function import blocks, function
 
 _MAX_TERMS = 8
 
@@ -169,14 +169,14 @@ def preaccumulate(body, signature, infer_, adjoints):
     adjoint statements folded (see the module docstring); `infer_`: concrete_infer's values,
     `adjoints`: the adjoint names, `signature`: the parameters (`ast.arguments`, names, or
     their text)."""
-    tree, was_lines = statements(body)
+    tree = body
     fn = function(tree, signature)
     changed = False
     for _ in range(64):
         if not _fold_one(fn, infer_, adjoints):
             break
         changed = True
-    return same_form(fn.body, body, was_lines, changed)
+    return fn.body if changed else body
 
 
 def _fold_one(fn, infer_, adjoints):

@@ -24,7 +24,7 @@ loop) whose value is an elementwise expression are then removed.
 import ast
 
 from ..ir.code import is_comment
-from .function import function, number_lines, parameter_names, remove, same_form, statements
+from .function import function, number_lines, parameter_names, remove
 
 _ELEMENTWISE_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)
 _UNARY_NP = {"sin", "cos", "tan", "tanh", "sinh", "cosh", "exp", "expm1", "log", "log1p", "sqrt",
@@ -254,7 +254,7 @@ def drop_unbroadcasts(body, signature, roots, adjoints):
     if not roots:
         return body
     try:
-        tree, was_lines = statements(body)
+        tree = body
     except SyntaxError:
         return body
     fn = number_lines(function(tree, signature))
@@ -278,7 +278,7 @@ def drop_unbroadcasts(body, signature, roots, adjoints):
     if not edits:
         return body
     _Unwrap(edits).visit(fn)
-    return same_form(drop_dead(fn.body, _elementwise_of(classes)), body, was_lines)
+    return drop_dead(fn.body, _elementwise_of(classes))
 
 
 class _Unwrap(ast.NodeTransformer):
@@ -296,13 +296,13 @@ def drop_dead(body, removable):
     """Remove simple assignments `name = value` whose value is never read afterwards (nor in
     an enclosing loop) and that `removable(st)` allows (a value that cannot raise). `body`:
     lines or statements (function.py)."""
-    tree, was_lines = statements(body)
+    tree = body
     fn = function(tree, [])
     changed = False
     while True:
         dead = _dead_statements(number_lines(fn), removable)
         if not dead:
-            return same_form(fn.body, body, was_lines, changed)
+            return fn.body if changed else body
         remove(fn, dead)
         changed = True
 

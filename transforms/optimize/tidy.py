@@ -12,7 +12,8 @@ import numpy as np
 
 from dualtape.core import dnp
 
-from ..ir import code, syntax
+from ..ir import syntax
+from ..templates.quote import is_gast
 from ..ir.syntax import nodes as n
 
 _OPERATOR_FNS = {"add": n.Add, "subtract": n.Sub, "multiply": n.Mult, "divide": n.Div,
@@ -165,13 +166,7 @@ def simplify(node, is_scalar, optimize=True):
 def accumulate_expr(adj, expr, optimize=True):
     """`adj + expr` (`expr` a gast or standard-ast expression), simplified (`b + -g * y` ->
     `b - g * y`): a standard-ast expression for generated code (ir/code.py)."""
-    if not isinstance(expr, syntax.AST):
+    if not is_gast(expr):
         expr = syntax.from_ast(expr)
     node = n.BinOp(left=syntax.name(adj), op=n.Add(), right=syntax.copy(expr))
     return syntax.to_ast(simplify(node, lambda e: False, optimize))
-
-
-def accumulate_source(adj, expr_source, optimize=True):
-    """`accumulate_expr` for an expression written as text, as text (for emitters that still
-    write lines)."""
-    return code.render(accumulate_expr(adj, code.expression_of(expr_source), optimize))

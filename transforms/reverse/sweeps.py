@@ -110,7 +110,7 @@ class Reverse(ControlFlow, Adjoints):
             if not (isinstance(expr, ast.Name) and expr.id == adj):
                 body.append(code_stmt("ADJ = E", ADJ=adj, E=expr))
         else:
-            body.append(code_stmt("ADJ = E", ADJ=adj, E=tidy.accumulate_expr(adj, syntax.from_ast(expr), self.optimize)))
+            body.append(code_stmt("ADJ = E", ADJ=adj, E=tidy.accumulate_expr(adj, expr, self.optimize)))
         self.nonzero.add(adj)
 
     # -- forward sweep ---------------------------------------------------------------------------
