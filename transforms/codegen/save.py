@@ -30,6 +30,7 @@ from dualtape.core.registry import Primitive
 from dualtape.core.traced import Traced
 
 from ..ir import syntax
+from ..ir.code import Rename
 from ..frontend.parse import TransformError, lambda_source, source_tree
 from ..runtime.names import RUNTIME_HELPERS as RUNTIME_NAMES
 
@@ -250,30 +251,6 @@ def renamed(text, old, new, definition=False):
     return "".join(lines)
 
 
-class RenameIdentifier(ast.NodeTransformer):
-    """The tree's twin of `renamed`: the names, parameters and definitions `old` become `new`."""
-
-    def __init__(self, old, new):
-        self.old, self.new = old, new
-
-    def visit_Name(self, node):
-        if node.id == self.old:
-            node.id = self.new
-        return node
-
-    def visit_arg(self, node):
-        if node.arg == self.old:
-            node.arg = self.new
-        return node
-
-    def visit_FunctionDef(self, node):
-        if node.name == self.old:
-            node.name = self.new
-        return self.generic_visit(node)
-
-    visit_ClassDef = visit_FunctionDef
-
-
 class _Saved:
     """What module_source has written so far, and what is left to write."""
 
@@ -298,7 +275,7 @@ class _Saved:
         if defined != name:
             if helper:  # a helper renamed to keep two helpers of one name apart: its own calls too
                 text = renamed(text, defined, name)
-                RenameIdentifier(defined, name).visit(tree)
+                Rename(defined, name).visit(tree)
             else:  # a user function read under an alias (see alias_shadowed_globals)
                 text = renamed(text, defined, name, definition=True)
                 tree.body[0].name = name

@@ -195,3 +195,27 @@ def fill_locations(tree):
             end_col = node.end_col_offset
         stack.extend((child, line, col, end_line, end_col) for child in ast.iter_child_nodes(node))
     return tree
+
+
+class Rename(ast.NodeTransformer):
+    """Every name, parameter and definition `old` spelled `new`, in place (attributes stay)."""
+
+    def __init__(self, old, new):
+        self.old, self.new = old, new
+
+    def visit_Name(self, node):
+        if node.id == self.old:
+            node.id = self.new
+        return node
+
+    def visit_arg(self, node):
+        if node.arg == self.old:
+            node.arg = self.new
+        return node
+
+    def visit_FunctionDef(self, node):
+        if node.name == self.old:
+            node.name = self.new
+        return self.generic_visit(node)
+
+    visit_ClassDef = visit_FunctionDef

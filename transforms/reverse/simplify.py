@@ -10,6 +10,7 @@ import ast
 
 from ..ir import syntax
 from ..ir.code import Comment
+from ..ir.code import Rename as RenameCode
 from ..ir.syntax import nodes as n
 from ..frontend.normalize import Op, Primal, is_name
 from ..templates.rules import rule_uses
@@ -107,18 +108,6 @@ def assigns(st, name):
 
 def mentions(st, name):
     return any(isinstance(x, ast.Name) and x.id == name for x in ast.walk(st))
-
-
-class RenameCode(ast.NodeTransformer):
-    """Every name `old` (read or written) spelled `new`, in place."""
-
-    def __init__(self, old, new):
-        self.old, self.new = old, new
-
-    def visit_Name(self, node):
-        if node.id == self.old:
-            node.id = self.new
-        return node
 
 
 def propagate_copies(stmts, local):
