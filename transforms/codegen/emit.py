@@ -21,7 +21,7 @@ from ..ir.analysis import TRACED_NUMBER
 from ..ir.code import Comment, numbered, render
 from ..cache import user_functions
 from ..frontend.desugar import MethodRewriter
-from ..ir.naming import alias_foreign_globals, identifier
+from ..ir.naming import alias_foreign_globals, identifier, unused_name
 from ..frontend.parse import FunctionInfo, TransformError
 from ..reverse.simplify import index_expr
 from ..runtime.names import RUNTIME_HELPERS
@@ -79,11 +79,12 @@ class Module:
         if fn not in self.user_functions:
             self.user_functions.append(fn)
 
+    def __contains__(self, name):
+        """Whether generated code or the user's functions already use `name`."""
+        return name in self.names or name in self.namespace or name in self.user_names
+
     def unique(self, base):
-        name, k = base, 1
-        while name in self.names or name in self.namespace or name in self.user_names:
-            k += 1
-            name = f"{base}_{k}"
+        name = unused_name(base, self)
         self.names.add(name)
         return name
 

@@ -7,7 +7,7 @@ then only has to replay straight-line code, branches and counted loops.
 """
 
 from ..ir import syntax
-from ..ir.naming import all_names
+from ..ir.naming import all_names, unused_name
 from ..ir.syntax import nodes as n
 from ..templates import quote
 
@@ -164,10 +164,7 @@ def desugar_jumps(fn):
 def _fresh(base, taken):
     """`base`, or `base_2`, ... when the user's code already uses it: a flag must never
     overwrite a user variable."""
-    name, k = base, 1
-    while name in taken:
-        k += 1
-        name = f"{base}_{k}"
+    name = unused_name(base, taken)
     taken.add(name)
     return name
 

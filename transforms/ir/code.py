@@ -176,24 +176,17 @@ def fill_locations(tree):
     """`tree` with every node that has no line of its own given its parent's (what
     `ast.fix_missing_locations` does, without its recursive closure: a reference cycle per
     call, which the transformer must not leave behind); returns `tree`."""
-    stack = [(tree, 1, 0, 1, 0)]
+    stack = [(tree, {"lineno": 1, "end_lineno": 1, "col_offset": 0, "end_col_offset": 0})]
     while stack:
-        node, line, col, end_line, end_col = stack.pop()
-        if "lineno" in node._attributes:
-            if getattr(node, "lineno", None) is None:
-                node.lineno = line
-            line = node.lineno
-            if getattr(node, "end_lineno", None) is None:
-                node.end_lineno = end_line
-            end_line = node.end_lineno
-        if "col_offset" in node._attributes:
-            if getattr(node, "col_offset", None) is None:
-                node.col_offset = col
-            col = node.col_offset
-            if getattr(node, "end_col_offset", None) is None:
-                node.end_col_offset = end_col
-            end_col = node.end_col_offset
-        stack.extend((child, line, col, end_line, end_col) for child in ast.iter_child_nodes(node))
+        node, parent = stack.pop()
+        own = dict(parent)
+        for field in ("lineno", "col_offset"):
+            if field in node._attributes:
+                for name in (field, "end_" + field):
+                    if getattr(node, name, None) is None:
+                        setattr(node, name, parent[name])
+                    own[name] = getattr(node, name)
+        stack.extend((child, own) for child in ast.iter_child_nodes(node))
     return tree
 
 

@@ -34,10 +34,7 @@ class Namer:
         return self.unique(base)
 
     def unique(self, base):
-        name, k = base, 1
-        while name in self.taken:
-            k += 1
-            name = f"{base}_{k}"
+        name = unused_name(base, self.taken)
         self.taken.add(name)
         return name
 
@@ -172,9 +169,13 @@ def fresh_function_name(base, fn, taken=()):
     globals, so a user's own `f_vjp` would otherwise be replaced by the generated function, or
     (in .save) clobber it; helper names are made fresh the same way (Module.unique)."""
     used = set(fn.__globals__) | set(fn.__code__.co_freevars) | _code_names(fn.__code__) | _reserved() | set(taken)
-    name = base = identifier(base)
-    k = 1
-    while name in used:
+    return unused_name(identifier(base), used)
+
+
+def unused_name(base, taken):
+    """`base`, or `base_2`, `base_3`, ... : the first that is not in `taken`."""
+    name, k = base, 1
+    while name in taken:
         k += 1
         name = f"{base}_{k}"
     return name

@@ -259,6 +259,12 @@ class TypedStacks(Positional):
         self.names, self.kinds, self.peak, self.keep_blocks = names, kinds, peak, keep_blocks
         self.zero_of = {k[1]: ZERO[kind[0]] for k, kind in kinds.items() if kind[0] in ZERO}
 
+    def storage(self, stack, value, push):
+        """(the typed stack's array, its top, its kind) that `stack`'s push or pop of `value` uses."""
+        k = key(stack, value, push)
+        name = self.names[k]
+        return f"_stack_{name}", f"_top_{name}", self.kinds[k]
+
     def visit_Delete(self, node):
         return ast.Pass() if self.keep_blocks else None
 
@@ -266,10 +272,8 @@ class TypedStacks(Positional):
         push = pushed(node)
         if push is None:
             return self.generic_visit(node)
-        stack, value = push
-        k = key(stack, value, True)
-        name, kind = self.names[k], self.kinds[k]
-        s, top = f"_stack_{name}", f"_top_{name}"
+        s, top, kind = self.storage(*push, True)
+        value = push[1]
         if kind[0] == "list":
             return code_stmt("S.append(V)", S=s, V=value)
         out = code_stmts("if TOP == len(S):\n    S = grow(S)", S=s, TOP=top)
@@ -284,10 +288,8 @@ class TypedStacks(Positional):
     def visit_Assign(self, node):
         pop = popped(node)
         if pop is not None:
-            stack, target = pop
-            k = key(stack, target, False)
-            name, kind = self.names[k], self.kinds[k]
-            s, top = f"_stack_{name}", f"_top_{name}"
+            s, top, kind = self.storage(*pop, False)
+            target = pop[1]
             if kind[0] == "list":
                 return code_stmt("T = S.pop()", T=target, S=s)
             if kind[0] == "t":

@@ -18,6 +18,7 @@ name inside them; only names bound by a top-level simple statement are ever dele
 import ast
 
 from ..ir.code import is_comment
+from ..ir.naming import unused_name
 from ..templates.quote import code_stmt
 
 
@@ -72,11 +73,7 @@ def _facts(st):
 
 
 def _shape_name(name, taken):
-    base = "_shape" + (name if name.startswith("_") else "_" + name)
-    new, k = base, 1
-    while new in taken:
-        k += 1
-        new = f"{base}_{k}"
+    new = unused_name("_shape" + (name if name.startswith("_") else "_" + name), taken)
     taken.add(new)
     return new
 
