@@ -105,3 +105,55 @@ def test_gast_templates_for_the_front_end():
 @pytest.mark.parametrize("value", [None, True, False, 0, -1, 2.5, -0.5, "a", (1, 2), (-1,), ((0, 1), (1, 0))])
 def test_literal_builds_what_repr_spells(value):
     assert syntax.unparse(syntax.literal(value)) == syntax.unparse(syntax.parse(repr(value)).body[0].value)
+
+
+SAMPLE = '''
+def f(x, *rest, k=2, **kw):
+    """doc"""
+    for i, (a, b) in enumerate(zip(x, rest)):
+        if a > b and not k:
+            x = x[1:, ..., None] + lambda_(lambda u, v=1: u * v)
+        elif b:
+            continue
+        else:
+            break
+    try:
+        y = {key: [v ** 2 for v in x if v] for key in kw}
+    except (ValueError, KeyError) as exc:
+        raise RuntimeError(f"{exc!r:>10}") from None
+    return -x @ y, x if k else None
+'''
+
+
+def test_copy_is_deep_and_equal():
+    for tree in (ast.parse(SAMPLE), syntax.parse(SAMPLE)):
+        copied = syntax.copy(tree)
+        assert ast.dump(copied, include_attributes=True) == ast.dump(tree, include_attributes=True)
+        originals = {id(x) for x in ast.walk(tree) if not isinstance(x, ast.expr_context)}
+        assert not originals & {id(x) for x in ast.walk(copied)}
+
+
+def test_walk_visits_what_ast_walk_visits_in_the_same_order():
+    for tree in (ast.parse(SAMPLE), syntax.parse(SAMPLE)):
+        assert [id(x) for x in syntax.walk(tree)] == [id(x) for x in ast.walk(tree)]
+
+
+def test_to_ast_gives_what_gast_gives():
+    import gast
+    tree = syntax.parse(SAMPLE)
+    for node in [tree] + [x for x in syntax.walk(tree) if isinstance(x, (n.expr, n.stmt))]:
+        assert ast.dump(syntax.to_ast(node), include_attributes=True) == \
+            ast.dump(gast.gast_to_ast(node), include_attributes=True)
+
+
+def test_numbered_gives_each_statement_its_line():
+    loop = quote.code_stmt("for i in range(N):\n    pass", N="n")
+    first, second = quote.code_stmt("s = s + i"), quote.code_stmt("t = (s, i)")
+    swap = code.bare_tuple(quote.code_stmt("a, b = b, a"))
+    loop.body = [code.Comment("note"), first, code.Comment("(inner)", trailing=True), second]
+    ret = quote.code_stmt("return a, b")
+    text, lines = code.numbered([loop, swap, ret])
+    assert text == code.render([loop, swap, ret]) == (
+        "for i in range(n):\n    # note\n    s = s + i  # (inner)\n    t = (s, i)\na, b = b, a\nreturn a, b")
+    assert {k: ast.unparse(st) if not code.is_comment(st) else st.text for k, st in lines.items()} == {
+        2: "note", 3: "s = s + i", 4: "t = (s, i)", 5: "a, b = (b, a)", 6: "return (a, b)"}

@@ -59,6 +59,7 @@ class Module:
     @functions.setter
     def functions(self, functions):
         self._functions = list(functions)
+        self._text = None
 
     def add_namespace(self, fn):
         ns = dict(fn.__globals__)
@@ -124,14 +125,23 @@ class Module:
         return name, params
 
     def source(self):
-        """The module's text: every function rendered once, two blank lines apart."""
-        return source_of(self.functions)
+        """The module's text: the functions rendered, two blank lines apart (once: the text is
+        kept while the module holds the same functions; passes never change a finished one)."""
+        if not self._rendered():
+            self._text = (tuple(self._functions), source_of(self._functions))
+        return self._text[1]
+
+    def _rendered(self):
+        """Whether the kept text is of the functions the module holds now (the same trees)."""
+        return (self._text is not None and len(self._text[0]) == len(self._functions)
+                and all(a is b for a, b in zip(self._text[0], self._functions)))
 
     def compile(self, name):
         namespace = dict(self.namespace)
         namespace.update(RUNTIME_HELPERS)
         namespace["__dualtape_user_functions__"] = made_from = user_functions(self.user_functions)
         fn, source = run_module(self.functions, name, namespace, name)
+        self._text = (tuple(self._functions), source)
         fn.__dualtape_source__ = source
         fn.__dualtape_tree__ = list(self.functions)
         fn.__dualtape_scalar_output__ = self.scalar_output
@@ -274,7 +284,7 @@ class RenameCalls(ast.NodeTransformer):
 def calls(function, name):
     """Whether the tree `function` calls the name `name`."""
     return any(isinstance(x, ast.Call) and isinstance(x.func, ast.Name) and x.func.id == name
-               for x in ast.walk(function))
+               for x in syntax.walk(function))
 
 
 def traced_module(module):

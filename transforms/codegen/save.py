@@ -37,9 +37,9 @@ from ..runtime.names import RUNTIME_HELPERS as RUNTIME_NAMES
 
 def _free_names(tree):
     """Names `tree` reads that none of its functions binds (parameters, assignments) or defines."""
-    defined = {x.name for x in ast.walk(tree) if isinstance(x, (ast.FunctionDef, ast.ClassDef))}
+    defined = {x.name for x in syntax.walk(tree) if isinstance(x, (ast.FunctionDef, ast.ClassDef))}
     local = set()
-    for node in ast.walk(tree):
+    for node in syntax.walk(tree):
         if isinstance(node, (ast.Import, ast.ImportFrom)):  # `import string` inside a helper binds `string`
             local |= {a.asname or a.name.split(".")[0] for a in node.names}
         if isinstance(node, ast.FunctionDef):
@@ -49,7 +49,7 @@ def _free_names(tree):
             local.add(node.id)
         if isinstance(node, ast.ExceptHandler) and node.name:
             local.add(node.name)
-    return ({x.id for x in ast.walk(tree) if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Load)}
+    return ({x.id for x in syntax.walk(tree) if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Load)}
             - defined - local - set(dir(builtins)))
 
 
@@ -183,7 +183,7 @@ def _importable_object(value, name):
 
 def _attributes_of(tree, name):
     """The attributes `tree` reads of the name `name` (`dnp.where` -> 'where')."""
-    return {x.attr for x in ast.walk(tree) if isinstance(x, ast.Attribute) and isinstance(x.value, ast.Name)
+    return {x.attr for x in syntax.walk(tree) if isinstance(x, ast.Attribute) and isinstance(x.value, ast.Name)
             and x.value.id == name}
 
 

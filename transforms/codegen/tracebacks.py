@@ -83,7 +83,7 @@ def _part_of(st, written):
     `_log_y = np.log(y)`, no temporaries in it, not a bare name or constant) is one of the
     expressions `written` in a user's line."""
     if not isinstance(st, ast.Assign) or isinstance(st.value, (ast.Name, ast.Constant)) or any(
-            isinstance(x, ast.Name) and x.id.startswith("_") for x in ast.walk(st.value)):
+            isinstance(x, ast.Name) and x.id.startswith("_") for x in syntax.walk(st.value)):
         return False
     return ast.unparse(st.value) in written
 
@@ -97,12 +97,12 @@ def expressions_by_line(fn):
     except (OSError, TypeError, SyntaxError):
         return {}
     out = {}
-    for st in ast.walk(tree):
+    for st in syntax.walk(tree):
         if not isinstance(st, ast.stmt):
             continue
         header = [value for field, value in ast.iter_fields(st) if field not in BLOCKS]
         found = [x for value in header for node in (value if isinstance(value, list) else [value])
-                 if isinstance(node, ast.AST) for x in ast.walk(node) if isinstance(x, ast.expr)]
+                 if isinstance(node, ast.AST) for x in syntax.walk(node) if isinstance(x, ast.expr)]
         if any(x.lineno != st.lineno or x.end_lineno != st.lineno for x in found) or (
                 not any(field in BLOCKS for field in st._fields) and st.end_lineno != st.lineno):
             continue

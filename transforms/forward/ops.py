@@ -67,7 +67,7 @@ def assign(target, value):
 
 def read_names(node):
     """The names an expression of generated code reads."""
-    return {x.id for x in ast.walk(node) if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Load)}
+    return {x.id for x in syntax.walk(node) if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Load)}
 
 
 class OpTangents:

@@ -365,7 +365,7 @@ def mentions(st, name):
     """Whether a statement of generated code (or a comment) mentions the identifier `name`."""
     if isinstance(st, Comment):
         return name in words(st.text)
-    for x in ast.walk(st):
+    for x in syntax.walk(st):
         if isinstance(x, Comment):
             if mentions(x, name):
                 return True

@@ -28,8 +28,9 @@ class Normalizer(Expressions):
     def __init__(self, info, params, wrt_names, api):
         self.info, self.api = info, api
         self.params = params
-        self.locals = set(params) | syntax.store_names(info.node)
-        self.used = set(self.locals) | {x.id for x in syntax.walk(info.node) if isinstance(x, n.Name)}
+        names = [x for x in syntax.walk(info.node) if isinstance(x, n.Name)]
+        self.locals = set(params) | {x.id for x in names if isinstance(x.ctx, n.Store)}
+        self.used = self.locals | {x.id for x in names}
         self.varied = set(wrt_names)
         self._varied_fixpoint()
         self.counter = 0

@@ -92,7 +92,7 @@ def lambda_source(fn, filename, api):
     spans = [(a, c, b, d) for a, b, c, d in fn.__code__.co_positions()
              if None not in (a, b, c, d) and (a, c) != (b, d)]
     line = fn.__code__.co_firstlineno
-    found = [x for x in ast.walk(tree) if isinstance(x, ast.Lambda) and x.lineno == line and all(
+    found = [x for x in syntax.walk(tree) if isinstance(x, ast.Lambda) and x.lineno == line and all(
         (x.lineno, x.col_offset) <= (a, c) and (b, d) <= (x.end_lineno, x.end_col_offset) for a, c, b, d in spans)]
     found.sort(key=lambda x: (x.end_lineno - x.lineno, x.end_col_offset - x.col_offset))  # the innermost
     if not found:

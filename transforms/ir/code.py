@@ -30,63 +30,83 @@ def is_comment(st):
     return isinstance(st, Comment)
 
 
-class CommentsAsMarkers(ast.NodeTransformer):
-    """Comments replaced by marker expressions `__comment_K__` that `render` writes back as
-    their lines; so is a `return` of a tuple, written bare (`return bx, by`, `return bx,`: as
-    the emitters and people spell it, where `ast.unparse` writes `return (bx, by)`). An `if`
-    alone in an `else` is written `elif` unless it is marked `nested_else` (see `nested_else`):
-    a marker line that `render` drops keeps it a block."""
+class Markers:
+    """What `render` puts in place of the statements `ast.unparse` cannot write as we want,
+    each a marker statement `__comment_K__` whose line is written back as `texts[K]`:
+    comments; a `return` of a tuple, written bare (`return bx, by`, `return bx,`: as the
+    emitters and people spell it, where `ast.unparse` writes `return (bx, by)`); an assignment
+    marked `bare_tuple`. An `if` alone in an `else` is written `elif` unless it is marked
+    `nested_else`: a marker line that is dropped (text None) keeps it a block. With
+    `numbering`, a line marker (text LINE, dropped) stands before every other simple statement
+    but a docstring, so that the line after it is known to be that statement's.
 
-    def __init__(self):
+    Only statement lists are visited (comments and the marked statements are statements) and
+    they are changed in place: `restore` puts back every list that was changed."""
+
+    LINE = object()
+
+    def __init__(self, numbering=False):
+        self.numbering = numbering
         self.texts = []
         self.trailing = set()  # indices of the markers of trailing comments
-        self.undo = []  # what the markers replaced, put back by `restore`: the tree is not copied
-
-    def generic_visit(self, node):
-        for field, value in ast.iter_fields(node):
-            if isinstance(value, list):
-                self.undo.append((value, list(value)))
-            elif isinstance(value, ast.AST):
-                self.undo.append((node, field, value))
-        return super().generic_visit(node)
+        self.statements = {}  # marker index -> the statement it stands for or before (numbering)
+        self.undo = []  # (list, its items before the markers)
 
     def restore(self):
-        """Put back every statement list and child node the markers replaced."""
-        for entry in reversed(self.undo):
-            if len(entry) == 2:
-                entry[0][:] = entry[1]
-            else:
-                setattr(*entry)
+        for body, items in reversed(self.undo):
+            body[:] = items
         self.undo.clear()
 
-    def marker(self, line):
-        self.texts.append(line)
+    def marker(self, text, st=None):
+        self.texts.append(text)
+        if st is not None and self.numbering:
+            self.statements[len(self.texts) - 1] = st
         return ast.Expr(value=ast.Name(id=f"__comment_{len(self.texts) - 1}__", ctx=ast.Load()))
 
-    def visit_Comment(self, node):
-        if getattr(node, "trailing", False):
-            self.trailing.add(len(self.texts))
-            return self.marker("  # " + node.text)
-        return self.marker("# " + node.text)
+    def block(self, body):
+        """Markers into the statement list `body`, in place."""
+        new = []
+        for st in body:
+            new += self.statement(st)
+        if len(new) != len(body) or any(a is not b for a, b in zip(new, body)):
+            self.undo.append((body, list(body)))
+            body[:] = new
 
-    def visit_Return(self, node):
-        if isinstance(node.value, ast.Tuple) and node.value.elts:
-            items = [ast.unparse(self.visit(x)) for x in node.value.elts]
-            return self.marker("return " + ", ".join(items) + ("," if len(items) == 1 else ""))
-        return node
+    def statement(self, st):
+        """The statements that write `st`."""
+        if isinstance(st, Comment):
+            if st.trailing:
+                self.trailing.add(len(self.texts))
+                return [self.marker("  # " + st.text)]
+            return [self.marker("# " + st.text, st)]
+        if not hasattr(st, "lineno"):  # (ast.unparse reads the line of a def, a loop or an assignment)
+            st.lineno = 1
+        if isinstance(st, COMPOUND):
+            self.blocks(st)
+            if isinstance(st, ast.If) and len(st.orelse) == 1 and getattr(st.orelse[0], "nested_else", False):
+                self.undo.append((st.orelse, list(st.orelse)))
+                st.orelse.insert(0, self.marker(None))
+            return [st]
+        if isinstance(st, ast.Return) and isinstance(st.value, ast.Tuple) and st.value.elts:
+            items = [ast.unparse(x) for x in st.value.elts]
+            return [self.marker("return " + ", ".join(items) + ("," if len(items) == 1 else ""), st)]
+        if getattr(st, "bare_tuple", False) and isinstance(st.value, ast.Tuple) and len(st.value.elts) > 1:
+            head = ast.unparse(ast.Assign(targets=st.targets, value=ast.Name(id="_", ctx=ast.Load()), lineno=1))
+            return [self.marker(head[:-1] + ", ".join(ast.unparse(x) for x in st.value.elts), st)]
+        if not self.numbering or isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant) \
+                and isinstance(st.value.value, str):
+            return [st]
+        return [self.marker(self.LINE, st), st]
 
-    def visit_If(self, node):
-        self.generic_visit(node)
-        if len(node.orelse) == 1 and getattr(node.orelse[0], "nested_else", False):
-            self.undo.append((node.orelse, list(node.orelse)))
-            node.orelse.insert(0, self.marker(None))
-        return node
-
-    def visit_Assign(self, node):
-        if getattr(node, "bare_tuple", False) and isinstance(node.value, ast.Tuple) and len(node.value.elts) > 1:
-            head = ast.unparse(ast.Assign(targets=node.targets, value=ast.Name(id="_", ctx=ast.Load()), lineno=0))
-            return self.marker(head[:-1] + ", ".join(ast.unparse(x) for x in node.value.elts))
-        return self.generic_visit(node)
+    def blocks(self, st):
+        for value in ast.iter_fields(st):
+            value = value[1]
+            if isinstance(value, list) and value:
+                if isinstance(value[0], ast.stmt):
+                    self.block(value)
+                elif isinstance(value[0], (ast.excepthandler, ast.match_case)):
+                    for part in value:
+                        self.block(part.body)
 
 
 def nested_else(st):
@@ -103,55 +123,33 @@ def bare_tuple(st):
     return st
 
 
-def render(tree):
-    """The source text of a node or a list of statements (no trailing newline)."""
-    if isinstance(tree, list):
-        tree = ast.Module(body=tree, type_ignores=[])
-    return written(tree, CommentsAsMarkers())[0]
-
-
 COMPOUND = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.If, ast.For, ast.AsyncFor, ast.While,
             ast.With, ast.AsyncWith, ast.Try, ast.Match) + ((ast.TryStar,) if hasattr(ast, "TryStar") else ())
 
 
-class NumberingMarkers(CommentsAsMarkers):
-    """Every simple statement (but a docstring) written through a marker, so that `numbered`
-    knows its line."""
-
-    def __init__(self, originals):
-        super().__init__()
-        self.originals = originals  # id of a node -> the node (the statements to number)
-        self.statements = {}  # marker index -> the statement of the tree
-
-    def visit(self, node):
-        original = self.originals.get(id(node))
-        if (original is None or not isinstance(node, ast.stmt) or isinstance(node, COMPOUND)
-                or isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
-                and isinstance(node.value.value, str)):
-            return super().visit(node)
-        new = super().visit(node)
-        if not (isinstance(new, ast.Expr) and isinstance(new.value, ast.Name)
-                and new.value.id.startswith("__comment_")):
-            new = self.marker(ast.unparse(fill_locations(new)))
-        self.statements[int(new.value.id[10:-2])] = original
-        return new
+def render(tree):
+    """The source text of a node or a list of statements (no trailing newline)."""
+    return written(tree, Markers())[0]
 
 
 def numbered(tree):
     """(the text `render` writes for `tree`, {line number (from 1): statement}) for each of its
     simple statements and comments: where a traceback's line number comes from in the tree."""
-    if isinstance(tree, list):
-        tree = ast.Module(body=tree, type_ignores=[])
-    markers = NumberingMarkers({id(x): x for x in ast.walk(tree)})
+    markers = Markers(numbering=True)
     text, at = written(tree, markers)
     return text, {at[k]: st for k, st in markers.statements.items() if k in at}
 
 
 def written(tree, markers):
     """(the text of `tree` with `markers` applied and written back, {marker index: its line})."""
-    # (ast.unparse reads the line of a def or an assignment: built nodes get their parent's)
+    if isinstance(tree, list):
+        tree = ast.Module(body=tree, type_ignores=[])
+    elif isinstance(tree, ast.stmt):
+        tree = ast.Module(body=[tree], type_ignores=[])
     try:
-        text = ast.unparse(fill_locations(markers.visit(tree)))
+        if isinstance(tree, ast.Module):
+            markers.block(tree.body)
+        text = ast.unparse(tree)
     finally:
         markers.restore()
     if not markers.texts:
@@ -161,33 +159,19 @@ def written(tree, markers):
         stripped = line.lstrip()
         if stripped.startswith("__comment_") and stripped.endswith("__"):
             k = int(stripped[10:-2])
-            if markers.texts[k] is None:
+            said = markers.texts[k]
+            if said is None:
+                continue
+            if said is markers.LINE:  # (the next line is the statement's)
+                at[k] = len(lines) + 1
                 continue
             if k in markers.trailing and lines:  # (no line of its own: the statement keeps its line)
-                lines[-1] += markers.texts[k]
+                lines[-1] += said
                 continue
             at[k] = len(lines) + 1
-            line = line[:len(line) - len(stripped)] + markers.texts[k]
+            line = line[:len(line) - len(stripped)] + said
         lines.append(line)
     return "\n".join(lines), at
-
-
-def fill_locations(tree):
-    """`tree` with every node that has no line of its own given its parent's (what
-    `ast.fix_missing_locations` does, without its recursive closure: a reference cycle per
-    call, which the transformer must not leave behind); returns `tree`."""
-    stack = [(tree, {"lineno": 1, "end_lineno": 1, "col_offset": 0, "end_col_offset": 0})]
-    while stack:
-        node, parent = stack.pop()
-        own = dict(parent)
-        for field in ("lineno", "col_offset"):
-            if field in node._attributes:
-                for name in (field, "end_" + field):
-                    if getattr(node, name, None) is None:
-                        setattr(node, name, parent[name])
-                    own[name] = getattr(node, name)
-        stack.extend((child, own) for child in ast.iter_child_nodes(node))
-    return tree
 
 
 class Rename(ast.NodeTransformer):

@@ -70,9 +70,12 @@ def _reserved():
 def shadowed_helper(functions, params):
     """A parameter named like a runtime helper that the generated functions (trees) call, or
     None (a parameter `step` is fine until the adjoint needs the helper `step(...)`)."""
-    called = {x.func.id for fn in functions for x in ast.walk(fn)
+    suspects = sorted(set(params) & set(RUNTIME_HELPERS))
+    if not suspects:
+        return None
+    called = {x.func.id for fn in functions for x in syntax.walk(fn)
               if isinstance(x, ast.Call) and isinstance(x.func, ast.Name)}
-    return next((name for name in sorted(set(params) & set(RUNTIME_HELPERS)) if name in called), None)
+    return next((name for name in suspects if name in called), None)
 
 
 def all_names(node):

@@ -41,10 +41,16 @@ class Primal(Stmt):
         node = self.node
         # `c += v` reads `c` although its Name is a Store: without it, dead-code elimination
         # would drop `c = np.ones(2)` before a kept `for ...: c *= 2.0` (UnboundLocalError)
-        self.reads = syntax.load_names(node) | {
-            sub.target.id for sub in syntax.walk(node) if isinstance(sub, n.AugAssign) and isinstance(sub.target, n.Name)}
+        self.reads, writes = set(), set()
+        for sub in syntax.walk(node):
+            if isinstance(sub, n.Name) and isinstance(sub.ctx, n.Store):
+                writes.add(sub.id)
+            elif isinstance(sub, n.Name) and isinstance(sub.ctx, n.Load):
+                self.reads.add(sub.id)
+            elif isinstance(sub, n.AugAssign) and isinstance(sub.target, n.Name):
+                self.reads.add(sub.target.id)
         self.mutates = set(self.mutates)
-        self.writes = syntax.store_names(node) | self.mutates
+        self.writes = writes | self.mutates
         self.pure = isinstance(node, (n.Assign, n.AugAssign, n.AnnAssign))
 
 

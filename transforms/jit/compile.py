@@ -26,6 +26,7 @@ import numpy as np
 
 from dualtape.core.dtypes import complex_error
 
+from ..ir import syntax
 from ..ir.analysis import value_kind
 from ..cache import Guard, cache_on, user_functions
 from ..codegen.emit import run_module, source_of
@@ -138,7 +139,7 @@ class _Entry:
         for node in functions:  # the adjoints of called user functions too
             if node.name != name:
                 namespace[node.name] = numba.njit(namespace[node.name])
-        used_names = {x.id for fn in functions for x in ast.walk(fn) if isinstance(x, ast.Name)}
+        used_names = {x.id for fn in functions for x in syntax.walk(fn) if isinstance(x, ast.Name)}
         for used in used_names:  # user functions called
             value = namespace.get(used)
             if inspect.isfunction(value) and value.__module__ not in ("dualtape.transforms.jit.runtime",) \

@@ -30,6 +30,8 @@ from .hoist import hoist_invariants
 from .preaccumulate import preaccumulate
 from .shapes import drop_dead
 
+from ..ir import syntax
+
 
 def _np(attr, *args, **kwargs):
     return ast.Call(func=ast.Attribute(value=ast.Name(id="np", ctx=ast.Load()), attr=attr, ctx=ast.Load()),
@@ -197,13 +199,13 @@ def _scalar_broadcasts(fn, infer_):
     elementwise operation with an array of that shape and of the dtype the broadcast would have:
     `t = g` gives the same values (ids of the ast.Assign nodes)."""
     parents, stores, loads = {}, {}, {}
-    for node in ast.walk(fn):
+    for node in syntax.walk(fn):
         for child in ast.iter_child_nodes(node):
             parents[id(child)] = node
         if isinstance(node, ast.Name):
             (loads if isinstance(node.ctx, ast.Load) else stores).setdefault(node.id, []).append(node)
     found = set()
-    for st in ast.walk(fn):
+    for st in syntax.walk(fn):
         if not (isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name)
                 and isinstance(st.value, ast.Call) and isinstance(st.value.func, ast.Name)
                 and st.value.func.id == "unreduce" and len(st.value.args) >= 2):

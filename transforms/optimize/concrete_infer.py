@@ -11,6 +11,8 @@ import ast
 
 import numpy as np
 
+from ..ir import syntax
+
 TOP = None  # unknown
 _BOT = ("bottom",)  # no assignment seen yet
 WEAK = (bool, int, float, complex)  # Python scalars: NumPy's "weak" dtypes
@@ -242,14 +244,14 @@ def infer(fn, params):
     """name -> abstract value for the body of `fn` (an ast.FunctionDef), or None when the body
     binds names in ways this pass does not read."""
     stores = []  # (targets as a Name or tuple of Names, value node or a marker)
-    for node in ast.walk(fn):
+    for node in syntax.walk(fn):
         if node is not fn and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef,
                                                 ast.Global, ast.Nonlocal, ast.comprehension, ast.NamedExpr)):
             return None
         if isinstance(node, ast.Attribute) and (isinstance(node.ctx, ast.Store) or node.attr == "resize"):
             return None  # `a.shape = ...`, `a.resize(...)`: an array changing shape in place
     handled, stack_uses = set(), set()
-    for node in ast.walk(fn):
+    for node in syntax.walk(fn):
         if isinstance(node, ast.Attribute) and node.attr in ("append", "pop"):
             stack_uses.add(id(node.value))
         if (isinstance(node, ast.Assign) and isinstance(node.value, ast.List) and not node.value.elts
@@ -271,7 +273,7 @@ def infer(fn, params):
             stores.append((ast.Name(id="_stack", ctx=ast.Store()), node.args[0]))
     env = dict(params)
     top = set()
-    for node in ast.walk(fn):
+    for node in syntax.walk(fn):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and id(node) not in handled:
             top.add(node.id)  # bound some other way (a for over a list, `with ... as`, del): unknown
         if isinstance(node, ast.Name) and node.id == "_stack" and id(node) not in stack_uses \
@@ -314,7 +316,7 @@ def _unpack(target, v):
         else:
             items = [TOP] * n
         return [(e.id, i) for e, i in zip(target.elts, items)]
-    return [(e.id, TOP) for e in ast.walk(target) if isinstance(e, ast.Name) and isinstance(e.ctx, ast.Store)]
+    return [(e.id, TOP) for e in syntax.walk(target) if isinstance(e, ast.Name) and isinstance(e.ctx, ast.Store)]
 
 
 def _is_range(node):

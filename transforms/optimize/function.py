@@ -7,6 +7,8 @@ them (the emitter made them for it) and gives back the body to use from then on.
 
 import ast
 
+from ..ir import syntax
+
 BLOCKS = ("body", "orelse", "finalbody")
 
 
@@ -41,7 +43,7 @@ def number_lines(fn):
     line = [0]
 
     def mark(node, number):
-        for sub in ast.walk(node):
+        for sub in syntax.walk(node):
             if "lineno" in sub._attributes:
                 sub.lineno = sub.end_lineno = number
 
@@ -79,7 +81,7 @@ def number_lines(fn):
 
 def blocks(node):
     """The statement lists inside `node`, each once (`body`, `orelse`, `finalbody`, handlers')."""
-    for sub in ast.walk(node):
+    for sub in syntax.walk(node):
         for field in BLOCKS:
             inner = getattr(sub, field, None)
             if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):

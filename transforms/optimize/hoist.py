@@ -19,6 +19,7 @@ runs zero times raises nothing new.
 
 import ast
 
+from ..ir import syntax
 from ..ir.code import Comment, is_comment
 from ..templates.quote import code_expr, code_stmt
 from .concrete_infer import TOP, WEAK
@@ -51,7 +52,7 @@ def _loop_count(loop, env):
 def _safe_calls(loop):
     """Whether every call in the loop is of math.*, np.* or the `_stack` (nothing that may
     rebind a global)."""
-    for node in (sub for st in loop.body for sub in ast.walk(st)):
+    for node in (sub for st in loop.body for sub in syntax.walk(st)):
         if isinstance(node, ast.Call):
             f = node.func
             if not (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name)
@@ -62,7 +63,7 @@ def _safe_calls(loop):
 
 class _Loop:
     def __init__(self, loop, env, local, global_number, before, hoisted):
-        self.stored = {n.id for n in ast.walk(loop) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+        self.stored = {n.id for n in syntax.walk(loop) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
         self.env, self.local, self.global_number, self.before = env, local, global_number, before
         self.hoisted = hoisted  # names computed before this loop, under its guard, by this pass
 
@@ -83,7 +84,7 @@ class _Loop:
 
 
 def _may_raise(node):
-    for sub in ast.walk(node):
+    for sub in syntax.walk(node):
         if isinstance(sub, ast.BinOp) and isinstance(sub.op, ast.Div) and not (
                 isinstance(sub.right, ast.Constant) and type(sub.right.value) in WEAK and sub.right.value != 0):
             return True
@@ -92,7 +93,7 @@ def _may_raise(node):
 
 def _worth(node):
     """An operation on a name (a literal alone is folded by Python already)."""
-    return isinstance(node, (ast.BinOp, ast.UnaryOp)) and any(isinstance(s, ast.Name) for s in ast.walk(node))
+    return isinstance(node, (ast.BinOp, ast.UnaryOp)) and any(isinstance(s, ast.Name) for s in syntax.walk(node))
 
 
 class _Replace(ast.NodeTransformer):
@@ -127,10 +128,10 @@ def hoist_invariants(body, signature, env, global_number):
 def _hoist_one(fn, env, global_number, hoisted):
     number_lines(fn)
     params = set(parameter_names(fn.args, star=False))
-    stored = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    stored = {n.id for n in syntax.walk(fn) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
     local = params | stored
-    taken = local | {n.id for n in ast.walk(fn) if isinstance(n, ast.Name)}
-    for loop in ast.walk(fn):
+    taken = local | {n.id for n in syntax.walk(fn) if isinstance(n, ast.Name)}
+    for loop in syntax.walk(fn):
         if not isinstance(loop, ast.For) or loop.orelse:
             continue
         count = _loop_count(loop, env)
@@ -138,7 +139,7 @@ def _hoist_one(fn, env, global_number, hoisted):
             count = None  # (a count the function rebinds: two loops' guards could differ)
         if count is None or not _safe_calls(loop):
             continue
-        before = params | {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+        before = params | {n.id for n in syntax.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
                            and n.lineno < loop.lineno}
         guard = ast.dump(count)
         mine = {k for k, guards in hoisted.items() if guard in guards}
@@ -161,9 +162,9 @@ def _plan(loop, inv, taken):
         if (isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name)
                 and _worth(st.value) and inv.invariant(st.value)):
             name = st.targets[0].id
-            stores = [n for n in ast.walk(loop) if isinstance(n, ast.Name) and n.id == name
+            stores = [n for n in syntax.walk(loop) if isinstance(n, ast.Name) and n.id == name
                       and not isinstance(n.ctx, ast.Load)]
-            loads = [n for n in ast.walk(loop) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+            loads = [n for n in syntax.walk(loop) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
             if len(stores) == 1 and all(n.lineno > st.lineno for n in loads):
                 moved.append(st)
                 inv.stored.discard(name)
@@ -179,7 +180,7 @@ def _plan(loop, inv, taken):
                 taken.add(name)
                 return name
     names = {}
-    for st in ast.walk(loop):
+    for st in syntax.walk(loop):
         if isinstance(st, (ast.Assign, ast.AugAssign)) and st not in moved:
             st.value = _Replace(inv, names, fresh).visit(st.value)
     hoisted += [(name, node) for name, node in names.values()]

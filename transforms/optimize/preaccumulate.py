@@ -15,6 +15,7 @@ that takes fewer operations. Reassociating changes rounding in the last bits, no
 import ast
 import copy
 
+from ..ir import syntax
 from ..ir.code import is_comment
 from ..templates.quote import code_stmt
 from .concrete_infer import is_array
@@ -90,11 +91,11 @@ class _Poly:
 
 
 def _calls(atoms):
-    return sum(1 for n, _ in atoms for s in ast.walk(n) if isinstance(s, (ast.Call, ast.BinOp, ast.UnaryOp)))
+    return sum(1 for n, _ in atoms for s in syntax.walk(n) if isinstance(s, (ast.Call, ast.BinOp, ast.UnaryOp)))
 
 
 def _count(node):
-    return sum(1 for s in ast.walk(node) if isinstance(s, (ast.BinOp, ast.UnaryOp, ast.Call)))
+    return sum(1 for s in syntax.walk(node) if isinstance(s, (ast.BinOp, ast.UnaryOp, ast.Call)))
 
 
 class _Reader:
@@ -131,7 +132,7 @@ class _Reader:
             return left.add(right, -1.0 if isinstance(node.op, ast.Sub) else 1.0) if not isinstance(
                 node.op, ast.Mult) else left.mul(right)
         if isinstance(node, ast.Call) and not any(isinstance(s, ast.Name) and s.id in self.adjoints
-                                                   for s in ast.walk(node)):
+                                                   for s in syntax.walk(node)):
             return _Poly.atom(node) if _numeric(self.infer(node)) else None
         return None
 
@@ -181,7 +182,7 @@ def preaccumulate(body, signature, infer_, adjoints):
 
 def _fold_one(fn, infer_, adjoints):
     """Fold the first run that folds (True), or nothing (False)."""
-    loads = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+    loads = [n for n in syntax.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
     for block in list(blocks(fn)):
         code = [st for st in block if not is_comment(st)]
         start = 0
@@ -210,15 +211,15 @@ def _fold(block, start, run, infer_, adjoints, loads):
     """(the statements folded: `run` or its start, the statements replacing them), or None."""
     defs = {}  # names defined above in the block as a product, unchanged up to the run's end
     for st in block[:start]:
-        for n in ast.walk(st):
+        for n in syntax.walk(st):
             if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
                 defs.pop(n.id, None)
                 for k in [k for k, v in defs.items() if any(isinstance(m, ast.Name) and m.id == n.id
-                                                              for m in ast.walk(v))]:
+                                                              for m in syntax.walk(v))]:
                     defs.pop(k)
         if (isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name)
                 and all(isinstance(n, (ast.BinOp, ast.UnaryOp, ast.Constant, ast.Name, ast.operator, ast.unaryop,
-                                       ast.expr_context)) for n in ast.walk(st.value))):
+                                       ast.expr_context)) for n in syntax.walk(st.value))):
             defs[st.targets[0].id] = st.value  # (arithmetic only: a call may have effects, `_stack.pop()`)
     reader = _Reader(adjoints, infer_, defs)
     state, exposed = {}, set()
@@ -229,11 +230,11 @@ def _fold(block, start, run, infer_, adjoints, loads):
                 return None
             run = run[:i]  # (the statements before a nonlinear one)
             break
-        for n in ast.walk(st.value):
+        for n in syntax.walk(st.value):
             if isinstance(n, ast.Name) and n.id in adjoints and n.id not in state:
                 exposed.add(n.id)
         state[st.targets[0].id] = form
-    inside = {id(n) for st in run for n in ast.walk(st)}
+    inside = {id(n) for st in run for n in syntax.walk(st)}
     stored = list(dict.fromkeys(st.targets[0].id for st in run))  # (in order: the source is deterministic)
     live = [name for name in stored if name in exposed or any(
         n.id == name and id(n) not in inside for n in loads)]

@@ -23,6 +23,7 @@ loop) whose value is an elementwise expression are then removed.
 
 import ast
 
+from ..ir import syntax
 from ..ir.code import is_comment
 from .function import function, number_lines, parameter_names, remove
 
@@ -97,7 +98,7 @@ def _scan(tree):
     the body binds names in ways this pass does not read."""
     assigns = {}
     simple_targets = set()
-    for node in ast.walk(tree):
+    for node in syntax.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef,
                              ast.Global, ast.Nonlocal, ast.comprehension, ast.NamedExpr)):
             if node is not tree:
@@ -107,7 +108,7 @@ def _scan(tree):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             assigns.setdefault(node.targets[0].id, []).append(node.value)
             simple_targets.add(id(node.targets[0]))
-    stores = {node.id for node in ast.walk(tree) if isinstance(node, ast.Name)
+    stores = {node.id for node in syntax.walk(tree) if isinstance(node, ast.Name)
               and isinstance(node.ctx, ast.Store) and id(node) not in simple_targets}
     return assigns, stores
 
@@ -116,7 +117,7 @@ def _stack_pushes(tree):
     """The names pushed on `_stack` (each `_stack.append(name)`), or None when `_stack` is used
     otherwise (tuples pushed, passed to a helper, ...)."""
     pushed, ok_uses = [], set()
-    for node in ast.walk(tree):
+    for node in syntax.walk(tree):
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
             call = node.value
             if (isinstance(call.func, ast.Attribute) and call.func.attr == "append"
@@ -129,7 +130,7 @@ def _stack_pushes(tree):
             ok_uses.add(id(node.value.func.value))
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.List) and not node.value.elts:
             ok_uses.update(id(t) for t in node.targets)
-    for node in ast.walk(tree):
+    for node in syntax.walk(tree):
         if isinstance(node, ast.Name) and node.id == "_stack" and id(node) not in ok_uses:
             return None
     return pushed
@@ -268,7 +269,7 @@ def drop_unbroadcasts(body, signature, roots, adjoints):
     for k, (c, _) in classes.items():
         find.parent[k] = c
     edits = set()
-    for node in ast.walk(fn):
+    for node in syntax.walk(fn):
         helper = _helper_call(node)
         if helper is None or helper[0] != "unbroadcast":
             continue
@@ -316,9 +317,9 @@ def _elementwise_of(classes):
 
 
 def _dead_statements(fn, removable):
-    loads = [(node.lineno, node.id) for node in ast.walk(fn) if isinstance(node, ast.Name)
+    loads = [(node.lineno, node.id) for node in syntax.walk(fn) if isinstance(node, ast.Name)
              and isinstance(node.ctx, (ast.Load, ast.Del))]
-    loads += [(node.lineno, node.target.id) for node in ast.walk(fn)  # `n += 1` reads n
+    loads += [(node.lineno, node.target.id) for node in syntax.walk(fn)  # `n += 1` reads n
               if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name)]
     dead = set()
 

@@ -89,7 +89,7 @@ def live_body(fir, optimize):
 
 def loaded_names(stmts):
     """Names the generated statements read."""
-    return {x.id for st in stmts for x in ast.walk(st) if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Load)}
+    return {x.id for st in stmts for x in syntax.walk(st) if isinstance(x, ast.Name) and isinstance(x.ctx, ast.Load)}
 
 
 def copy_of(st):
@@ -107,7 +107,7 @@ def assigns(st, name):
 
 
 def mentions(st, name):
-    return any(isinstance(x, ast.Name) and x.id == name for x in ast.walk(st))
+    return any(isinstance(x, ast.Name) and x.id == name for x in syntax.walk(st))
 
 
 def propagate_copies(stmts, local):

@@ -12,7 +12,6 @@ nodes, for generated code (ir/code.py), which passes rewrite and codegen renders
 """
 
 import ast
-import copy
 import functools
 
 from ..ir import syntax
@@ -38,7 +37,7 @@ def as_code(value):
     if is_gast(value):  # (gast's node classes derive from ast's: ask first)
         return syntax.to_ast(value)
     if isinstance(value, ast.AST):
-        return copy.deepcopy(value)
+        return syntax.copy(value)
     if value is None or isinstance(value, (bool, int, float)):
         return ast.Constant(value=value)
     raise TypeError(f"cannot substitute {type(value).__name__} {value!r} into a template")
@@ -62,39 +61,29 @@ def as_gast(value):
     raise TypeError(f"cannot substitute {type(value).__name__} {value!r} into a template")
 
 
-class SubstituteCode(ast.NodeTransformer):
-    def __init__(self, subs):
-        self.subs = subs
-
-    def visit_Name(self, node):
-        if node.id not in self.subs:
-            return node
-        new = as_code(self.subs[node.id])
+def filled(node, subs, value_node):
+    """A copy of the template tree `node` with each placeholder name in `subs` replaced by
+    `value_node(subs[name])`, given the placeholder's context (one pass: copy and substitute)."""
+    if isinstance(node, list):
+        return [filled(x, subs, value_node) if isinstance(x, ast.AST) else x for x in node]
+    if isinstance(node, (ast.Name, n.Name)) and node.id in subs:
+        new = value_node(subs[node.id])
         if hasattr(new, "ctx"):
             set_context(new, type(node.ctx)())
         return new
-
-
-class SubstituteGast(syntax.NodeTransformer):
-    def __init__(self, subs):
-        self.subs = subs
-
-    def visit_Name(self, node):
-        if node.id not in self.subs:
-            return node
-        new = as_gast(self.subs[node.id])
-        if hasattr(new, "ctx"):
-            new.ctx = type(node.ctx)()
-            if isinstance(new, (n.Tuple, n.List)):
-                for elt in new.elts:
-                    if hasattr(elt, "ctx"):
-                        elt.ctx = type(node.ctx)()
-        return new
+    if isinstance(node, (ast.expr_context, n.expr_context)):
+        return node
+    cls = type(node)
+    new = cls.__new__(cls)
+    new.__dict__.update({k: filled(v, subs, value_node) if isinstance(v, (list, ast.AST)) else v
+                         for k, v in node.__dict__.items()})
+    return new
 
 
 def set_context(node, ctx):
+    """`ctx` (Load, Store) on `node`, and on the items of a tuple or list it is."""
     node.ctx = ctx
-    if isinstance(node, (ast.Tuple, ast.List)):
+    if isinstance(node, (ast.Tuple, ast.List, n.Tuple, n.List)):
         for elt in node.elts:
             if hasattr(elt, "ctx"):
                 set_context(elt, type(ctx)())
@@ -102,8 +91,7 @@ def set_context(node, ctx):
 
 def code_stmts(source, **subs):
     """The statements of `source` (standard ast), placeholders substituted."""
-    visitor = SubstituteCode(subs)
-    return [visitor.visit(copy.deepcopy(st)) for st in parsed_code(source)]
+    return [filled(st, subs, as_code) for st in parsed_code(source)]
 
 
 def code_stmt(source, **subs):
@@ -117,8 +105,7 @@ def code_expr(source, **subs):
 
 def stmts(source, **subs):
     """The statements of `source` (gast), placeholders substituted."""
-    visitor = SubstituteGast(subs)
-    return [visitor.visit(syntax.copy(st)) for st in parsed_gast(source)]
+    return [filled(st, subs, as_gast) for st in parsed_gast(source)]
 
 
 def stmt(source, **subs):
