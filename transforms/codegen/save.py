@@ -16,6 +16,7 @@ identifiers' tokens (and its tree alike), so its text stays as written."""
 
 import ast
 import builtins
+import functools
 import inspect
 import io
 import sys
@@ -251,6 +252,13 @@ def renamed(text, old, new, definition=False):
     return "".join(lines)
 
 
+@functools.lru_cache(maxsize=None)
+def dualtape_source(value):
+    """(source text, ast tree) of one of dualtape's own functions or classes (runtime helpers,
+    rule helpers), which do not change while the process runs: every saved module copies them."""
+    return textwrap.dedent(inspect.getsource(value)), syntax.to_ast(source_tree(value))
+
+
 class _Saved:
     """What module_source has written so far, and what is left to write."""
 
@@ -268,6 +276,9 @@ class _Saved:
             tree = syntax.to_ast(lambda_source(value, inspect.getsourcefile(value), "save")[1])
             tree.body[0].name = name
             text = ast.unparse(tree) + "\n"
+        elif helper and (getattr(value, "__module__", None) or "").startswith("dualtape."):
+            text, tree = dualtape_source(value)  # (read once: every saved module copies them)
+            tree = syntax.copy(tree)
         else:  # the function's own source, verbatim, and its tree as the front end reads it
             text, tree = textwrap.dedent(inspect.getsource(value)), syntax.to_ast(source_tree(value))
         defined = name if value.__name__ == "<lambda>" else getattr(getattr(value, "__code__", None), "co_name",
