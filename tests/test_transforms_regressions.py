@@ -598,3 +598,40 @@ def test_forward_loop_target_over_an_inactive_sequence_made_active_gets_a_zero_t
     np.testing.assert_allclose(tangent, expected, rtol=1e-6)
     np.testing.assert_allclose(dt.jvp(m.f)(x, np.array([1.0, 2.0]))[1], [3.0, 6.0], rtol=1e-12)  # batched
     np.testing.assert_allclose(dt.grad(m.f)(x), expected, rtol=1e-6)
+
+
+def item_of_sum(a, b):
+    return (a + b).item(0, 1) * 3.0 + np.sum(a * b)
+
+
+def indexed_sum(a, b):
+    return (a + b)[0, 1] * 3.0 + np.sum(a * b)
+
+
+def loop_over_slice_of_sum(a, b, n):
+    s = 0.0
+    for v in (a + b)[:n]:
+        s = s + v * v
+    return s
+
+
+def test_item_of_an_expression_reads_the_element():
+    # `.item(i, j)` of an expression (not a name) is rewritten to `(a + b)[i, j]`, in every mode
+    a, b = np.arange(6.0).reshape(2, 3) / 7, np.full((2, 3), 0.3)
+    import dualtape
+    expected = dualtape.grad(indexed_sum, argnums=(0, 1))(a, b)
+    for got, want in zip(dt.grad(item_of_sum, wrt=(0, 1))(a, b), expected):
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+    da, db = np.ones((2, 3)), np.zeros((2, 3))
+    _, tangent = dt.jvp(item_of_sum, wrt=(0, 1))(a, b, (da, db))
+    np.testing.assert_allclose(tangent, np.sum(expected[0] * da), rtol=1e-12)
+
+
+def test_loop_over_a_slice_of_an_expression():
+    # the backward sweep of `for v in (a + b)[:n]` scatters the loop's adjoints into the slice
+    a, b = np.array([0.1, 0.3, 0.7]), np.array([0.2, 0.2, 0.2])
+    import dualtape
+    expected = dualtape.grad(loop_over_slice_of_sum, argnums=(0, 1))(a, b, 2)
+    for got, want in zip(dt.grad(loop_over_slice_of_sum, wrt=(0, 1))(a, b, 2), expected):
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+    np.testing.assert_allclose(expected[0], [0.6, 1.0, 0.0], rtol=1e-12)
