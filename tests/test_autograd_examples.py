@@ -17,9 +17,6 @@ from dualtape.transforms import TransformError  # noqa: E402
 NAMES = [e.name for e in corpus.EXAMPLES]
 EXAMPLES = dict(zip(NAMES, corpus.EXAMPLES))
 
-# Accepted today but wrong: dsc_params is passed to two calls of a user function, and the two
-# adjoints of that list of (W, b) tuples are added with `+` (list concatenation: a list of 6
-# layers for 3). Strict: the test fails once the transformer gets it right.
 # The GAN's value is the difference of two means of log-sigmoids of logits about 0.001 (terms
 # of 0.69, a gradient of 1e-7, parameters of 0.001): its finite differences are taken in long
 # double with a step of 1e-6, where they are good to about 2e-6 (1e-19 * 0.69 / 1e-6 of
@@ -27,8 +24,9 @@ EXAMPLES = dict(zip(NAMES, corpus.EXAMPLES))
 # rule is off by far more. The others: float64, a step of 1e-5, within 1e-6.
 LONG_DOUBLE = {"generative_adversarial_net": (1e-6, 1e-5)}
 
-KNOWN_WRONG = {"generative_adversarial_net": "the adjoints of a list argument used by two calls are "
-                                              "concatenated, not added"}
+# Objectives accepted but wrong today (name -> why); each is a strict expected failure: the test
+# fails once the transformer gets it right, to take it out of here.
+KNOWN_WRONG = {}
 
 
 def with_leaves(tree, values, dtype=float):
