@@ -87,3 +87,20 @@ def test_transformer_equals_tape_or_refuses(name):
 
 def test_corpus_has_fifteen_objectives():
     assert len(corpus.EXAMPLES) == 15 and len(set(NAMES)) == 15
+
+
+def test_gan_gradient_near_its_long_double_value():
+    """The GAN's discriminator gradient (1e-7) is the difference of its real- and fake-data
+    parts (0.5 each), and on fake data its batch-normalized columns vary by 1e-11 of their mean:
+    in float64 it is still within 1e-8 (normwise) of the same rules evaluated in long double,
+    the transformer's as the tape's."""
+    example = EXAMPLES["generative_adversarial_net"]
+    args = list(example.args)
+    args[:3] = [with_leaves(a, iter(corpus.leaves(a)), np.longdouble) for a in args[:3]]
+    exact = corpus.dualtape.grad(example.f, argnums=example.argnums)(*args)
+    assert exact[1][0][0].dtype == np.longdouble
+    exact = corpus.leaves(exact)  # (rounded to float64: 1e-16)
+    scale = np.max(np.abs(exact))
+    for grad in (corpus.tape_grad, corpus.transform_grad):
+        got = corpus.leaves(grad(example))
+        assert float(np.max(np.abs(got - exact)) / scale) < 1e-8, grad.__name__
