@@ -3,7 +3,10 @@ adjoints the callee returns item by item (key by key), as the tape does. With `+
 lists were concatenated (a gradient of two items for a list of one, silently) and two dicts
 could not be added (a TypeError)."""
 
+import warnings
+
 import numpy as np
+import pytest
 
 import dualtape
 import dualtape.transforms as dt
@@ -74,3 +77,24 @@ def test_hvp_and_jvp_of_a_list_argument_of_two_calls():
     np.testing.assert_allclose(leaves(dt.hvp(outer_list)(LIST, X, v)), fd, rtol=1e-7, atol=1e-9)
     value, tangent = dt.jvp(outer_list)(LIST, X, v)
     assert np.isclose(tangent, leaves(dualtape.grad(outer_list)(LIST, X)) @ leaves(v), rtol=1e-13)
+
+
+def index_helper(x):
+    return x[0] * 2.0
+
+
+def twice_indexed(x):
+    return index_helper(x) * index_helper(np.sin(x)) + np.sum(x * x) + x[1] * np.sin(x[0])
+
+
+def test_jit_compiles_accumulated_array_adjoints():
+    """An indexed array's adjoint is added with the runtime `accumulate` (it may be a list's):
+    numba compiles it for arrays."""
+    pytest.importorskip("numba")
+    x = np.array([0.3, 0.5, 0.7])
+    df = dt.grad(twice_indexed, jit=True)
+    assert "accumulate(" in df.source_for(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # compiled, no fallback
+        got = df(x)
+    np.testing.assert_allclose(got, dualtape.grad(twice_indexed)(x), rtol=1e-13)
