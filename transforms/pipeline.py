@@ -167,6 +167,7 @@ def adjoint(module, fn, wrt, kinds, optimize, name, seed_default, tuple_out=Fals
         function, seed = rev.generate(name, seed_default, list(wrt), preserve_result, tuple_out)  # emit, optimize
     finally:
         module.generating.pop()
+    module.container_adjoints[name] = {p for p in fir.params if p in rev.mutable}
     module.scalar_output = len(fir.ret) == 1 and (  # (the last generated: the main one)
         rev.kinds.is_scalar(fir.ret[0]) or getattr(rev, "scalar_result", False))  # (proved by optimize/concrete)
     check_shadowing(module, fir, function)

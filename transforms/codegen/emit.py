@@ -46,6 +46,9 @@ class Module:
         self.user_names = set()  # every name of every transformed function: helpers never shadow one
         self.generating = []  # the FunctionInfo of each function being generated, the innermost last
         self.scalar_output = False  # the main function's output is surely a scalar (kinds say so)
+        # a called user function's adjoint name -> its parameters whose adjoints may be lists or
+        # dicts (added item by item where the caller adds two of them: reverse/adjoints.call_adjoint)
+        self.container_adjoints = {}
         # the general (all-array) version records refusals that depend on the argument types
         # (`c += v` on an array that may share memory) instead of raising them: see api.py
         self.defer = False

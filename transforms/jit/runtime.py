@@ -29,6 +29,7 @@ unbroadcast = _stub("unbroadcast")
 unreduce = _stub("unreduce")
 zeros_like = _stub("zeros_like")
 owned = _stub("owned")
+accumulate = _stub("accumulate")
 saved = _stub("saved")
 add_at = _stub("add_at")
 shape_of = _stub("shape_of")
@@ -137,6 +138,14 @@ def _ov_owned(g):
     if isinstance(g, types.Array):
         return lambda g: g.astype(np.float64)
     raise TypingError(f"owned (an adjoint written in place) of a {g} is not compiled (arrays are)")
+
+
+@overload(accumulate)
+def _ov_accumulate(b, g):
+    numeric = (types.Array, types.Number, types.Boolean)
+    if isinstance(b, numeric) and isinstance(g, numeric):  # lists' and dicts' adjoints are not compiled
+        return lambda b, g: b + g
+    raise TypingError(f"accumulate (adjoints that may be lists) of a {b} and a {g} is not compiled (arrays are)")
 
 
 @overload(saved)
@@ -281,7 +290,7 @@ def grow(buf):
 
 
 NAMES = {name: globals()[name] for name in (
-    "unbroadcast", "unreduce", "zeros_like", "owned", "saved", "add_at", "shape_of",
+    "unbroadcast", "unreduce", "zeros_like", "owned", "accumulate", "saved", "add_at", "shape_of",
     "matmul_cotangent_x", "matmul_cotangent_y", "check_scalar_output", "grow", "power_slope", "reduced_size",
     "broadcast_tangent")}
 NAMES["zero_slot"] = zero_slot

@@ -118,7 +118,10 @@ class Adjoints:
         temps = [self.namer.fresh("_b") for _ in wrt]
         body = [code_stmt("TEMPS = CALL", TEMPS=ast.Tuple(elts=[ast.Name(id=t, ctx=ast.Store()) for t in temps],
                                                           ctx=ast.Store()), CALL=call)]
-        for t, var in zip(temps, targets):
+        containers = self.module.container_adjoints.get(name, ())
+        for t, var, param in zip(temps, targets, wrt):
+            if param in containers:  # a list's (dict's) adjoint: two calls' add item by item, not `+`
+                self.mutable.add(var)
             self.accumulate(body, r.adjoint(var), t, var, r.value(var))
         return body
 
