@@ -102,6 +102,13 @@ class OpTangents:
             return [primal, self.define(t, code_expr("list_op_tangent(P, Q, A, B, T, S, BATCH)", P=parts[0],
                                                      Q=parts[1], A=st.args[0], B=st.args[1], T=t,
                                                      S=ast.Constant(value=symbol), BATCH=bool(self.batch)))]
+        if st.kind == "sequence":  # np.stack(ys, axis) of a list held by a name
+            name = st.args[0].id
+            if name not in self.active:
+                return [primal, self.define(t, self.zero(t))]
+            return [primal, self.define(t, code_expr("sequence_tangent(D, YS, AXIS, KIND, BATCH)", D=self.d(name),
+                                                     YS=st.args[0], AXIS=st.static["axis"],
+                                                     KIND=ast.Constant(value=st.container), BATCH=bool(self.batch)))]
         if st.kind == "call":
             return self.call(st)
         if not any(name in self.active for _, name in jvp_args(st)):

@@ -98,6 +98,16 @@ class Adjoints:
                                 atom.id, r.value(atom.id))
         return body
 
+    def sequence_adjoint(self, st, g, r):
+        """`np.stack(ys, axis)`, `np.concatenate(ys, axis)`: one piece of g per item of ys."""
+        body = []
+        name = st.args[0].id
+        if name in self.active:
+            expr = code_expr("sequence_adjoint(G, YS, AXIS, KIND)", G=g, YS=r.value(name),
+                             AXIS=r.code(st.static["axis"]), KIND=ast.Constant(value=st.container))
+            self.accumulate(body, r.adjoint(name), expr, name, r.value(name))
+        return body
+
     def copy_seed(self, body, g):
         """A copy of the incoming adjoint `g`, read after `g` itself is accumulated into."""
         temp = self.namer.unique("_g")
@@ -164,6 +174,7 @@ ADJOINTS = {
     (Op, "getitem"): Adjoints.getitem_adjoint,
     (Op, "pack"): Adjoints.pack_adjoint,
     (Op, "listop"): Adjoints.listop_adjoint,
+    (Op, "sequence"): Adjoints.sequence_adjoint,
     (Op, "call"): Adjoints.call_adjoint,
     (Op, "prim"): Adjoints.prim_adjoint,
 }
