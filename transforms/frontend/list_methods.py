@@ -60,15 +60,18 @@ def _candidates(fn_node, params, parents, resolve):
     for name, occurrences in uses.items():
         if name in excluded:
             continue
-        found = []
-        if all(_use_ok(x, parents, resolve, found) for x in occurrences) and found:
+        found, captures = [], []
+        if (all(_use_ok(x, parents, resolve, found, captures) for x in occurrences) and found
+                and _captured_when_done(name, occurrences, found, captures, parents)):
             sites[name] = found
     changed = True
     while changed:  # `ys.extend(zs)`: zs must be a list that qualifies too
         changed = False
         for name, found in list(sites.items()):
             for call, _ in found:
-                if call.func.attr == "extend" and isinstance(call.args[0], n.Name) and call.args[0].id not in sites:
+                items = call.args[0] if call.func.attr == "extend" else None
+                items = items.value if _list_slice(items) else items
+                if isinstance(items, n.Name) and items.id not in sites:
                     del sites[name]
                     changed = True
                     break
@@ -83,14 +86,42 @@ def _fresh(value, resolve):
     return isinstance(value, n.Call) and resolve(value.func) in _FRESH_CALLS
 
 
+def _list_slice(node):
+    """`ys[a:b]` of a name (a list when the name is one that qualifies)."""
+    return isinstance(node, n.Subscript) and isinstance(node.slice, n.Slice) and isinstance(node.value, n.Name)
+
+
 def _simple_index(node):
     if isinstance(node, n.UnaryOp) and isinstance(node.op, n.USub):
         node = node.operand
     return isinstance(node, n.Name) or (syntax.is_constant(node) and type(node.value) is int)
 
 
-def _use_ok(name, parents, resolve, found):
-    """Whether one occurrence of a list's name keeps it unshared; mutating calls go to `found`."""
+def _captured_when_done(name, occurrences, found, captures, parents):
+    """Whether the list is put into another list or name (`rows.append(row)`, `ys = row`)
+    only once it is built: every change and binding of it lies in the same block as the
+    statement that does, between it and the last statement before it that binds the list anew
+    (`row = []`): a list of lists built row by row, a comprehension's list given its name."""
+    changes = [call for call, _ in found] + [x for x in occurrences if not isinstance(x.ctx, n.Load)]
+    for stmt in captures:
+        block = next((b for b in (getattr(parents.get(stmt), f, None) for f in ("body", "orelse"))
+                      if isinstance(b, list) and any(x is stmt for x in b)), None)
+        if block is None:
+            return False
+        end = next(k for k, x in enumerate(block) if x is stmt)
+        starts = [k for k, x in enumerate(block[:end]) if isinstance(x, n.Assign) and len(x.targets) == 1
+                  and isinstance(x.targets[0], n.Name) and x.targets[0].id == name]
+        if not starts:
+            return False
+        window = {id(x) for s in block[starts[-1]:end] for x in syntax.walk(s)}
+        if not all(id(x) in window for x in changes):
+            return False
+    return True
+
+
+def _use_ok(name, parents, resolve, found, captures):
+    """Whether one occurrence of a list's name keeps it unshared; mutating calls go to `found`,
+    statements putting it into another list (`rows.append(row)`) to `captures`."""
     p = parents.get(name)
     if isinstance(name.ctx, n.Store):
         if isinstance(p, n.Assign) and p.targets == [name]:
@@ -110,7 +141,8 @@ def _use_ok(name, parents, resolve, found):
             ok = len(call.args) == 0 or (len(call.args) == 1 and _simple_index(call.args[0]))
         elif isinstance(stmt, n.Expr) and stmt.value is call:
             ok = {"append": len(call.args) == 1 and not isinstance(call.args[0], n.Starred),
-                  "extend": len(call.args) == 1 and isinstance(call.args[0], (n.List, n.Tuple, n.ListComp, n.Name))
+                  "extend": len(call.args) == 1 and (isinstance(call.args[0], (n.List, n.Tuple, n.ListComp, n.Name))
+                                                     or _list_slice(call.args[0]))
                   and not any(isinstance(e, n.Starred) for e in getattr(call.args[0], "elts", ())),
                   "insert": len(call.args) == 2 and _simple_index(call.args[0])
                   and not isinstance(call.args[1], n.Starred),
@@ -131,8 +163,15 @@ def _use_ok(name, parents, resolve, found):
     if isinstance(p, (n.Return, n.Expr)):
         return True
     if isinstance(p, n.Assign) and p.value is name:  # unpacking reads the items: `a, b = ys`
+        if all(isinstance(t, n.Name) for t in p.targets):
+            captures.append(p)
+            return True
         return all(isinstance(t, (n.Tuple, n.List)) for t in p.targets)
     if isinstance(p, n.Tuple) and isinstance(parents.get(p), n.Return):
+        return True
+    if (isinstance(p, n.Call) and isinstance(p.func, n.Attribute) and p.func.attr == "append"
+            and p.args == [name] and isinstance(parents.get(p), n.Expr)):
+        captures.append(parents[p])
         return True
     if isinstance(p, n.keyword):
         p = parents.get(p)
