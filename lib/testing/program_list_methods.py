@@ -1,0 +1,51 @@
+"""List methods and comprehensions in `programs()`: lists the program creates and changes with
+`append`, `extend`, `insert` and `pop` (in a loop or not), and lists built by comprehensions
+(with an `if` filter, over a range or over a vector's items); then read as in program_lists.py
+(items, `np.stack`). The transformer writes them as list operations (frontend/list_methods.py,
+comprehensions.py)."""
+
+from .program_exprs import Expr
+
+LIST_METHOD_FEATURES = ("list_append", "list_pop", "listcomp")
+
+
+class ListMethodStatements:
+    """Mixed into `ListStatements`: `list_method_statement(env, kind)` for LIST_METHOD_FEATURES."""
+
+    def list_method_statement(self, env, kind):
+        n = self.n
+        shape = self.shape_choice()
+        ys = self.new_name("ys")
+        k = self.new_name("k")
+        inner = env.child()
+        count = self.draw(self.st.sampled_from([2, n]))
+        inner.ints[k] = count
+        if kind == "listcomp":
+            item = self.expr(inner, shape, 1).text
+            form = self.draw(self.st.integers(0, 2))
+            if form == 0:
+                lines = [f"{ys} = [{item} * ({k} + 1.0) for {k} in range({count})]"]
+            elif form == 1:
+                lines = [f"{ys} = [{item} * ({k} + 1.0) for {k} in range({count}) if {k} != 1]"]
+                count -= 1
+            else:  # inside a larger expression: a list of its own
+                lines = [f"{ys} = [{self.expr(env, shape, 1).text}] + [{item} * ({k} + 1.0) for {k} in range({count})]"]
+                count += 1
+            return lines + [self.list_read(env, ys, count, shape)]
+        start = self.draw(self.st.sampled_from(["[]", "first"]))
+        lines = [f"{ys} = []" if start == "[]" else f"{ys} = [{self.expr(env, shape, 1).text}]"]
+        count += start != "[]"
+        item = self.expr(inner, shape, 1).text
+        lines += [f"for {k} in range({count - (start != '[]')}):", f"    {ys}.append({item} * ({k} + 1.0))"]
+        if self.draw(self.st.booleans()):
+            a, b = self.expr(env, shape, 1).text, self.expr(env, shape, 1).text
+            lines.append(self.draw(self.st.sampled_from([f"{ys}.extend([{a}, {b}])", f"{ys}.insert(1, {a})"])))
+            count += 2 if lines[-1].startswith(f"{ys}.extend") else 1
+        if kind == "list_pop":
+            v = self.new_name("v")
+            index = self.draw(self.st.sampled_from(["", "0", "-1", "1"]))
+            lines.append(f"{v} = {ys}.pop({index})")
+            shared = frozenset(name for name in env.vars if name in " ".join(lines).replace("(", " ").split())
+            self.bind(env, v, shape, Expr(v, view=True, names=shared))  # an item: may be a variable's array
+            count -= 1
+        return lines + [self.list_read(env, ys, count, shape)]
