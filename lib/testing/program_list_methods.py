@@ -1,18 +1,22 @@
 """List methods and comprehensions in `programs()`: lists the program creates and changes with
 `append`, `extend`, `insert` and `pop` (in a loop or not), and lists built by comprehensions
-(with an `if` filter, over a range or over a vector's items); then read as in program_lists.py
-(items, `np.stack`). The transformer writes them as list operations (frontend/list_methods.py,
-comprehensions.py)."""
+(with an `if` filter, over a range or inside a larger expression); then read as in
+program_lists.py (items, `np.stack`). The transformer writes them as list operations
+(frontend/list_methods.py, comprehensions.py). Also `augassign_alias`: `s = a; s += v` where `a`
+is a number (`+=` rebinds it) or `s` a copy the function made (`s = u * 1.0`), which the
+version for those argument types accepts."""
 
 from .program_exprs import Expr
 
-LIST_METHOD_FEATURES = ("list_append", "list_pop", "listcomp")
+LIST_METHOD_FEATURES = ("list_append", "list_pop", "listcomp", "augassign_alias")
 
 
 class ListMethodStatements:
     """Mixed into `ListStatements`: `list_method_statement(env, kind)` for LIST_METHOD_FEATURES."""
 
     def list_method_statement(self, env, kind):
+        if kind == "augassign_alias":
+            return self.augassign_alias(env)
         n = self.n
         shape = self.shape_choice()
         ys = self.new_name("ys")
@@ -49,3 +53,17 @@ class ListMethodStatements:
             self.bind(env, v, shape, Expr(v, view=True, names=shared))  # an item: may be a variable's array
             count -= 1
         return lines + [self.list_read(env, ys, count, shape)]
+
+    def augassign_alias(self, env):
+        """`s = a; s += v` on a number `a`, or on a copy `s = u * 1.0` of an array."""
+        names = sorted(env.vars)
+        if not names:
+            return []
+        a = self.draw(self.st.sampled_from(names))
+        shape = env.vars[a]
+        s = self.new_name("s")
+        first = f"{s} = {a}" if shape == () else f"{s} = {a} * 1.0"
+        op = self.draw(self.st.sampled_from(["+=", "-=", "*="]))
+        e = self.expr(env, self.draw(self.st.sampled_from([shape, ()])), 1)
+        self.bind(env, s, shape, Expr("fresh"))
+        return [first, f"{s} {op} {e.text}"]
