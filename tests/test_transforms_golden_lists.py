@@ -1,5 +1,6 @@
 """Snapshot tests of the generated source for lists the function builds: `append` in a loop,
-`pop`, `np.stack` of a list held by a name, a list comprehension (tests/golden/lists_*.py).
+`pop`, `np.stack` of a list held by a name, a list comprehension; and a dict display read by
+key and in a loop over its items (tests/golden/lists_*.py).
 
 A diff in those files *is* the change in readability; review it like code. Regenerate with
 `DUALTAPE_UPDATE_GOLDEN=1 pytest tests/test_transforms_golden_lists.py`.
@@ -34,7 +35,16 @@ def comprehension(x, w):
     return np.sum(np.concatenate(ys))
 
 
+def dict_display(x, w):
+    d = {"a": x, "b": x * w}
+    s = np.sum(d["a"])
+    for k, v in d.items():
+        s = s + np.sum(np.sin(v))
+    return s
+
+
 CASES = {
+    "lists_dict": (dict_display, (0, 1), None),
     "lists_append": (appended, (0, 1), None),
     "lists_append_jvp": (appended, (0, 1), "jvp"),
     "lists_pop": (popped, 0, None),

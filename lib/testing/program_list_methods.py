@@ -4,11 +4,12 @@
 program_lists.py (items, `np.stack`). The transformer writes them as list operations
 (frontend/list_methods.py, comprehensions.py). Also `augassign_alias`: `s = a; s += v` where `a`
 is a number (`+=` rebinds it) or `s` a copy the function made (`s = u * 1.0`), which the
-version for those argument types accepts."""
+version for those argument types accepts; and `dict_literal`: a dict display with constant
+keys read by key, by `.get` and in a loop over its items (frontend/dicts.py)."""
 
 from .program_exprs import Expr
 
-LIST_METHOD_FEATURES = ("list_append", "list_pop", "listcomp", "augassign_alias")
+LIST_METHOD_FEATURES = ("list_append", "list_pop", "listcomp", "augassign_alias", "dict_literal")
 
 
 class ListMethodStatements:
@@ -17,6 +18,8 @@ class ListMethodStatements:
     def list_method_statement(self, env, kind):
         if kind == "augassign_alias":
             return self.augassign_alias(env)
+        if kind == "dict_literal":
+            return self.dict_literal(env)
         n = self.n
         shape = self.shape_choice()
         ys = self.new_name("ys")
@@ -67,3 +70,20 @@ class ListMethodStatements:
         e = self.expr(env, self.draw(self.st.sampled_from([shape, ()])), 1)
         self.bind(env, s, shape, Expr("fresh"))
         return [first, f"{s} {op} {e.text}"]
+
+    def dict_literal(self, env):
+        """`d = {"a": e1, "b": e2}`, then a new variable read out of it."""
+        shape = self.shape_choice()
+        d, r = self.new_name("d"), self.new_name("r")
+        a, b = self.expr(env, shape, 1).text, self.expr(env, shape, 1).text
+        lines = [f"{d} = {{'a': {a}, 'b': {b}}}"]
+        form = self.draw(self.st.integers(0, 2))
+        if form == 0:
+            lines.append(f"{r} = {d}['a'] * np.sin({d}['b'])")
+        elif form == 1:
+            lines.append(f"{r} = {d}.get('b') + {d}.get('c', {d}['a'])")
+        else:
+            k, v = self.new_name("k"), self.new_name("v")
+            lines += [f"{r} = {d}['a'] * 0.5", f"for {k}, {v} in {d}.items():", f"    {r} = {r} * np.cos({v})"]
+        self.bind(env, r, shape, Expr("fresh"))
+        return lines

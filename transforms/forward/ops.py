@@ -93,6 +93,9 @@ class OpTangents:
         if st.kind == "pack":
             parts = [as_code(self.d(a.id)) if is_name(a) and a.id in self.active else self.zero_of(a)
                      for a in st.args]
+            if st.container == "dict":  # {"a": x}: a dict of tangents
+                keys = [ast.Constant(value=k) for k in st.index]
+                return [primal, self.define(t, ast.Dict(keys=keys, values=parts))]
             kind = ast.Tuple if st.container == "tuple" else ast.List
             return [primal, self.define(t, kind(elts=parts, ctx=ast.Load()))]
         if st.kind == "listop":  # `ys + [v]`, `[v] * 2`: list or NumPy operators, told apart at run time

@@ -20,6 +20,7 @@ from .normalize_expr import Expressions
 from .expr_atoms import as_load
 from .desugar import stmt_at
 from .comprehensions import hoist_comprehensions
+from .dicts import rewrite_dict_reads
 from .list_methods import rewrite_list_methods
 from .mutations import MUTATORS, changed_names, in_place_numpy, mutated_parameters, value_arguments
 from ..templates import quote
@@ -36,6 +37,7 @@ class Normalizer(Expressions):
         self.varied = set(wrt_names)
         self._varied_fixpoint()
         if not info.filename.startswith("<dualtape "):  # comprehensions as loops, `ys.append(v)` as `ys = ys + [v]`
+            rewrite_dict_reads(info.node, params, self.expr_varied)  # `for k, v in d.items()` over its known keys
             while (hoist_comprehensions(info.node, self.expr_varied, self.used)
                    | rewrite_list_methods(info.node, params, self.expr_varied, self.resolve)):
                 self._varied_fixpoint()

@@ -19,6 +19,7 @@ from ..templates import quote
 from ..ir.nodes import If, Op, Primal, is_name  # noqa: F401
 from .mutations import changed_names
 from .list_sequences import sequence_call
+from .dicts import dict_display, static_keys
 
 _BINOPS = {n.Add: ("+", "add"), n.Sub: ("-", "sub"), n.Mult: ("*", "mul"), n.Div: ("/", "div"),
            n.Pow: ("**", "pow"), n.MatMult: ("@", "matmul"), n.Mod: ("%", "mod"),
@@ -266,6 +267,8 @@ class Expressions:
             self._emit(Op(target=name, kind="pack", expr=node, args=atoms,
                           line=line, text=text, container="tuple" if isinstance(e, n.Tuple) else "list"), out)
             return syntax.name(name)
+        if isinstance(e, n.Dict) and static_keys(e) is not None:  # {"a": x, "b": y}: frontend/dicts.py
+            return dict_display(self, e, out, s, target)
         if isinstance(e, n.IfExp):
             name = target or self.fresh()
             body, orelse = [], []

@@ -82,7 +82,8 @@ class Adjoints:
         body = []
         for k, a in enumerate(st.args):
             if is_name(a) and a.id in self.active:
-                self.accumulate(body, r.adjoint(a.id), code_expr("G[K]", G=g, K=k), a.id, r.value(a.id))
+                key = ast.Constant(value=st.index[k] if st.container == "dict" else k)  # {"a": x}: a dict adjoint
+                self.accumulate(body, r.adjoint(a.id), code_expr("G[K]", G=g, K=key), a.id, r.value(a.id))
         return body
 
     def listop_adjoint(self, st, g, r):
