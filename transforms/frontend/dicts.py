@@ -8,6 +8,7 @@ from ..ir import syntax
 from ..ir.syntax import nodes as n
 from ..ir.nodes import Op
 from ..ir.naming import unused_name
+from .desugar import stmt_at
 
 
 def static_keys(e):
@@ -110,7 +111,6 @@ def _loop_over_keys(loop, keys, taken):
         key = syntax.name(unused_name("_key", taken), store=True)
         taken.add(key.id)
         value = loop.target
-    from .desugar import stmt_at  # (desugar imports nothing of this module)
     read = stmt_at("VALUE = D[KEY]", loop, VALUE=value, D=syntax.name(name), KEY=syntax.name(key.id))
     loop.target, loop.iter = syntax.name(key.id, store=True), _keys_node(keys[name], loop)
     loop.body = [read] + list(loop.body)
