@@ -54,7 +54,14 @@ def in_a_branch(x, w):
     return np.sum(y * d["b"])
 
 
-CASES = [by_key, loop_over_keys, items_values_keys, get, in_a_branch]
+def in_comprehensions(x, w):
+    d = {"a": x, "b": x * w}
+    ys = [np.sin(v) * 2.0 for v in d.values()]
+    zs = [d[k] * w for k in d if k != "a"]
+    return np.sum(np.stack(ys + zs))
+
+
+CASES = [by_key, loop_over_keys, items_values_keys, get, in_a_branch, in_comprehensions]
 
 
 @pytest.mark.parametrize("f", CASES, ids=[f.__name__ for f in CASES])

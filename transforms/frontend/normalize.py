@@ -37,8 +37,8 @@ class Normalizer(Expressions):
         self.varied = set(wrt_names)
         self._varied_fixpoint()
         if not info.filename.startswith("<dualtape "):  # comprehensions as loops, `ys.append(v)` as `ys = ys + [v]`
-            rewrite_dict_reads(info.node, params, self.expr_varied)  # `for k, v in d.items()` over its known keys
             while (hoist_comprehensions(info.node, self.expr_varied, self.used)
+                   | rewrite_dict_reads(info.node, params, self.expr_varied)  # `for k, v in d.items()`: its keys
                    | rewrite_list_methods(info.node, params, self.expr_varied, self.resolve)):
                 self._varied_fixpoint()
             names = [x for x in syntax.walk(info.node) if isinstance(x, n.Name)]
