@@ -59,10 +59,11 @@ def writes_nonlocal(a):
     return total
 
 
-def mutates_list(a):
+def mutates_list(a):  # a list another name holds: not written as `xs = xs + [v]`
     xs = [a]
+    ys = xs
     xs.append(a * 2.0)
-    return xs[0]
+    return ys[1]
 
 
 def opaque_function(x):
@@ -85,8 +86,8 @@ def varargs(*args):
     return args[0]
 
 
-def comprehension(x):
-    ys = [v * v for v in x]
+def comprehension(x):  # in a conditional expression: not written out as a loop
+    ys = [v * v for v in x] if x[0] > 0 else [x]
     return ys[0]
 
 

@@ -196,10 +196,15 @@ def test_hvp_refusals_name_transforms_hvp():
 
 
 def test_concatenate_of_a_variable_list_names_the_problem():
-    def f(x):
+    def f(x):  # a list held by a name is a "sequence" op now (frontend/list_sequences.py) ...
         parts = [x, x]
-        return np.sum(np.concatenate(parts))
+        return np.sum(np.concatenate(parts) ** 2)
+    assert math.isclose(dt.jvp(f)(X.copy(), np.ones_like(X))[1], float(np.sum(4 * X)), rel_tol=1e-12)
+
+    def g(x):  # ... passed by keyword it is not
+        parts = [x, x]
+        return np.sum(np.concatenate(arrays=parts))
     with pytest.raises(TransformError, match="written out as a list"):
-        dt.jvp(f)
+        dt.jvp(g)
     assert math.isclose(dt.grad(concat_call_in_list)(X.copy())[0],
                         float(np.cos(X[0]) + 2 * X[0] * np.cos(X[0] ** 2)), rel_tol=1e-12)

@@ -32,6 +32,14 @@ def arg_kinds(bound):
     return {k: value_kind(v) for k, v in bound.arguments.items()}
 
 
+def type_key(value, _plain=frozenset(_SCALAR_TYPES) | {np.ndarray}):
+    """One argument's part of a version's key: its type, and for a tensor or dual number its
+    kind too: one made from a Python number (`c += v` rebinds it) and one made from an array
+    (`c += v` may write into memory another name shares: refused) are one type, two versions."""
+    kind = type(value)
+    return kind if kind in _plain else (kind, value_kind(value))
+
+
 class Transform:
     """What both modes share: checking `f` and `wrt`, the general module (`.source`, `.save`),
     and one compiled specialization per combination of argument types.
@@ -130,7 +138,7 @@ class Transform:
         `options` are keyword arguments of `_build` that make another version. With `concrete`,
         one version per argument shapes and dtypes (and `more` values: hvp's tangents), up to
         MAX_SHAPES of them per type key."""
-        key = tuple(map(type, args)) + tuple((k, type(v)) for k, v in kwargs.items()) + extra + tuple(
+        key = tuple(map(type_key, args)) + tuple((k, type_key(v)) for k, v in kwargs.items()) + extra + tuple(
             sorted((options or {}).items()))
         if self.concrete:
             shaped = key + (shape_key(args), shape_key(kwargs.values()), shape_key(more))
@@ -162,7 +170,7 @@ class Transform:
         """Whether `fn` is the shape specialization for `args` (not the general version), and
         every argument (and `more`) a real NumPy array or number: then a call with the same
         shape_key may run it at once (`_plain`)."""
-        key = tuple(map(type, args)) + extra + tuple(sorted((options or {}).items()))
+        key = tuple(map(type_key, args)) + extra + tuple(sorted((options or {}).items()))
         shaped = self._compiled.get(key + (shape_key(args), (), shape_key(more)))
         return shaped is not None and shaped[0] is fn and all(
             v is not None and v[2] is not complex and getattr(v[2], "kind", "") != "c"

@@ -8,11 +8,12 @@ A list lives within the statements that build and read it (it is not a typed var
 """
 
 from .program_exprs import Expr
+from .program_list_methods import LIST_METHOD_FEATURES, ListMethodStatements
 
-LIST_FEATURES = ("list_concat", "list_concat_chain", "list_write", "list_unpack")
+LIST_FEATURES = ("list_concat", "list_concat_chain", "list_write", "list_unpack") + LIST_METHOD_FEATURES
 
 
-class ListStatements:
+class ListStatements(ListMethodStatements):
     """Mixed into `ProgramGen`: `list_statement(env, kind)` for the kinds of `LIST_FEATURES`."""
 
     def list_read(self, env, ys, count, shape, stack=True):
@@ -31,6 +32,8 @@ class ListStatements:
         return f"{name} = {text}"
 
     def list_statement(self, env, kind):
+        if kind in LIST_METHOD_FEATURES:
+            return self.list_method_statement(env, kind)
         n = self.n
         shape = self.shape_choice()
         ys = self.new_name("ys")

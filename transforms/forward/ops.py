@@ -93,6 +93,9 @@ class OpTangents:
         if st.kind == "pack":
             parts = [as_code(self.d(a.id)) if is_name(a) and a.id in self.active else self.zero_of(a)
                      for a in st.args]
+            if st.container == "dict":  # {"a": x}: a dict of tangents
+                keys = [ast.Constant(value=k) for k in st.index]
+                return [primal, self.define(t, ast.Dict(keys=keys, values=parts))]
             kind = ast.Tuple if st.container == "tuple" else ast.List
             return [primal, self.define(t, kind(elts=parts, ctx=ast.Load()))]
         if st.kind == "listop":  # `ys + [v]`, `[v] * 2`: list or NumPy operators, told apart at run time
@@ -102,6 +105,13 @@ class OpTangents:
             return [primal, self.define(t, code_expr("list_op_tangent(P, Q, A, B, T, S, BATCH)", P=parts[0],
                                                      Q=parts[1], A=st.args[0], B=st.args[1], T=t,
                                                      S=ast.Constant(value=symbol), BATCH=bool(self.batch)))]
+        if st.kind == "sequence":  # np.stack(ys, axis) of a list held by a name
+            name = st.args[0].id
+            if name not in self.active:
+                return [primal, self.define(t, self.zero(t))]
+            return [primal, self.define(t, code_expr("sequence_tangent(D, YS, AXIS, KIND, BATCH)", D=self.d(name),
+                                                     YS=st.args[0], AXIS=st.static["axis"],
+                                                     KIND=ast.Constant(value=st.container), BATCH=bool(self.batch)))]
         if st.kind == "call":
             return self.call(st)
         if not any(name in self.active for _, name in jvp_args(st)):

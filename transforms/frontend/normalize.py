@@ -19,6 +19,9 @@ from ..ir.nodes import For, If, Op, Primal, SetItem, Stmt, While, is_name  # noq
 from .normalize_expr import Expressions
 from .expr_atoms import as_load
 from .desugar import stmt_at
+from .comprehensions import hoist_comprehensions
+from .dicts import rewrite_dict_reads
+from .list_methods import rewrite_list_methods
 from .mutations import MUTATORS, changed_names, in_place_numpy, mutated_parameters, value_arguments
 from ..templates import quote
 from .parse import error
@@ -33,6 +36,14 @@ class Normalizer(Expressions):
         self.used = self.locals | {x.id for x in names}
         self.varied = set(wrt_names)
         self._varied_fixpoint()
+        if not info.filename.startswith("<dualtape "):  # comprehensions as loops, `ys.append(v)` as `ys = ys + [v]`
+            while (hoist_comprehensions(info.node, self.expr_varied, self.used)
+                   | rewrite_dict_reads(info.node, params, self.expr_varied)  # `for k, v in d.items()`: its keys
+                   | rewrite_list_methods(info.node, params, self.expr_varied, self.resolve)):
+                self._varied_fixpoint()
+            names = [x for x in syntax.walk(info.node) if isinstance(x, n.Name)]
+            self.locals = set(params) | {x.id for x in names if isinstance(x.ctx, n.Store)}
+            self.used = self.locals | {x.id for x in names}
         self.counter = 0
         self.temps = set()  # the names fresh() made: a user's `_sin_x` is never one of them
 

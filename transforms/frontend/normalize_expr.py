@@ -18,6 +18,8 @@ from .expr_atoms import array_as_stack, is_pad_pairs, is_simple, name_hint
 from ..templates import quote
 from ..ir.nodes import If, Op, Primal, is_name  # noqa: F401
 from .mutations import changed_names
+from .list_sequences import sequence_call
+from .dicts import dict_display, static_keys
 
 _BINOPS = {n.Add: ("+", "add"), n.Sub: ("-", "sub"), n.Mult: ("*", "mul"), n.Div: ("/", "div"),
            n.Pow: ("**", "pow"), n.MatMult: ("@", "matmul"), n.Mod: ("%", "mod"),
@@ -265,6 +267,8 @@ class Expressions:
             self._emit(Op(target=name, kind="pack", expr=node, args=atoms,
                           line=line, text=text, container="tuple" if isinstance(e, n.Tuple) else "list"), out)
             return syntax.name(name)
+        if isinstance(e, n.Dict) and static_keys(e) is not None:  # {"a": x, "b": y}: frontend/dicts.py
+            return dict_display(self, e, out, s, target)
         if isinstance(e, n.IfExp):
             name = target or self.fresh()
             body, orelse = [], []
@@ -299,6 +303,9 @@ class Expressions:
         written = call_rewrites.rewrite(self, obj, e, out, s)  # np.piecewise, np.split: written out
         if written is not None:
             return self.expr(written, out, s, target)
+        sequence = sequence_call(self, obj, e, out, s, target)  # np.stack(ys) of a list held by a name
+        if sequence is not None:
+            return sequence
         if (obj is np.array and len(e.args) == 1 and not e.keywords and isinstance(e.args[0], (n.List, n.Tuple))
                 and e.args[0].elts and self.resolve(syntax.attribute("np", "stack")) is np.stack):
             # np.array([a, b]) of differentiated values is np.stack([a, b]) (nested lists stacked

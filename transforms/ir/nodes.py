@@ -59,9 +59,11 @@ class Op(Stmt):
     """`target = <one operation>(args)`; `expr` is the forward expression (a gast node).
 
     kind: "prim" (a registry primitive, `spec` its OpSpec and `static` its static arguments),
-    "copy", "getitem" (`index` the subscript), "pack" (a tuple or list display: `container`),
-    "listop" (`+` / `*` that may be Python's list operators) or "call" (a user function `fn`,
-    with `keywords`)."""
+    "copy", "getitem" (`index` the subscript), "pack" (a tuple, list or dict display: `container`;
+    a dict's keys in `index`),
+    "listop" (`+` / `*` that may be Python's list operators), "sequence" (`np.stack(ys, axis)` of
+    a list held by a name: `container` "stack" or "concatenate", `static` its axis) or "call" (a
+    user function `fn`, with `keywords`)."""
 
     target: str
     kind: str

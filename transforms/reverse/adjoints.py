@@ -82,7 +82,8 @@ class Adjoints:
         body = []
         for k, a in enumerate(st.args):
             if is_name(a) and a.id in self.active:
-                self.accumulate(body, r.adjoint(a.id), code_expr("G[K]", G=g, K=k), a.id, r.value(a.id))
+                key = ast.Constant(value=st.index[k] if st.container == "dict" else k)  # {"a": x}: a dict adjoint
+                self.accumulate(body, r.adjoint(a.id), code_expr("G[K]", G=g, K=key), a.id, r.value(a.id))
         return body
 
     def listop_adjoint(self, st, g, r):
@@ -96,6 +97,16 @@ class Adjoints:
             if is_name(atom) and atom.id in self.active:
                 self.accumulate(body, r.adjoint(atom.id), code_expr("HELPER(G, A, B, K)", HELPER=helper, G=g, A=a, B=b, K=k),
                                 atom.id, r.value(atom.id))
+        return body
+
+    def sequence_adjoint(self, st, g, r):
+        """`np.stack(ys, axis)`, `np.concatenate(ys, axis)`: one piece of g per item of ys."""
+        body = []
+        name = st.args[0].id
+        if name in self.active:
+            expr = code_expr("sequence_adjoint(G, YS, AXIS, KIND)", G=g, YS=r.value(name),
+                             AXIS=r.code(st.static["axis"]), KIND=ast.Constant(value=st.container))
+            self.accumulate(body, r.adjoint(name), expr, name, r.value(name))
         return body
 
     def copy_seed(self, body, g):
@@ -167,6 +178,7 @@ ADJOINTS = {
     (Op, "getitem"): Adjoints.getitem_adjoint,
     (Op, "pack"): Adjoints.pack_adjoint,
     (Op, "listop"): Adjoints.listop_adjoint,
+    (Op, "sequence"): Adjoints.sequence_adjoint,
     (Op, "call"): Adjoints.call_adjoint,
     (Op, "prim"): Adjoints.prim_adjoint,
 }

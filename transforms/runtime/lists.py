@@ -114,3 +114,26 @@ def bt(t, ans):
         return t
     shape = np.shape(t)
     return np.reshape(t, shape[:1] + (1,) * (out - ndim) + shape[1:])
+
+
+def sequence_adjoint(g, xs, axis, kind):
+    """The adjoint of the list `xs` in `np.stack(xs, axis)` or `np.concatenate(xs, axis)`
+    (kind "stack" or "concatenate"): one piece of `g` per item, shaped like the item."""
+    if kind == "stack":
+        return [np.reshape(np.take(g, i, axis=axis), np.shape(x)) for i, x in enumerate(xs)]
+    ends = np.cumsum([np.shape(x)[axis] for x in xs])
+    return list(np.split(g, ends[:-1], axis=axis))
+
+
+def sequence_tangent(t, xs, axis, kind, batched):
+    """The tangent of `np.stack(xs, axis)` / `np.concatenate(xs, axis)` from the list's tangent
+    `t` (one tangent per item; zero items broadcast to their item's shape); `batched`: vector
+    tangents, the direction axis in front."""
+    items = _items(t, xs, batched)
+    if batched:
+        count = next((np.shape(d)[0] for d, x in zip(items, xs) if np.ndim(d) > np.ndim(x)), 1)
+        items = [np.broadcast_to(d, (count,) + np.shape(x)) for d, x in zip(items, xs)]
+        axis = axis + 1 if axis >= 0 else axis
+    else:
+        items = [np.broadcast_to(d, np.shape(x)) for d, x in zip(items, xs)]
+    return np.stack(items, axis) if kind == "stack" else np.concatenate(items, axis)
