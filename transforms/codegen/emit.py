@@ -13,6 +13,8 @@ import linecache
 import tokenize
 import weakref
 
+import numpy as np
+
 from dualtape.core.scipy_hints import numpy_twin
 
 from ..ir import syntax
@@ -235,7 +237,7 @@ def traced_spelling(module, attr):
     `np.copy` and `np.array`), or None where it stays."""
     if module == "math":
         name = opmap.MATH_TO_DNP.get(attr)
-        return f"np.{name}" if name and name != "abs" else None
+        return f"np.{name}" if name and name != "abs" and hasattr(np, name) else None  # (math.erf: dnp's only)
     if module == "np" and attr in ("copy", "array"):
         return "copy_of"
     return None

@@ -114,3 +114,9 @@ def bt(t, ans):
         return t
     shape = np.shape(t)
     return np.reshape(t, shape[:1] + (1,) * (out - ndim) + shape[1:])
+
+
+def sorted_order(items, reverse=False):
+    """The positions of `items` in the order `sorted(items, reverse=reverse)` puts them (a
+    stable sort by Python's comparisons, as sorted's): sorted(xs) is [xs[k] for k in it]."""
+    return sorted(range(len(items)), key=items.__getitem__, reverse=reverse)
