@@ -72,7 +72,7 @@ class _Writer:
     def fresh(self, hint, varied=False):
         """A new local name (`_sum`, `_sum_2`, ...); `varied` for a result, differentiated
         when any item is (an item's or index's name is varied when what it reads is)."""
-        name = unused_name(hint, self.norm.used)
+        name = unused_name(hint, self.norm.used | _GENERATED)
         self.norm.used.add(name)
         self.norm.temps.add(name)
         self.norm.locals.add(name)
@@ -121,6 +121,10 @@ class _Writer:
             stmts = [n.For(target=gen.target, iter=gen.iter, body=stmts, orelse=[], type_comment=None)]
         for st in stmts:
             self.norm.stmt(located(st, self.s), self.out)
+
+
+# names generated code reads without a Namer (forward mode's batch size `_k`, the stacks)
+_GENERATED = frozenset({"_k", "_stack", "_dstack"})
 
 
 def _renamed(node, renames):
@@ -172,7 +176,7 @@ def _extreme(compare, hint):
             return None  # max(a, b): the registry's maximum (minimum)
         seq = w.call.args[0] if len(w.call.args) == 1 else n.List(elts=list(w.call.args), ctx=n.Load())
         items = w.items(seq)
-        best, k = w.fresh(hint, varied=True), w.fresh("_k")
+        best, k = w.fresh(hint, varied=True), w.fresh("_pos")
         w.emit(f"BEST = ITEMS[0]\nfor K in range(1, len(ITEMS)):\n    if ITEMS[K] {compare} BEST:\n"
                "        BEST = ITEMS[K]", BEST=best, ITEMS=items, K=k)
         return syntax.name(best)
@@ -186,7 +190,7 @@ def _sorted(w):
                      "Sort by an index: `order = np.argsort(keys, kind='stable')`, then `[xs[i] for i in order]` "
                      "as a loop.")
     items = w.items(seq)
-    order, result, k = w.fresh("_order"), w.fresh("_sorted", varied=True), w.fresh("_k")
+    order, result, k = w.fresh("_order"), w.fresh("_sorted", varied=True), w.fresh("_pos")
     reverse = reverse if reverse is not None else syntax.constant(False)
     line, text = w.norm.loc(w.s)  # (the order is an inactive list of ints: the values are compared, not used)
     w.out.append(Primal(located(quote.stmt("ORDER = sorted_order(ITEMS, REVERSE)", ORDER=order, ITEMS=items,
