@@ -1,5 +1,5 @@
 """Snapshot tests of the code generated for builtins over differentiated values
-(calls/builtins.py), as tests/test_transforms_golden.py: review a diff in tests/golden/builtins_*.py
+(calls/builtins.py) and *args / **kwargs (calls/star_args.py), as tests/test_transforms_golden.py: review a diff in tests/golden/builtins_*.py
 like code. Regenerate with `DUALTAPE_UPDATE_GOLDEN=1 pytest tests/test_transforms_golden_builtins.py`.
 """
 
@@ -43,6 +43,17 @@ def math_functions(a, b):
     return math.hypot(a, b) + math.log2(a) + math.prod([a, b])
 
 
+def spread(*values, **options):
+    total = values[0]
+    for v in values:
+        total = total * options["decay"] + v
+    return total
+
+
+def star_args(a, b):
+    return spread(a, b, decay=0.5) + spread(*[b, a], **{"decay": a})
+
+
 CASES = {
     "builtins_sum_generator": (sum_generator, "grad", 0, (np.ones(3),)),
     "builtins_sum_display": (sum_display, "grad", (0, 1), (1.0, 2.0)),
@@ -50,6 +61,7 @@ CASES = {
     "builtins_sorted_list": (sorted_list, "grad", (0, 1, 2), (1.0, 2.0, 3.0)),
     "builtins_enumerate_zip": (enumerate_zip, "grad", (0, 1), (np.ones(3), np.ones(3))),
     "builtins_math_functions": (math_functions, "grad", (0, 1), (1.0, 2.0)),
+    "builtins_star_args": (star_args, "grad", (0, 1), (1.0, 2.0)),
 }
 
 

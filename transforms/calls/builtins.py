@@ -25,6 +25,7 @@ from ..ir.naming import unused_name
 from ..ir.nodes import Primal
 from ..ir.syntax import nodes as n
 from ..templates import quote
+from . import star_args
 from ..frontend.desugar import located
 
 
@@ -236,15 +237,23 @@ def flat_loop(normalizer, s, out):
     """`for i, (a, b) in enumerate(zip(x, y), 1)` as `for i, a, b in zip(range(1, 1 + len(x)), x, y)`:
     one zip of sequences, which the normalizer indexes (zip stops at the shortest, as Python's).
     None for a loop it already reads (a zip or enumerate of sequences, without `start`)."""
+    spread = star_args.spread(normalizer, s.iter) if isinstance(s.iter, n.Call) else None  # zip(*rows)
+    if spread is not None:
+        s = _loop_like(s, s.target, spread)
     if not _needs_flat(normalizer, s.iter):
-        return None
+        return s if spread is not None else None
     w = _Writer(normalizer, s.iter, out, s)
     pairs = _flatten(w, s.target, s.iter)
     if pairs is None:
-        return None
+        return s if spread is not None else None
     targets, seqs = zip(*pairs)
     it = seqs[0] if len(seqs) == 1 else n.Call(func=syntax.name("zip"), args=list(seqs), keywords=[])
     target = targets[0] if len(targets) == 1 else n.Tuple(elts=list(targets), ctx=n.Store())
+    return _loop_like(s, target, it)
+
+
+def _loop_like(s, target, it):
+    """The loop `s` over `it` with `target`."""
     loop = n.For(target=target, iter=it, body=s.body, orelse=[], type_comment=None)
     for attr in ("lineno", "col_offset", "_dualtape_break"):
         if hasattr(s, attr):
