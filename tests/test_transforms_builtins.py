@@ -107,6 +107,18 @@ def test_every_mode(fn):
     assert not report.refused and not report.failures
 
 
+def math_rewrites(x):
+    return math.log(x[0], 2.0) * x[1] + math.log(x[2], x[1] + 1.5) + math.degrees(x[0]) + math.radians(x[1]) \
+        + math.ldexp(x[2], 3)
+
+
+def test_math_log_base():
+    # math.log(x, base) is log(x) / log(base): the base was ignored before
+    np.testing.assert_allclose(dt.grad(math_rewrites)(X)[0], 0.7 / (0.3 * math.log(2.0)) + 180.0 / math.pi, rtol=1e-14)
+    _, value = dt.grad(math_rewrites, preserve_result=True)(X)
+    assert value == math_rewrites(X)
+
+
 def divmod_value(x):
     q, r = divmod(x[0] * 3.0, 1.0)
     return r * x[1] + q
@@ -119,7 +131,7 @@ def math_functions(x):
             + math.trunc(x[2] * 3.0) * x[0])
 
 
-@pytest.mark.parametrize("fn", [divmod_value, math_functions, math_prod_dist], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("fn", [divmod_value, math_functions, math_prod_dist, math_rewrites], ids=lambda f: f.__name__)
 def test_source_modes(fn):
     # (the tape runs these on tensors, which divmod and math.* do not take)
     report = check_modes(fn, [X], modes=SOURCE)
@@ -174,14 +186,14 @@ def fsum(x):
 
 
 def degrees(x):
-    return math.degrees(x[0])
+    return math.modf(x[0])[0]
 
 
 def float_of_value(x):
     return sorted([x[0], x[1]], key=float)[0]
 
 
-@pytest.mark.parametrize("fn, words", [(max_key, "key="), (fsum, "math.fsum"), (degrees, "math.degrees"),
+@pytest.mark.parametrize("fn, words", [(max_key, "key="), (fsum, "math.fsum"), (degrees, "math.modf"),
                                        (float_of_value, "key=")], ids=lambda v: getattr(v, "__name__", ""))
 def test_refused_loudly(fn, words):
     with pytest.raises(dt.TransformError, match="test_transforms_builtins.py:[0-9]+") as info:

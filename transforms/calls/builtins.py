@@ -12,6 +12,8 @@ out as the code Python runs, which the transformer follows:
     divmod(a, b)           (a // b, a % b)
     math.prod(xs, start)   the loop of sum with `*`
     math.dist(p, q)        math.sqrt(sum((a - b) ** 2 for a, b in zip(p, q)))
+    math.log(x, base)      math.log(x) / math.log(base)  (as CPython; the base was ignored before)
+    math.degrees(x)        x * (180.0 / math.pi)  (math.radians alike; math.ldexp(x, i): x * 2.0 ** i)
 
 Only calls on differentiated values come here (the normalizer keeps the others as written).
 Each rewrite gives the value Python gives, added or multiplied in Python's order.
@@ -218,6 +220,32 @@ def _dist(w):
                       A=w.fresh("_p"), B=w.fresh("_q"), P=p, Q=q)
 
 
+def _log(w):
+    """math.log(x, base) as CPython computes it: log(x) / log(base)."""
+    x, base = w.arguments("x", "base")
+    if base is None:
+        return None  # (the registry's log)
+    return quote.expr("math.log(X) / math.log(BASE)", X=x, BASE=base)
+
+
+def _degrees(w):
+    (x,) = w.arguments("x")
+    return quote.expr("X * (180.0 / math.pi)", X=x)  # (CPython's constant: 180 / pi, rounded once)
+
+
+def _radians(w):
+    (x,) = w.arguments("x")
+    return quote.expr("X * (math.pi / 180.0)", X=x)
+
+
+def _ldexp(w):
+    x, i = w.arguments("x", "i", required=2)
+    if w.norm.expr_varied(i):
+        raise w.fail("the exponent of `math.ldexp` is an int: it cannot be differentiated",
+                     "Differentiate the mantissa only, or write x * 2.0 ** e.")
+    return quote.expr("X * 2.0 ** I", X=x, I=i)
+
+
 def _fsum(w):
     raise w.fail("`math.fsum` on differentiated values cannot be differentiated (its exactly rounded value "
                  "is no sum the transformer writes)", "Use `sum(xs)` (or np.sum), which adds in order.")
@@ -225,7 +253,8 @@ def _fsum(w):
 
 _RULES = {builtins.sum: _sum, builtins.max: _extreme(">", "_max"), builtins.min: _extreme("<", "_min"),
           builtins.sorted: _sorted, builtins.reversed: _reversed, builtins.divmod: _divmod,
-          math.prod: _prod, math.dist: _dist, math.fsum: _fsum}
+          math.prod: _prod, math.dist: _dist, math.fsum: _fsum, math.log: _log, math.degrees: _degrees,
+          math.radians: _radians, math.ldexp: _ldexp}
 
 
 # -- loops over zip / enumerate / reversed, nested ----------------------------------------------
