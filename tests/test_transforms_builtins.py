@@ -215,3 +215,5 @@ def test_saved_and_jit(tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         np.testing.assert_allclose(dt.grad(sum_generator, jit=True)(X), 2 * X, rtol=1e-15)
+        np.testing.assert_array_equal(dt.grad(max_iterable, jit=True)(X), dt.grad(max_iterable)(X))
+        np.testing.assert_array_equal(dt.grad(sorted_values, jit="fallback")(X), expected)  # (lists: uncompiled)

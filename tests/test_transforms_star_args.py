@@ -103,3 +103,14 @@ def test_refused_loudly(fn, args, words):
     with pytest.raises(dt.TransformError, match=r"test_transforms_star_args.py:\d+") as info:
         dt.grad(fn)(*args)
     assert words in str(info.value)
+
+
+def test_jit_falls_back_loudly():
+    import warnings
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = dt.grad(keyword_calls, jit="fallback")(X)
+    np.testing.assert_array_equal(got, dt.grad(keyword_calls)(X))
+    assert any("numba cannot compile" in str(w.message) and "scaled" in str(w.message) for w in caught)
+    with pytest.raises(dt.TransformError, match="numba cannot compile"):
+        dt.grad(keyword_calls, jit=True)(X)
