@@ -217,3 +217,14 @@ def test_saved_and_jit(tmp_path):
         np.testing.assert_allclose(dt.grad(sum_generator, jit=True)(X), 2 * X, rtol=1e-15)
         np.testing.assert_array_equal(dt.grad(max_iterable, jit=True)(X), dt.grad(max_iterable)(X))
         np.testing.assert_array_equal(dt.grad(sorted_values, jit="fallback")(X), expected)  # (lists: uncompiled)
+
+
+def inactive_math_log(x):
+    r1 = math.log(1.5 + 0.886 * 0.886, 2.0 + (0.58 * 1.37) * (0.58 * 1.37))
+    return 1.699 + np.sum(x) + r1
+
+
+def test_traced_code_keeps_math_log_with_a_base():
+    # (the checker's shrunk program: the traced version respelled it np.log(a, b), b being `out`)
+    report = check_modes(inactive_math_log, [np.array([-0.735, -0.0])])
+    assert not report.refused and not report.failures

@@ -212,6 +212,9 @@ class RespellTraced(ast.NodeTransformer):
         func = node.func
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
             name = traced_spelling(func.value.id, func.attr)
+            ufunc = getattr(np, name[3:], None) if name is not None and name.startswith("np.") else None
+            if func.value.id == "math" and isinstance(ufunc, np.ufunc) and (len(node.args) != ufunc.nin or node.keywords):
+                name = None  # math.log(x, base): np.log's second argument is `out`
             if name is not None:
                 node.func = ast.Name(id=name, ctx=ast.Load()) if "." not in name else ast.Attribute(
                     value=ast.Name(id="np", ctx=ast.Load()), attr=name[3:], ctx=ast.Load())
