@@ -228,3 +228,12 @@ def test_traced_code_keeps_math_log_with_a_base():
     # (the checker's shrunk program: the traced version respelled it np.log(a, b), b being `out`)
     report = check_modes(inactive_math_log, [np.array([-0.735, -0.0])])
     assert not report.refused and not report.failures
+
+
+def generator_over_its_own_name(x):
+    v = x * 2.0
+    return sum(v * v for v in v) + max(v for v in v)
+
+
+def test_generator_iterates_over_the_outer_name():
+    np.testing.assert_allclose(dt.grad(generator_over_its_own_name)(X), 8.0 * X + [0.0, 0.0, 2.0], rtol=1e-15)

@@ -131,10 +131,15 @@ _GENERATED = frozenset({"_k", "_stack", "_dstack"})
 
 
 def _renamed(node, renames):
-    """A copy of `node` with the names in `renames` renamed (loads and stores)."""
+    """A copy of the comprehension `node` with the names in `renames` renamed (loads and
+    stores), except in the first generator's iterable: Python evaluates it in the enclosing
+    scope (`sum(v for v in v)` iterates over the outer `v`)."""
     node = syntax.copy(node)
-    for x in syntax.walk(node):
-        if isinstance(x, n.Name) and x.id in renames:
+    outer = node.generators[0].iter
+    inner = [x for x in syntax.walk(node) if x is not outer]
+    skip = {id(x) for x in syntax.walk(outer)}
+    for x in inner:
+        if isinstance(x, n.Name) and x.id in renames and id(x) not in skip:
             x.id = renames[x.id]
     return node
 
@@ -297,6 +302,8 @@ def _call_of(normalizer, node, fns):
 def _needs_flat(normalizer, it):
     if not _call_of(normalizer, it, _ITERATORS):
         return False
+    if normalizer.resolve(it.func) is builtins.reversed and it.args and _call_of(normalizer, it.args[0], (builtins.range,)):
+        return False  # (reversed(range(n)): the normalizer reads it as it always has)
     if normalizer.resolve(it.func) is builtins.reversed or len(it.args) > 1 or it.keywords:
         return True  # (enumerate's start)
     return any(_call_of(normalizer, a, _ITERATORS) for a in it.args)
