@@ -24,7 +24,8 @@ _MATH_UNARY = ("math.log2(1.5 + {a} * {a})", "math.log10(1.5 + {a} * {a})", "mat
                "math.erfc({a})", "math.expm1({a})", "math.log1p({a} * {a})", "math.exp2({a})",
                "math.cbrt(2.0 + {a} * {a})", "math.gamma(1.5 + {a} * {a})", "math.lgamma(1.5 + {a} * {a})",
                "math.atan({a})", "math.sqrt(1.0 + {a} * {a})")
-_MATH_BINARY = ("math.hypot({a}, {b})", "math.atan2({a}, 2.0 + {b} * {b})", "math.pow(1.5 + {a} * {a}, {b})",
+_MATH_BINARY = ("math.hypot({a}, 1.0 + {b} * {b})",  # (hypot(0, 0) has no derivative)
+                "math.atan2({a}, 2.0 + {b} * {b})", "math.pow(1.5 + {a} * {a}, {b})",
                 "math.prod([{a}, {b}])", "math.dist([{a}, {b}], [{b}, 0.5])",
                 "math.log(1.5 + {a} * {a}, 2.0 + {b} * {b})", "math.degrees({a}) * math.radians({b})")
 
