@@ -146,7 +146,6 @@ def test_loop_over_an_array_the_body_rebinds():
 
 
 @pytest.mark.parametrize("f, what", [
-    (fns.uses_sorted, r"the call of `sorted`.* cannot be differentiated"),
     (fns.uses_eval, r"`eval\(...\)` reads or runs code by name"),
     (fns.uses_full, r"the call of `np.full`.* cannot be differentiated"),
     (fns.calls_appender, r"`appends` changes its argument `xs` in place \(`xs.append\(v\)`\)"),
@@ -158,6 +157,12 @@ def test_unknown_callables_and_mutating_helpers_are_refused(f, what):
     # if the list did not change: all gave a zero gradient without a word
     with pytest.raises(TransformError, match=rf"issue9_reverse_functions.py:\d+ in {f.__name__}: {what}.*\n  \S"):
         dt.grad(f)(1.3)
+
+
+def test_sorted_follows_its_values():
+    # (refused above before sorted was written out: the derivative follows the permutation)
+    assert dt.grad(fns.uses_sorted)(1.3) == 1.0
+    assert dt.grad(fns.uses_sorted)(-1.3) == 2.0
 
 
 def test_a_helper_writing_into_its_own_copy_is_not_refused():

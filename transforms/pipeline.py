@@ -20,6 +20,7 @@ function called by the transformed one gets its own helper function through the 
 import functools
 import sys
 
+from .calls import star_args
 from .codegen import emit
 from .forward.helper_rules import ForwardNormalizer
 from .forward.sweep import Forward
@@ -98,6 +99,7 @@ def params_of(fn_node):
 def front_end(fn, wrt, api, normalizer=Normalizer, kinds=None, module=None):
     """The stages from a Python function to the IR, in order."""
     info = FunctionInfo(fn, api)                                    # read the source
+    star_args.specialize(info, lambda where, what, fix: error(api, info, where, what, fix))  # *args: per call shape
     check_supported(info, api)                                      # refuse what cannot be followed
     node = info.node
     desugar_walrus(node, lambda where, what, fix: error(api, info, where, what, fix))

@@ -19,6 +19,7 @@ from dualtape.core.dtypes import as_numpy_dtype
 from dualtape.core.registry import NOT_DIFFERENTIABLE, Primitive
 
 from ..ir import syntax
+from ..runtime.lists import sorted_order
 from . import compositions
 from .checks import VariadicError, refuse_unread, refuse_unread_keywords
 from ..ir.syntax import nodes as n
@@ -30,6 +31,9 @@ MATH_TO_DNP = {
     "atan": "arctan", "atan2": "arctan2", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh",
     "exp": "exp", "log": "log", "log1p": "log1p", "expm1": "expm1", "sqrt": "sqrt",
     "fabs": "abs", "pow": "power", "floor": "floor", "ceil": "ceil",
+    "log2": "log2", "log10": "log10", "exp2": "exp2", "cbrt": "cbrt", "hypot": "hypot",
+    "copysign": "copysign", "fmod": "fmod",
+    "erf": "erf", "erfc": "erfc", "gamma": "gamma", "lgamma": "gammaln",
 }
 
 # Calls whose result never carries a gradient (ints, bools, shapes, indices).
@@ -39,8 +43,8 @@ NONDIFF_NUMPY = {np.shape, np.ndim, np.size, np.argmax, np.argmin, np.argsort, n
                  np.ones, np.zeros_like, np.ones_like, np.arange, np.linspace, np.eye,
                  np.empty, np.empty_like, np.full, np.sign, np.isnan, np.isfinite, np.floor,
                  np.ceil, np.round, np.greater, np.less, np.equal, np.nonzero, np.count_nonzero,
-                 math.floor, math.ceil, math.isnan, math.isfinite, dnp.shape, dnp.ndim, dnp.size,
-                 dnp.ones_like, dnp.zeros_like}
+                 math.floor, math.ceil, math.trunc, math.isnan, math.isfinite, math.isinf, math.isclose, dnp.shape, dnp.ndim, dnp.size,
+                 dnp.ones_like, dnp.zeros_like, sorted_order}
 NONDIFF_ATTRS = {"shape", "ndim", "size", "dtype"}
 _MATH_TO_DNP = MATH_TO_DNP  # (the old name, for codegen/emit until it reads `MATH_TO_DNP`)
 

@@ -22,7 +22,7 @@ import inspect
 import numpy as np
 
 from ..ir import syntax
-from . import compositions
+from . import builtins as builtin_calls, compositions
 from ..ir.syntax import nodes as n
 from ..templates import quote
 
@@ -30,6 +30,9 @@ from ..templates import quote
 def rewrite(normalizer, obj, call, out, s):
     """The node holding the value of a call the normalizer writes out, after emitting its
     statements into `out`; None for any other call."""
+    written = builtin_calls.rewrite(normalizer, obj, call, out, s)  # sum(xs), max(xs), sorted(xs), ...
+    if written is not None:
+        return written
     if obj is np.piecewise:
         return _piecewise(normalizer, call, out, s)
     if obj in _SPLITS:

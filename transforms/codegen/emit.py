@@ -13,6 +13,8 @@ import linecache
 import tokenize
 import weakref
 
+import numpy as np
+
 from dualtape.core.scipy_hints import numpy_twin
 
 from ..ir import syntax
@@ -213,6 +215,9 @@ class RespellTraced(ast.NodeTransformer):
         func = node.func
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
             name = traced_spelling(func.value.id, func.attr)
+            ufunc = getattr(np, name[3:], None) if name is not None and name.startswith("np.") else None
+            if func.value.id == "math" and isinstance(ufunc, np.ufunc) and (len(node.args) != ufunc.nin or node.keywords):
+                name = None  # math.log(x, base): np.log's second argument is `out`
             if name is not None:
                 node.func = ast.Name(id=name, ctx=ast.Load()) if "." not in name else ast.Attribute(
                     value=ast.Name(id="np", ctx=ast.Load()), attr=name[3:], ctx=ast.Load())
@@ -238,7 +243,7 @@ def traced_spelling(module, attr):
     `np.copy` and `np.array`), or None where it stays."""
     if module == "math":
         name = opmap.MATH_TO_DNP.get(attr)
-        return f"np.{name}" if name and name != "abs" else None
+        return f"np.{name}" if name and name != "abs" and hasattr(np, name) else None  # (math.erf: dnp's only)
     if module == "np" and attr in ("copy", "array"):
         return "copy_of"
     return None

@@ -13,7 +13,7 @@ import builtins
 import numpy as np
 
 from ..ir import syntax
-from ..calls import odeint as odeint_calls, opmap
+from ..calls import builtins as builtin_calls, odeint as odeint_calls, opmap
 from ..ir.syntax import nodes as n
 from ..ir.nodes import For, If, Op, Primal, SetItem, Stmt, While, is_name  # noqa: F401 (re-exported)
 from .normalize_expr import Expressions
@@ -375,6 +375,9 @@ class Normalizer(Expressions):
         flag = getattr(s, "_dualtape_break", None)
         if not self._writes_varied(s):
             return self._primal(s, out)
+        flat = builtin_calls.flat_loop(self, s, out)  # zip / enumerate / reversed nested, enumerate's start
+        if flat is not None:
+            s = flat
         it = s.iter
         obj = self.resolve(it.func) if isinstance(it, n.Call) else None
         if obj is builtins.range and isinstance(s.target, n.Name):

@@ -11,7 +11,7 @@ import inspect
 import numpy as np
 
 from ..ir import syntax
-from ..calls import rewrites as call_rewrites, opmap
+from ..calls import rewrites as call_rewrites, opmap, star_args
 from .. import runtime
 from ..ir.syntax import nodes as n
 from .expr_atoms import array_as_stack, is_pad_pairs, is_simple, name_hint
@@ -289,6 +289,10 @@ class Expressions:
         line, text = self.loc(s)
         obj = self.resolve(e.func)
         func_src = syntax.unparse(e.func)
+        spread = star_args.spread(self, e)  # g(*[a, b]), g(**{"k": v}): the items written out
+        if spread is not None:
+            return self.expr(spread, out, s, target)
+        obj = star_args.specialized(obj, e) or obj  # def g(*args, **kw): its version for this call
         if any(isinstance(a, n.Starred) for a in e.args) or any(k.arg is None for k in e.keywords):
             raise self.fail(s, f"`*args` / `**kwargs` in the call of {func_src} on differentiated values",
                             "Pass each argument by name or position.")

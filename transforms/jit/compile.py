@@ -34,6 +34,7 @@ from ..runtime.names import RUNTIME_HELPERS
 from .stacks import StackProbe, jit_functions, positional_functions, probe_functions
 from ..frontend.parse import TransformError
 from ..runtime import shape_of
+from ..calls.star_args import has_star_parameters
 from ..codegen.tracebacks import name_user_lines
 
 _FAST_TYPES = (float, int, bool, np.float64, np.int64)  # scalars: their type is the whole key
@@ -144,7 +145,8 @@ class _Entry:
             value = namespace.get(used)
             if inspect.isfunction(value) and value.__module__ not in ("dualtape.transforms.jit.runtime",) \
                     and not getattr(value, "__module__", "").startswith(("numba", "numpy", "dualtape")) \
-                    and value.__name__ != "<lambda>" and used != name:
+                    and value.__name__ != "<lambda>" and used != name \
+                    and not has_star_parameters(value):  # (numba compiles no *args / **kwargs: a typing error)
                 namespace[used] = numba.njit(value)
         compiled = numba.njit(python)
         try:

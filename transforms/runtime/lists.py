@@ -137,3 +137,9 @@ def sequence_tangent(t, xs, axis, kind, batched):
     else:
         items = [np.broadcast_to(d, np.shape(x)) for d, x in zip(items, xs)]
     return np.stack(items, axis) if kind == "stack" else np.concatenate(items, axis)
+
+
+def sorted_order(items, reverse=False):
+    """The positions of `items` in the order `sorted(items, reverse=reverse)` puts them (a
+    stable sort by Python's comparisons, as sorted's): sorted(xs) is [xs[k] for k in it]."""
+    return sorted(range(len(items)), key=items.__getitem__, reverse=reverse)
