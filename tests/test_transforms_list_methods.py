@@ -64,7 +64,27 @@ def scalars_in_a_while(h, w):
     return np.sum(np.stack(acc) ** 2)
 
 
-CASES = [appended_then_stacked, appended_in_a_branch, every_method, popped_with_a_variable_index, scalars_in_a_while]
+def vstacked(h, w):
+    rows = []
+    for i in range(2):
+        rows.append(h * w[i:i + 2])  # 1-d items are rows
+    rows.append(np.outer(w[:2], w[1:]) * h)  # a 2-d item brings its rows
+    return np.sum(np.vstack(rows) ** 2 * np.arange(8.0).reshape(4, 2))
+
+
+def unpacked_parts(w):
+    return w[:2], w[1:] * 2.0, np.sin(w[::2])
+
+
+def zipped_from_a_call(h, w):
+    total = []
+    for a, b, c in zip(*unpacked_parts(w)):
+        total.append(h * a * b + c)
+    return np.sum(np.vstack(total))
+
+
+CASES = [appended_then_stacked, appended_in_a_branch, every_method, popped_with_a_variable_index, scalars_in_a_while,
+         vstacked, zipped_from_a_call]
 
 
 @pytest.mark.parametrize("f", CASES, ids=[f.__name__ for f in CASES])
@@ -77,6 +97,9 @@ def test_every_mode_agrees(f):
 def test_gradient_matches_the_tape():
     args = (0.7, np.array([0.3, -0.2, 1.1]))
     np.testing.assert_allclose(dt.grad(every_method)(*args), dualtape.grad(every_method)(*args), rtol=1e-12)
+    for f in (vstacked, zipped_from_a_call):
+        for got, want in zip(dt.grad(f, argnums=(0, 1))(*args), dualtape.grad(f, argnums=(0, 1))(*args)):
+            np.testing.assert_allclose(got, want, rtol=1e-12)
 
 
 def into_a_parameter(xs, x):

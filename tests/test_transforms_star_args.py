@@ -7,6 +7,7 @@ import pytest
 
 import dualtape.transforms as dt
 from dualtape.testing import check_modes
+from dualtape.transforms import TransformError
 
 X = np.array([0.3, 0.7, 1.2])
 
@@ -114,3 +115,21 @@ def test_jit_falls_back_loudly():
     assert any("numba cannot compile" in str(w.message) and "scaled" in str(w.message) for w in caught)
     with pytest.raises(dt.TransformError, match="numba cannot compile"):
         dt.grad(keyword_calls, jit=True)(X)
+
+
+def parts_of_two_lengths(w):
+    if w[0] > 0:
+        return w[:1], w[1:]
+    return w[:1], w[1:], w
+
+
+def zipped_from_a_call_of_unknown_length(w):
+    s = 0.0
+    for items in zip(*parts_of_two_lengths(w)):
+        s = s + np.sum(items[0])
+    return s
+
+
+def test_zip_of_a_call_whose_returns_differ_in_length_is_refused():
+    with pytest.raises(TransformError, match=r"`\*args` / `\*\*kwargs` in the call of zip"):
+        dt.grad(zipped_from_a_call_of_unknown_length)(np.array([0.5, 1.0]))

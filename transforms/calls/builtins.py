@@ -271,7 +271,10 @@ def flat_loop(normalizer, s, out):
     """`for i, (a, b) in enumerate(zip(x, y), 1)` as `for i, a, b in zip(range(1, 1 + len(x)), x, y)`:
     one zip of sequences, which the normalizer indexes (zip stops at the shortest, as Python's).
     None for a loop it already reads (a zip or enumerate of sequences, without `start`)."""
-    spread = star_args.spread(normalizer, s.iter) if isinstance(s.iter, n.Call) else None  # zip(*rows)
+    spread = None
+    if isinstance(s.iter, n.Call):  # zip(*rows), zip(*unpack(params))
+        held = star_args.starred_results(normalizer, s.iter, out, s)
+        spread = star_args.spread(normalizer, held) or (held if held is not s.iter else None)
     if spread is not None:
         s = _loop_like(s, s.target, spread)
     if not _needs_flat(normalizer, s.iter):

@@ -25,6 +25,7 @@ from ..ir.syntax import nodes as n
 from ..templates import quote
 from . import opmap
 from .opmap import is_user_function
+from ..frontend.parse import source_tree
 
 # -- call sites ------------------------------------------------------------------------------
 
@@ -79,6 +80,43 @@ def _items(normalizer, seq):
     if isinstance(seq, n.Name) and seq.id in normalizer.fixed_lists():
         return [quote.expr("E[K]", E=seq.id, K=k) for k in range(normalizer.fixed_lists()[seq.id])]
     return None
+
+
+def starred_results(normalizer, call, out, s):
+    """`call` with each `*g(...)` of a user function g whose every `return` is a tuple display
+    of the same length L evaluated once, into a name (`_g = g(...)`), and spread as
+    `*(_g[0], ..., _g[L-1])`; `call` itself when it has none (`zip(*unpack(params))`)."""
+    args = list(call.args)
+    for i, a in enumerate(args):
+        if isinstance(a, n.Starred) and isinstance(a.value, n.Call):
+            length = returned_length(normalizer.resolve(a.value.func))
+            if length is not None:
+                held = normalizer.expr(a.value, out, s)
+                args[i] = n.Starred(value=n.Tuple(elts=[quote.expr("E[K]", E=held, K=k) for k in range(length)],
+                                                  ctx=n.Load()), ctx=n.Load())
+    return call if args == call.args else n.Call(func=call.func, args=args, keywords=call.keywords)
+
+
+def returned_length(fn):
+    """L when every `return` of the user function `fn` returns a tuple display of L items
+    (no starred item), else None."""
+    if not is_user_function(fn) or has_star_parameters(fn):
+        return None
+    try:
+        tree = source_tree(fn).body[0]
+    except (OSError, TypeError, SyntaxError, IndexError):
+        return None
+    returns, todo = [], list(tree.body)
+    while todo:  # (the function's own returns: not those of functions or lambdas it defines)
+        node = todo.pop()
+        if isinstance(node, (n.FunctionDef, n.AsyncFunctionDef, n.Lambda, n.ClassDef)):
+            continue
+        if isinstance(node, n.Return):
+            returns.append(node.value)
+        todo.extend(syntax.iter_child_nodes(node))
+    lengths = {len(v.elts) if isinstance(v, n.Tuple) and not any(isinstance(e, n.Starred) for e in v.elts)
+               else None for v in returns}
+    return lengths.pop() if len(lengths) == 1 else None
 
 
 # -- user functions with *args / **kwargs ------------------------------------------------------

@@ -10,7 +10,7 @@ from ..ir import syntax
 from ..ir.syntax import nodes as n
 from ..ir.nodes import Op
 
-SEQUENCE_FUNCTIONS = {np.stack: "stack", np.concatenate: "concatenate"}
+SEQUENCE_FUNCTIONS = {np.stack: "stack", np.concatenate: "concatenate", np.vstack: "vstack"}
 
 
 def sequence_call(norm, obj, e, out, s, target):
@@ -24,6 +24,9 @@ def sequence_call(norm, obj, e, out, s, target):
             or not norm.expr_varied(e.args[0])):
         return None
     keywords = {k.arg: k.value for k in e.keywords}
+    if kind == "vstack" and (len(e.args) > 1 or keywords):
+        raise norm.fail(s, "`np.vstack` of a list held by a name takes the list only",
+                        "Call it as np.vstack(ys).")
     if len(e.args) > 2 or set(keywords) - {"axis"} or (len(e.args) == 2 and keywords):
         raise norm.fail(s, f"`np.{kind}` of a list held by a name takes the list and `axis` only",
                         f"Call it as np.{kind}(ys, axis=0).")
@@ -35,7 +38,7 @@ def sequence_call(norm, obj, e, out, s, target):
     seq = norm.expr(e.args[0], out, s)  # `np.stack(ys[1:] + zs)`: the list as a name first
     name = target or norm.fresh(f"{kind}_{seq.id}")
     call = n.Call(func=syntax.copy(e.func), args=[syntax.copy(seq)],
-                  keywords=[n.keyword(arg="axis", value=syntax.copy(axis))])
+                  keywords=[] if kind == "vstack" else [n.keyword(arg="axis", value=syntax.copy(axis))])
     norm._emit(Op(target=name, kind="sequence", expr=call, args=[syntax.copy(seq)], line=line, text=text,
                   static={"axis": axis}, container=kind), out)
     return syntax.name(name)

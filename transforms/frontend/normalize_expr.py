@@ -289,6 +289,7 @@ class Expressions:
         line, text = self.loc(s)
         obj = self.resolve(e.func)
         func_src = syntax.unparse(e.func)
+        e = star_args.starred_results(self, e, out, s)  # zip(*unpack(params)): the result held, spread
         spread = star_args.spread(self, e)  # g(*[a, b]), g(**{"k": v}): the items written out
         if spread is not None:
             return self.expr(spread, out, s, target)

@@ -117,10 +117,14 @@ def bt(t, ans):
 
 
 def sequence_adjoint(g, xs, axis, kind):
-    """The adjoint of the list `xs` in `np.stack(xs, axis)` or `np.concatenate(xs, axis)`
-    (kind "stack" or "concatenate"): one piece of `g` per item, shaped like the item."""
+    """The adjoint of the list `xs` in `np.stack(xs, axis)`, `np.concatenate(xs, axis)` or
+    `np.vstack(xs)` (kind "stack", "concatenate" or "vstack"): one piece of `g` per item, shaped
+    like the item."""
     if kind == "stack":
         return [np.reshape(np.take(g, i, axis=axis), np.shape(x)) for i, x in enumerate(xs)]
+    if kind == "vstack":  # (the items as rows: a 1-d item is one row)
+        ends = np.cumsum([np.shape(x)[0] if np.ndim(x) >= 2 else 1 for x in xs])
+        return [np.reshape(piece, np.shape(x)) for piece, x in zip(np.split(g, ends[:-1], axis=0), xs)]
     ends = np.cumsum([np.shape(x)[axis] for x in xs])
     return list(np.split(g, ends[:-1], axis=axis))
 
@@ -136,6 +140,10 @@ def sequence_tangent(t, xs, axis, kind, batched):
         axis = axis + 1 if axis >= 0 else axis
     else:
         items = [np.broadcast_to(d, np.shape(x)) for d, x in zip(items, xs)]
+    if kind == "vstack":  # (each item's tangent as its rows, after the direction axis if any)
+        lead = np.shape(items[0])[:1] if batched else ()
+        items = [np.reshape(d, lead + (1,) * max(0, 2 - np.ndim(x)) + np.shape(x)) for d, x in zip(items, xs)]
+        return np.concatenate(items, 1 if batched else 0)
     return np.stack(items, axis) if kind == "stack" else np.concatenate(items, axis)
 
 
