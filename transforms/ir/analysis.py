@@ -20,6 +20,7 @@ from dualtape.core.traced import number_argument
 
 from . import syntax
 from .syntax import nodes as n
+from ..frontend.function_values import FunctionKind, is_function_value
 from .nodes import For, If, Op, Primal, SetItem, While, is_name
 
 
@@ -156,6 +157,8 @@ def value_kind(value):
     "traced number" for one that a functional transform made from a Python number argument."""
     if isinstance(value, Traced):
         return "traced number" if number_argument(value) else "traced"
+    if is_function_value(value):  # not differentiated: a version per function (frontend/functions.py)
+        return FunctionKind(value)
     if isinstance(value, (bool, numbers.Number, np.generic)) and not isinstance(value, complex):
         return "scalar"
     return "array"
@@ -233,6 +236,10 @@ class Kinds:
             return self.expr_kind(e.operand)
         if isinstance(e, n.Attribute) and isinstance(e.value, n.Name) and e.value.id == "math":
             return "scalar"
+        if isinstance(e, n.Attribute) and isinstance(e.value, n.Name) and e.value.id not in self.locals:
+            obj = getattr(self.namespace.get(e.value.id, np if e.value.id == "np" else None), e.attr, None)
+            if is_function_value(obj):  # np.tanh passed to a user function
+                return FunctionKind(obj)
         if isinstance(e, n.Call):
             f = e.func
             if isinstance(f, n.Attribute) and isinstance(f.value, n.Name) and f.value.id == "math":

@@ -1,0 +1,352 @@
+"""Functions as values in a transformed function, read before anything else.
+
+    def f(x, act=np.tanh):           a function-valued parameter: the version per argument
+        w = 2.0 * x                  types is a version per function passed (its kind is a
+        def g(v):                    FunctionKind, function_values.py): `act(x)` is read as
+            return v * w             `np.tanh(x)`, `relu(x)`, ...
+        h = lambda v: np.sin(v)      nested functions and lambdas are lifted: module-level
+        a = act                      functions whose free variables that are f's locals
+        return np.sum(g(x) + h(a(x)))    become parameters passed at each call, so the callee
+                                     sees their values at the call, as a closure does
+
+A variable bound once to a known function (`a = act`, `a = relu`, `a = np.tanh`) is read
+as that function. Each call of a lifted function becomes a call of a user function, which
+the transformer differentiates through its helper (`g_vjp`, `g_jvp`). A lifted function
+without free locals, a global function and a parameter's function may be passed to a user
+function (which is specialized on it in turn).
+
+Refused, each with its line and a fix: `nonlocal` / `global` in a nested function, a nested
+function that calls itself, `yield`, a function value that escapes otherwise (returned,
+stored), a variable bound to functions more than once, a function-valued parameter in `wrt`.
+"""
+
+import inspect
+
+import numpy as np
+
+from ..ir import syntax
+from ..ir.naming import unused_name
+from ..ir.syntax import nodes as n
+from .function_values import FunctionKind, is_function_value, lift
+
+
+class Static:
+    """A function known from the source or the argument kinds: called as `spelling(args,
+    *extras)` (`keywords`: extras passed by name), or, for a stub, as its first argument."""
+
+    def __init__(self, spelling, extras=(), keywords=False, stub=False):
+        self.spelling, self.extras, self.keywords, self.stub = spelling, list(extras), keywords, stub
+
+
+def params_of(fn_node):
+    args = fn_node.args
+    return [a.id for a in args.posonlyargs + args.args + args.kwonlyargs]
+
+
+def function_values(info, api, fail, kinds=None, module=None, wrt=()):
+    """Rewrite `info.node` so that no function value is left: see the module's doc."""
+    FunctionValues(info, api, fail, kinds or {}, module, wrt).run()
+
+
+def _called_names(node):
+    return {c.func.id for c in syntax.walk(node) if isinstance(c, n.Call) and isinstance(c.func, n.Name)}
+
+
+class FunctionValues:
+
+    def __init__(self, info, api, fail, kinds, module, wrt):
+        self.info, self.api, self.fail, self.kinds, self.module, self.wrt = info, api, fail, kinds, module, wrt
+        self.node = info.node
+        self.params = params_of(self.node)
+        self.defs = {}  # name -> (FunctionDef, the statement binding it)
+        self.bindings = {}  # name -> Static
+        self.lifting = set()
+        self.namespace = None  # the lifted functions' globals (made on the first one)
+
+    # -- finding them ---------------------------------------------------------------------
+    def run(self):
+        node = self.node
+        nested = any(isinstance(x, (n.FunctionDef, n.Lambda, n.AsyncFunctionDef)) for x in syntax.walk(node)
+                     if x is not node)
+        stores = syntax.store_names(node)
+        called = _called_names(node) & (set(self.params) | stores)
+        function_params = [p for p in self.params if isinstance(self.kinds.get(p), FunctionKind)]
+        if not (nested or called or function_params):
+            return
+        self.locals = set(self.params) | stores
+        self.counts = self._binding_counts(node)
+        for p in self.params:
+            self._bind_parameter(p, p in called and p not in stores)
+        self._collect(node.body)
+        for name in list(self.defs):
+            self._lift(name)
+        node.body = self._rewrite_block(node.body, set())
+
+    def _binding_counts(self, node):
+        counts = {}
+        for x in syntax.walk(node):
+            if x is node:
+                continue
+            if isinstance(x, n.Name) and isinstance(x.ctx, n.Store):
+                counts[x.id] = counts.get(x.id, 0) + 1
+            elif isinstance(x, (n.FunctionDef, n.AsyncFunctionDef)):
+                counts[x.name] = counts.get(x.name, 0) + 1
+        return counts
+
+    def _bind_parameter(self, p, called):
+        kind = self.kinds.get(p)
+        default = inspect.signature(self.info.fn).parameters[p].default if called else None
+        if isinstance(kind, FunctionKind):
+            fn = kind.fn
+        elif called and (kind is None or self.module is not None and self.module.defer) and is_function_value(default):
+            fn = default  # (not passed by the caller, or the general version: the default)
+        elif called and self.module is not None and self.module.defer:
+            # no function to read: .source asks for arguments (the versions per call work)
+            self.module.deferred.append(self.fail(self.node, f"the parameter `{p}` is called as a function, "
+                                                  "and the version for any arguments cannot know which",
+                                                  "Use .source_for(*args) to see the version for a call."))
+            self.bindings[p] = Static(None, stub=True)
+            return
+        else:
+            return
+        if p in self.wrt:
+            raise self.fail(self.node, f"the parameter `{p}` holds a function ({_name_of(fn)}), which cannot be "
+                            "differentiated", f"Leave `{p}` out of wrt / argnums: the transformer specializes on it.")
+        self.bindings[p] = Static(self._spell(fn, p))
+
+    def _collect(self, body):
+        """The nested functions, lambdas and function aliases bound by statements of `body`."""
+        for s in body:
+            if isinstance(s, n.AsyncFunctionDef):
+                raise self.fail(s, "a nested `async def` is not supported", "Differentiate a synchronous function.")
+            if isinstance(s, n.FunctionDef):
+                self._check_once(s.name, s)
+                if s.decorator_list:
+                    raise self.fail(s, f"the decorated nested function `{s.name}` cannot be transformed",
+                                    "Define it without decorators, or at module level.")
+                self.defs[s.name] = (s, s)
+                continue
+            if isinstance(s, n.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], n.Name):
+                target, value = s.targets[0].id, s.value
+                if isinstance(value, n.Lambda):
+                    self._check_once(target, s)
+                    self.defs[target] = (self._as_def(target, value, s), s)
+                    s._dualtape_function_alias = True
+                    continue
+                fn = self._known(value)
+                if fn is not None:
+                    self._check_once(target, s)
+                    self.bindings[target] = fn
+                    s._dualtape_function_alias = True
+                    continue
+            for field in ("body", "orelse"):
+                if isinstance(s, (n.If, n.For, n.While)):
+                    self._collect(getattr(s, field))
+
+    def _check_once(self, name, s):
+        if self.counts.get(name, 0) > 1 or name in self.params:
+            raise self.fail(s, f"`{name}` is bound to a function and bound again elsewhere in the function",
+                            "Give each function its own name (the transformer reads the function a name holds "
+                            "from the source).")
+
+    def _known(self, value):
+        """The Static a function expression names (`relu`, `np.tanh`, a parameter's function,
+        another nested function or alias), or None."""
+        if isinstance(value, n.Name) and value.id in self.bindings:
+            return self.bindings[value.id]
+        if isinstance(value, n.Name) and value.id in self.defs:
+            return self._lift(value.id)
+        if isinstance(value, (n.Name, n.Attribute)):
+            chain = value
+            while isinstance(chain, n.Attribute):
+                chain = chain.value
+            if isinstance(chain, n.Name) and chain.id not in self.locals:
+                from ..calls.opmap import resolve  # (the call resolution reads the front end's trees)
+                obj = resolve(value, self.locals, self.info.namespace)
+                if obj is not None and is_function_value(obj) and not isinstance(obj, type):
+                    return Static(syntax.copy(value))
+        return None
+
+    def _as_def(self, name, lam, s):
+        node = n.FunctionDef(name=name, args=lam.args, body=[n.Return(value=lam.body)], decorator_list=[],
+                             returns=None, type_comment=None, type_params=[])
+        for x in (node, node.body[0]):
+            x.lineno, x.col_offset = s.lineno, getattr(s, "col_offset", 0)
+        return node
+
+    # -- lifting ----------------------------------------------------------------------------
+    def _lift(self, name):
+        if name in self.bindings:
+            return self.bindings[name]
+        node, s = self.defs[name]
+        if name in self.lifting:
+            raise self.fail(s, f"the nested function `{name}` calls itself (directly or through another nested "
+                            "function), which the transformer cannot follow", "Define it at module level (recursion "
+                            "is refused there too: write it as a loop), or write the recursion as a loop.")
+        self.lifting.add(name)
+        for x in syntax.walk(node):
+            if isinstance(x, (n.Global, n.Nonlocal)):
+                raise self.fail(x, f"`{'global' if isinstance(x, n.Global) else 'nonlocal'}` in the nested "
+                                f"function `{name}` is not supported", "Return the value from the nested function "
+                                "instead of writing an enclosing variable.")
+            if isinstance(x, (n.Yield, n.YieldFrom)):
+                raise self.fail(x, f"the nested function `{name}` is a generator, which cannot be differentiated",
+                                "Return a value (a list) instead of yielding.")
+        own = set(params_of(node)) | {a.id for a in (node.args.vararg, node.args.kwarg) if a is not None}
+        own |= syntax.store_names(node) | {x.name for x in syntax.walk(node) if isinstance(x, n.FunctionDef)
+                                          and x is not node}
+        for d in node.args.defaults + node.args.kw_defaults:
+            if d is not None and syntax.load_names(d) & self.locals:
+                raise self.fail(node, f"a default of the nested function `{name}` reads a local variable",
+                                "Pass the value at the call instead.")
+        lifted = syntax.copy(node)
+        lifted.decorator_list = []
+        lifted.body = self._rewrite_block(lifted.body, own, top=False)
+        free = []
+        for x in syntax.walk(lifted):
+            if (isinstance(x, n.Name) and isinstance(x.ctx, n.Load) and x.id in self.locals and x.id not in own
+                    and x.id not in self.bindings and x.id not in self.defs and x.id not in free):
+                free.append(x.id)
+        if name in self.params:
+            raise self.fail(s, f"`{name}` is a parameter and a nested function", "Rename one of them.")
+        taken = (set(self.info.namespace) | self.locals | self.module_names()) - set(self.defs)
+        lifted.name = unused_name(name if name != "<lambda>" else "lambda_fn", taken | self._lifted_names())
+        keywords = bool(node.args.defaults or node.args.kwonlyargs)
+        extra = [n.Name(id=v, ctx=n.Param(), annotation=None, type_comment=None) for v in free]
+        if keywords:
+            lifted.args.kwonlyargs = lifted.args.kwonlyargs + extra
+            lifted.args.kw_defaults = lifted.args.kw_defaults + [None] * len(extra)
+        else:
+            lifted.args.args = lifted.args.args + extra
+        ns = self._namespace()
+        fn = lift(lifted, ns, self.info.filename, self.info.first_line, self.info.source_lines)
+        ns[lifted.name] = self.info.namespace[lifted.name] = fn
+        if self.module is not None:
+            self.module.namespace[lifted.name] = fn
+        static = self.bindings[name] = Static(syntax.name(lifted.name), free, keywords)
+        self.lifting.discard(name)
+        return static
+
+    def _lifted_names(self):
+        return {b.spelling.id for b in self.bindings.values() if isinstance(b.spelling, n.Name)}
+
+    def module_names(self):
+        return set(self.module.namespace) | self.module.user_names if self.module is not None else set()
+
+    def _namespace(self):
+        if self.namespace is None:
+            self.namespace = dict(self.info.namespace)
+        return self.namespace
+
+    def _spell(self, fn, hint):
+        """An expression naming `fn`: a global that holds it, `np.<name>`, or a new global."""
+        for k, v in self.info.namespace.items():
+            if v is fn and k not in self.locals and not k.startswith("__"):
+                return syntax.name(k)
+        name = getattr(fn, "__name__", None)
+        if (name and getattr(np, name, None) is fn and "np" not in self.locals
+                and self.info.namespace.get("np", np) is np):
+            return syntax.attribute("np", name)
+        alias = unused_name(f"{hint}_fn", set(self.info.namespace) | self.locals | self.module_names())
+        self.info.namespace[alias] = fn
+        self._namespace()[alias] = fn
+        if self.module is not None:
+            self.module.namespace[alias] = fn
+        return syntax.name(alias)
+
+    # -- rewriting --------------------------------------------------------------------------
+    def _rewrite_block(self, body, shadowed, top=True):
+        """`body` with calls of known functions rewritten; in f itself (`top`), the statements
+        that bind them go (they are read from the bindings)."""
+        rewriter = _Rewriter(self, shadowed, top)
+        out = [x for x in (rewriter.visit(s) for s in body) if x is not None]
+        return out or [n.Pass()]
+
+    def static(self, name, shadowed):
+        if name in shadowed:
+            return None
+        if name in self.defs and name not in self.bindings:
+            return self._lift(name)
+        return self.bindings.get(name)
+
+
+def _name_of(fn):
+    return getattr(fn, "__name__", type(fn).__name__)
+
+
+class _Rewriter(syntax.NodeTransformer):
+    """Calls of known functions spelled as calls of what they hold; other uses refused."""
+
+    def __init__(self, values, shadowed, top):
+        self.values, self.shadowed, self.top = values, shadowed, top
+
+    def visit_FunctionDef(self, node):
+        if self.top:
+            return n.Pass()  # (lifted: read from the bindings)
+        raise self.values.fail(node, f"the function `{node.name}` is nested in a nested function, which the "
+                               "transformer does not follow yet", "Define it in the outer function (or at module "
+                               "level), passing the values it reads as arguments.")
+
+    def visit_Lambda(self, node):
+        if self.top:
+            return node
+        raise self.values.fail(node, "a lambda inside a nested function is not supported by the transformer yet",
+                               "Define the lambda in the outer function (or a function at module level).")
+
+    def visit_Assign(self, node):
+        if self.top and getattr(node, "_dualtape_function_alias", False):
+            return n.Pass()
+        return self.generic_visit(node)
+
+    def visit_Call(self, node):
+        func = node.func
+        static = None
+        if isinstance(func, n.Lambda):
+            self.visit_Lambda(func)  # (refused in a nested function)
+            values = self.values
+            name = unused_name("lambda_fn", set(values.defs) | values.locals)
+            values.defs[name] = (values._as_def(name, func, node), node)
+            static = values._lift(name)
+        elif isinstance(func, n.Name):
+            static = self.values.static(func.id, self.shadowed)
+        node.args = [self._argument(a) for a in node.args]
+        for k in node.keywords:
+            k.value = self._argument(k.value)
+        if static is None:
+            node.func = self.visit(func)
+            return node
+        if static.stub:
+            return node.args[0] if node.args else syntax.constant(0.0)
+        node.func = syntax.copy(static.spelling)
+        extras = [syntax.name(v) for v in static.extras]
+        if static.keywords:
+            node.keywords = node.keywords + [n.keyword(arg=v, value=e) for v, e in zip(static.extras, extras)]
+        else:
+            node.args = node.args + extras
+        return node
+
+    def _argument(self, a):
+        if isinstance(a, n.Lambda):
+            self.visit_Lambda(a)
+            values = self.values
+            name = unused_name("lambda_fn", set(values.defs) | values.locals)
+            values.defs[name] = (values._as_def(name, a, a), a)
+            a = syntax.name(name)
+        if isinstance(a, n.Name) and isinstance(a.ctx, n.Load):
+            static = self.values.static(a.id, self.shadowed)
+            if static is not None:
+                if static.extras or static.stub:
+                    raise self.values.fail(a, f"the function `{a.id}` reads local variables ({', '.join(static.extras)}) "
+                                           "and is passed to another function, which the transformer cannot follow"
+                                           if not static.stub else f"the function-valued parameter `{a.id}` is "
+                                           "passed on", "Pass those values as arguments of the function instead.")
+                return syntax.copy(static.spelling)
+            return a
+        return self.visit(a)
+
+    def visit_Name(self, node):
+        if isinstance(node.ctx, n.Load) and self.values.static(node.id, self.shadowed) is not None:
+            raise self.values.fail(node, f"the function value `{node.id}` is used other than by calling it or "
+                                   "passing it to a function (returned, stored or compared), which the transformer "
+                                   "cannot follow", f"Call `{node.id}` where it is defined, or return its result.")
+        return node
