@@ -7,6 +7,7 @@ Every construct is checked against the tape in every mode and finite differences
 (dualtape.testing.check_modes), and by jacfwd, hessian and a saved module.
 """
 
+import functools
 import importlib.util
 import os
 import pathlib
@@ -102,11 +103,61 @@ def branch_def(x):
     return np.sum(y)
 
 
+def scaled(v, a, k=1.0):
+    return np.sin(v * a) * k
+
+
+def partials(x):
+    a = np.cos(x)
+    p = functools.partial(scaled, a, k=2.0)
+    q = functools.partial(np.power, x)
+    a = a * 3.0  # (the partial holds the value it was given)
+    return np.sum(p(x)) + np.sum(q(2.0))
+
+
+def choice(x, flag=True):
+    act = relu if flag else np.tanh
+    return np.sum(act(x))
+
+
+def choice_by_value(x):
+    act = relu if np.sum(x) > 1.0 else np.tanh
+    return np.sum(act(x) * x)
+
+
+def layers(x):
+    h = x
+    for act in (np.tanh, relu, lambda v: v * v):
+        h = act(h) * 1.5
+    return np.sum(h * act(h))
+
+
+def indexed(x):
+    acts = (np.tanh, relu)
+    return np.sum(acts[0](x) + acts[-1](x))
+
+
+def mapped(x):
+    total = 0.0
+    for v in map(relu, [x, x * x]):
+        total = total + np.sum(v)
+    ys = list(map(np.sin, [x, 2.0 * x]))
+    return total + np.sum(ys[0] * ys[1])
+
+
+def closure_map(x):
+    w = np.cos(x)
+    def g(v):
+        return v * w
+    zs = list(map(g, [x, x * 2.0]))
+    return np.sum(zs[0]) + np.sum(zs[1])
+
+
 X = np.array([0.1, 0.4, 0.7])
 W = np.arange(6.0).reshape(3, 2) / 7 - 0.3
 
 ONE_ARGUMENT = [closure, closure_in_loop, nested_calls, lambdas, lambda_passed, aliases, default_function,
-                with_relu, branch_def]
+                with_relu, branch_def, partials, choice, choice_by_value, layers, indexed, mapped, closure_map]
 
 
 @pytest.mark.parametrize("fn", ONE_ARGUMENT, ids=lambda f: f.__name__)
@@ -181,6 +232,19 @@ def rebinds(x):
     return np.sum(g(x))
 
 
+def loop_breaks(x):
+    for act in (np.sin, np.cos):
+        if np.sum(x) > 10.0:
+            break
+        x = act(x)
+    return np.sum(x)
+
+
+def indexed_by_value(x, i):
+    acts = (np.sin, np.cos)
+    return np.sum(acts[i](x))
+
+
 def generator(x):
     def g(v):
         yield v
@@ -193,6 +257,7 @@ def generator(x):
     (escapes, r"the function value `g` is used other than by calling it"),
     (rebinds, r"`g` is bound to a function and bound again"),
     (generator, r"the nested function `g` is a generator"),
+    (loop_breaks, r"`break` / `continue` in a loop over functions"),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_refusals_name_construct_line_and_fix(fn, match):
     with pytest.raises(TransformError, match=match):
@@ -206,7 +271,21 @@ GOLDEN_CASES = {
     "functions_argument_relu": (predict, (W, X, relu)),
     "functions_default": (predict, None),
     "functions_aliases": (aliases, None),
+    "functions_partial": (partials, None),
+    "functions_choice": (choice, None),
+    "functions_loop_over_functions": (layers, None),
+    "functions_map": (mapped, None),
 }
+
+
+def test_callee_chosen_by_a_runtime_index_is_refused():
+    with pytest.raises(TransformError, match=r"the function value `acts` is used other than by calling it"):
+        dt.grad(indexed_by_value)(X, 1)
+
+
+def test_choice_follows_the_flag():
+    np.testing.assert_allclose(dt.grad(choice)(X - 0.3, False), 1 - np.tanh(X - 0.3) ** 2, rtol=1e-14)
+    np.testing.assert_allclose(dt.grad(choice)(X - 0.3, True), (X - 0.3 >= 0.0) * 1.0, rtol=1e-14)
 
 
 @pytest.mark.parametrize("name", sorted(GOLDEN_CASES))

@@ -20,22 +20,51 @@ function that calls itself, `yield`, a function value that escapes otherwise (re
 stored), a variable bound to functions more than once, a function-valued parameter in `wrt`.
 """
 
+import functools
 import inspect
 
 import numpy as np
 
+from ..calls.opmap import resolve
 from ..ir import syntax
 from ..ir.naming import unused_name
 from ..ir.syntax import nodes as n
+from .function_loops import FunctionLoops, constant_indices
 from .function_values import FunctionKind, is_function_value, lift
 
 
 class Static:
-    """A function known from the source or the argument kinds: called as `spelling(args,
-    *extras)` (`keywords`: extras passed by name), or, for a stub, as its first argument."""
+    """A function known from the source or the argument kinds: called as `spelling(*first,
+    args, *extras, **keywords_first)` (`keywords`: extras passed by name; `first` and
+    `keywords_first`: a partial's arguments), or, for a stub, as its first argument; a
+    `choice` (test name, Static, Static) is called as one or the other; a `sequence` (a tuple
+    of functions) is not called itself."""
 
-    def __init__(self, spelling, extras=(), keywords=False, stub=False):
+    def __init__(self, spelling, extras=(), keywords=False, stub=False, first=(), keywords_first=(), choice=None,
+                 sequence=False):
         self.spelling, self.extras, self.keywords, self.stub = spelling, list(extras), keywords, stub
+        self.first, self.keywords_first, self.choice, self.sequence = list(first), list(keywords_first), choice, sequence
+
+    def partial(self, first, keywords_first):
+        return Static(self.spelling, self.extras, self.keywords, self.stub, self.first + first,
+                      self.keywords_first + keywords_first, self.choice)
+
+    def call(self, node):
+        """The call `node` (its arguments rewritten) as a call of this function."""
+        if self.choice is not None:
+            test, a, b = self.choice
+            return n.IfExp(test=syntax.name(test), body=a.call(syntax.copy(node)), orelse=b.call(node))
+        if self.stub:
+            return node.args[0] if node.args else syntax.constant(0.0)
+        node.func = syntax.copy(self.spelling)
+        extras = [syntax.name(v) for v in self.extras]
+        node.args = [syntax.name(v) for v in self.first] + node.args
+        node.keywords = [n.keyword(arg=k, value=syntax.name(v)) for k, v in self.keywords_first] + node.keywords
+        if self.keywords:
+            node.keywords = node.keywords + [n.keyword(arg=v, value=e) for v, e in zip(self.extras, extras)]
+        else:
+            node.args = node.args + extras
+        return node
 
 
 def params_of(fn_node):
@@ -62,6 +91,7 @@ class FunctionValues:
         self.bindings = {}  # name -> Static
         self.lifting = set()
         self.namespace = None  # the lifted functions' globals (made on the first one)
+        self._temps = set()
 
     # -- finding them ---------------------------------------------------------------------
     def run(self):
@@ -69,14 +99,21 @@ class FunctionValues:
         nested = any(isinstance(x, (n.FunctionDef, n.Lambda, n.AsyncFunctionDef)) for x in syntax.walk(node)
                      if x is not node)
         stores = syntax.store_names(node)
-        called = _called_names(node) & (set(self.params) | stores)
+        names = _called_names(node)
+        called = names & (set(self.params) | stores)
         function_params = [p for p in self.params if isinstance(self.kinds.get(p), FunctionKind)]
-        if not (nested or called or function_params):
+        if not (nested or called or function_params or "map" in names or any(
+                isinstance(x, n.Call) and isinstance(x.func, n.Subscript) for x in syntax.walk(node))):
             return
         self.locals = set(self.params) | stores
-        self.counts = self._binding_counts(node)
         for p in self.params:
             self._bind_parameter(p, p in called and p not in stores)
+        loops = FunctionLoops(self)  # loops over functions written out, `acts[1]` read
+        node.body = loops.rewrite(node.body)
+        constant_indices(loops, node.body)
+        for name in loops.sequences:
+            self.bindings[name] = Static(None, sequence=True)
+        self.counts = self._binding_counts(node)
         self._collect(node.body)
         for name in list(self.defs):
             self._lift(name)
@@ -133,11 +170,12 @@ class FunctionValues:
                     self.defs[target] = (self._as_def(target, value, s), s)
                     s._dualtape_function_alias = True
                     continue
-                fn = self._known(value)
+                temps = []
+                fn = self._known_binding(value, target, temps)
                 if fn is not None:
                     self._check_once(target, s)
                     self.bindings[target] = fn
-                    s._dualtape_function_alias = True
+                    s._dualtape_function_alias = temps or True
                     continue
             for field in ("body", "orelse"):
                 if isinstance(s, (n.If, n.For, n.While)):
@@ -161,11 +199,37 @@ class FunctionValues:
             while isinstance(chain, n.Attribute):
                 chain = chain.value
             if isinstance(chain, n.Name) and chain.id not in self.locals:
-                from ..calls.opmap import resolve  # (the call resolution reads the front end's trees)
                 obj = resolve(value, self.locals, self.info.namespace)
                 if obj is not None and is_function_value(obj) and not isinstance(obj, type):
                     return Static(syntax.copy(value))
         return None
+
+    def _known_binding(self, value, target, temps):
+        """`_known`, and also `functools.partial(fn, a, k=b)` and `fa if test else fb`: their
+        values are kept in new variables (`temps` gets the assignments), read at each call."""
+        if isinstance(value, n.Call) and value.args and resolve(value.func, self.locals, self.info.namespace) \
+                is functools.partial and not any(isinstance(a, n.Starred) for a in value.args) \
+                and all(k.arg is not None for k in value.keywords):
+            inner = self._known_binding(value.args[0], target, temps)
+            if inner is None or inner.choice is not None or inner.stub:
+                return None
+            first = [self._temp(f"{target}_arg", a, value, temps) for a in value.args[1:]]
+            keywords = [(k.arg, self._temp(f"{target}_{k.arg}", k.value, value, temps)) for k in value.keywords]
+            return inner.partial(first, keywords)
+        if isinstance(value, n.IfExp):
+            a, b = self._known_binding(value.body, target, temps), self._known_binding(value.orelse, target, temps)
+            if a is None or b is None:
+                return None
+            return Static(None, choice=(self._temp(f"{target}_flag", value.test, value, temps), a, b))
+        return self._known(value)
+
+    def _temp(self, base, value, where, temps):
+        name = unused_name(base, self.locals | set(self.info.namespace) | self._temps)
+        self._temps.add(name)
+        assign = n.Assign(targets=[syntax.name(name, store=True)], value=value, type_comment=None)
+        assign.lineno, assign.col_offset = where.lineno, getattr(where, "col_offset", 0)
+        temps.append(assign)
+        return name
 
     def _as_def(self, name, lam, s):
         node = n.FunctionDef(name=name, args=lam.args, body=[n.Return(value=lam.body)], decorator_list=[],
@@ -259,7 +323,10 @@ class FunctionValues:
         """`body` with calls of known functions rewritten; in f itself (`top`), the statements
         that bind them go (they are read from the bindings)."""
         rewriter = _Rewriter(self, shadowed, top)
-        out = [x for x in (rewriter.visit(s) for s in body) if x is not None]
+        out = []
+        for s in body:
+            new = rewriter.visit(s)
+            out.extend(new if isinstance(new, list) else [] if new is None else [new])
         return out or [n.Pass()]
 
     def static(self, name, shadowed):
@@ -294,8 +361,11 @@ class _Rewriter(syntax.NodeTransformer):
                                "Define the lambda in the outer function (or a function at module level).")
 
     def visit_Assign(self, node):
-        if self.top and getattr(node, "_dualtape_function_alias", False):
-            return n.Pass()
+        replaced = getattr(node, "_dualtape_function_alias", False)
+        if self.top and replaced:
+            if replaced is True:
+                return n.Pass()
+            return [self.visit(temp) for temp in replaced]  # (a partial's arguments, a choice's test)
         return self.generic_visit(node)
 
     def visit_Call(self, node):
@@ -315,15 +385,9 @@ class _Rewriter(syntax.NodeTransformer):
         if static is None:
             node.func = self.visit(func)
             return node
-        if static.stub:
-            return node.args[0] if node.args else syntax.constant(0.0)
-        node.func = syntax.copy(static.spelling)
-        extras = [syntax.name(v) for v in static.extras]
-        if static.keywords:
-            node.keywords = node.keywords + [n.keyword(arg=v, value=e) for v, e in zip(static.extras, extras)]
-        else:
-            node.args = node.args + extras
-        return node
+        if static.sequence:
+            raise self.values.fail(node, f"the tuple of functions `{func.id}` is called", "Call one of its functions.")
+        return static.call(node)
 
     def _argument(self, a):
         if isinstance(a, n.Lambda):
@@ -335,11 +399,12 @@ class _Rewriter(syntax.NodeTransformer):
         if isinstance(a, n.Name) and isinstance(a.ctx, n.Load):
             static = self.values.static(a.id, self.shadowed)
             if static is not None:
-                if static.extras or static.stub:
-                    raise self.values.fail(a, f"the function `{a.id}` reads local variables ({', '.join(static.extras)}) "
-                                           "and is passed to another function, which the transformer cannot follow"
-                                           if not static.stub else f"the function-valued parameter `{a.id}` is "
-                                           "passed on", "Pass those values as arguments of the function instead.")
+                if static.extras or static.stub or static.first or static.keywords_first or static.choice \
+                        or static.sequence:
+                    raise self.values.fail(a, f"the function value `{a.id}` (a function reading local variables, a partial, "
+                                       "a choice of functions or a tuple of them) is passed to another function, "
+                                       "which the transformer cannot follow", "Pass the values it reads as "
+                                       "arguments, and the function itself (a module-level one) by its name.")
                 return syntax.copy(static.spelling)
             return a
         return self.visit(a)
