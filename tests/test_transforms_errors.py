@@ -33,8 +33,8 @@ def uses_yield(a):
 
 
 def uses_lambda(a):
-    fs = [lambda t: t * 2.0]
-    return fs[0](a)
+    fs = {"double": lambda t: t * 2.0}
+    return fs["double"](a)
 
 
 def uses_class(a):

@@ -153,6 +153,36 @@ def closure_map(x):
     return np.sum(zs[0]) + np.sum(zs[1])
 
 
+class Model:
+    def __init__(self, scale):
+        self.scale = scale
+
+    def act(self, v):
+        return np.tanh(v) * self.scale
+
+    def apply(self, W, x):
+        return np.sum(self.act(x @ W))
+
+    def __call__(self, W, x):
+        return self.apply(W, x) * 2.0
+
+
+MODEL = Model(1.5)
+
+
+def method_of_argument(W, x, model):
+    return model.apply(W, x) + model(W, x)
+
+
+def method_of_global(W):
+    return MODEL.apply(W, X) + method_of_argument(W, X, MODEL)
+
+
+def method_of_local(W):
+    m = Model(0.5)
+    return m.apply(W, X) + m(W, X)
+
+
 X = np.array([0.1, 0.4, 0.7])
 W = np.arange(6.0).reshape(3, 2) / 7 - 0.3
 
@@ -170,8 +200,11 @@ def test_every_mode_agrees(fn):
     assert np.allclose(dt.hessian(fn)(X), dualtape.hessian(fn)(X), rtol=1e-10, atol=1e-10)
 
 
-@pytest.mark.parametrize("fn", ONE_ARGUMENT, ids=lambda f: f.__name__)
+@pytest.mark.parametrize("fn", ONE_ARGUMENT + ["method_of_global", "method_of_local"],
+                         ids=lambda f: getattr(f, "__name__", f))
 def test_saved_module_needs_only_numpy(fn, tmp_path):
+    args = (W,) if isinstance(fn, str) else (X,)
+    fn = globals()[fn] if isinstance(fn, str) else fn
     df = dt.grad(fn)
     path = df.save(tmp_path / "saved.py")
     spec = importlib.util.spec_from_file_location("saved_functions", path)
@@ -179,7 +212,7 @@ def test_saved_module_needs_only_numpy(fn, tmp_path):
     spec.loader.exec_module(module)
     text = pathlib.Path(path).read_text()
     assert "import dualtape" not in text
-    np.testing.assert_allclose(getattr(module, df.name)(X), dualtape.grad(fn)(X), rtol=1e-13)
+    np.testing.assert_allclose(getattr(module, df.name)(*args), dualtape.grad(fn)(*args), rtol=1e-13)
 
 
 @pytest.mark.parametrize("act", [relu, softplus, np.tanh, np.sin, lambda v: v ** 3], ids=repr)
@@ -197,6 +230,22 @@ def test_each_function_gets_its_own_cached_version():
     assert "relu_vjp(" in df.source_for(W, X, relu) and "np.tanh(" not in df.source_for(W, X, relu)
     assert "np.tanh(" in df.source_for(W, X, np.tanh) and "relu" not in df.source_for(W, X, np.tanh)
     np.testing.assert_allclose(df(W, X, relu), dualtape.grad(predict)(W, X, relu), rtol=1e-13)
+
+
+@pytest.mark.parametrize("fn", [method_of_global, method_of_local], ids=lambda f: f.__name__)
+def test_methods_in_every_mode(fn):
+    report = check_modes(fn, [W], raise_on_failure=False)
+    assert not report.failures, report.failures
+    assert {"transforms.grad", "transforms.jvp", "transforms.jvp_batched", "transforms.hvp"} <= set(report.checked)
+    np.testing.assert_allclose(dt.hessian(fn)(W), dualtape.hessian(fn)(W), rtol=1e-10, atol=1e-12)
+
+
+def test_method_of_an_argument():
+    for model in (MODEL, Model(-0.5)):
+        np.testing.assert_allclose(dt.grad(method_of_argument)(W, X, model),
+                                   dualtape.grad(method_of_argument)(W, X, model), rtol=1e-13)
+    with pytest.raises(TransformError, match=r"(?s)`model` is an instance of Model.*Leave `model` out of wrt"):
+        dt.grad(method_of_argument, wrt=(0, 2))(W, X, MODEL)
 
 
 def test_function_parameter_in_wrt_is_refused():
@@ -275,6 +324,7 @@ GOLDEN_CASES = {
     "functions_choice": (choice, None),
     "functions_loop_over_functions": (layers, None),
     "functions_map": (mapped, None),
+    "functions_methods": (method_of_argument, (W, X, MODEL)),
 }
 
 

@@ -31,6 +31,40 @@ class FunctionKind(str):
         return kind
 
 
+class ObjectKind(str):
+    """The kind of an argument that is an instance of a user's class (not a pytree): "object
+    <class> <id>", carrying `.cls`. Its methods are called as functions of the class with the
+    instance as first argument; the instance itself is not differentiated."""
+
+    def __new__(cls, of):
+        kind = super().__new__(cls, f"object {of.__qualname__} {id(of)}")
+        kind.cls = of
+        return kind
+
+
+LIBRARIES = ("builtins", "numpy", "dualtape", "scipy", "jax", "torch", "tensorflow", "functools", "collections")
+
+
+def is_user_object(value):
+    """Whether `value` is an instance of a class of the user's (a model object whose methods
+    a transformed function calls), not a number, array, container or pytree node."""
+    cls = type(value)
+    if isinstance(value, (tuple, list, dict, set, str, bytes, type, types.ModuleType, np.ndarray, np.generic)) \
+            or is_function_value(value) or not hasattr(value, "__dict__"):
+        return False
+    from dualtape.core.nest import is_pytree_node  # (a pytree node is differentiated leaf by leaf)
+    return not is_pytree_node(value) and (getattr(cls, "__module__", "") or "").split(".")[0] not in LIBRARIES
+
+
+def method_of(cls, name):
+    """The plain function `cls.name` (a method the class or a base defines), or None."""
+    try:
+        found = inspect.getattr_static(cls, name)
+    except AttributeError:
+        return None
+    return found if inspect.isfunction(found) else None
+
+
 def is_function_value(value):
     """Whether `value` is a function the transformer can specialize on: a Python function,
     a NumPy ufunc or builtin, a `functools.partial`."""

@@ -22,6 +22,7 @@ stored), a variable bound to functions more than once, a function-valued paramet
 
 import functools
 import inspect
+import types
 
 import numpy as np
 
@@ -30,7 +31,7 @@ from ..ir import syntax
 from ..ir.naming import unused_name
 from ..ir.syntax import nodes as n
 from .function_loops import FunctionLoops, constant_indices
-from .function_values import FunctionKind, is_function_value, lift
+from .function_values import LIBRARIES, FunctionKind, ObjectKind, is_function_value, is_user_object, lift, method_of
 
 
 class Static:
@@ -92,6 +93,8 @@ class FunctionValues:
         self.lifting = set()
         self.namespace = None  # the lifted functions' globals (made on the first one)
         self._temps = set()
+        self.aliases = {}  # a method's function -> the global it is called by
+        self.instances = {}  # a variable bound once to an instance made in f -> its class
 
     # -- finding them ---------------------------------------------------------------------
     def run(self):
@@ -101,23 +104,42 @@ class FunctionValues:
         stores = syntax.store_names(node)
         names = _called_names(node)
         called = names & (set(self.params) | stores)
-        function_params = [p for p in self.params if isinstance(self.kinds.get(p), FunctionKind)]
+        function_params = [p for p in self.params if isinstance(self.kinds.get(p), (FunctionKind, ObjectKind))]
         if not (nested or called or function_params or "map" in names or any(
-                isinstance(x, n.Call) and isinstance(x.func, n.Subscript) for x in syntax.walk(node))):
+                isinstance(x, n.Call) and (isinstance(x.func, n.Subscript) or isinstance(x.func, n.Attribute)
+                                           and isinstance(x.func.value, n.Name) and self._may_be_object(x.func.value.id, stores))
+                for x in syntax.walk(node))):
             return
-        self.locals = set(self.params) | stores
+        self.locals, self.stores = set(self.params) | stores, stores
+        receivers = {x.func.value.id for x in syntax.walk(node) if isinstance(x, n.Call) and isinstance(
+            x.func, n.Attribute) and isinstance(x.func.value, n.Name) and not hasattr(np.ndarray, x.func.attr)}
         for p in self.params:
-            self._bind_parameter(p, p in called and p not in stores)
+            self._bind_parameter(p, (p in called or p in receivers) and p not in stores)
         loops = FunctionLoops(self)  # loops over functions written out, `acts[1]` read
         node.body = loops.rewrite(node.body)
         constant_indices(loops, node.body)
         for name in loops.sequences:
             self.bindings[name] = Static(None, sequence=True)
         self.counts = self._binding_counts(node)
+        self._find_instances(node)
         self._collect(node.body)
         for name in list(self.defs):
             self._lift(name)
         node.body = self._rewrite_block(node.body, set())
+
+    def _may_be_object(self, name, stores):
+        return name in stores or name not in self.params and is_user_object(self.info.namespace.get(name))
+
+    def _find_instances(self, node):
+        """Variables bound once to `Model(...)` of a user's class with arguments that read no
+        local variable (so the instance holds no differentiated value)."""
+        for x in syntax.walk(node):
+            if (isinstance(x, n.Assign) and len(x.targets) == 1 and isinstance(x.targets[0], n.Name)
+                    and self.counts.get(x.targets[0].id) == 1 and isinstance(x.value, n.Call)):
+                cls = resolve(x.value.func, self.locals, self.info.namespace)
+                if (isinstance(cls, type) and (cls.__module__ or "").split(".")[0] not in LIBRARIES
+                        and not syntax.load_names(x.value) & self.locals):
+                    self.instances[x.targets[0].id] = cls
 
     def _binding_counts(self, node):
         counts = {}
@@ -132,6 +154,12 @@ class FunctionValues:
 
     def _bind_parameter(self, p, called):
         kind = self.kinds.get(p)
+        if isinstance(kind, ObjectKind) and p in self.wrt:
+            raise self.fail(self.node, f"the parameter `{p}` is an instance of {kind.cls.__name__}, which is not "
+                            "differentiated (the transformer reads its methods)", f"Leave `{p}` out of wrt / argnums, "
+                            "and pass the arrays to differentiate as arguments of their own.")
+        if isinstance(kind, ObjectKind):
+            return  # (its methods are read at each call: `method`)
         default = inspect.signature(self.info.fn).parameters[p].default if called else None
         if isinstance(kind, FunctionKind):
             fn = kind.fn
@@ -139,8 +167,8 @@ class FunctionValues:
             fn = default  # (not passed by the caller, or the general version: the default)
         elif called and self.module is not None and self.module.defer:
             # no function to read: .source asks for arguments (the versions per call work)
-            self.module.deferred.append(self.fail(self.node, f"the parameter `{p}` is called as a function, "
-                                                  "and the version for any arguments cannot know which",
+            self.module.deferred.append(self.fail(self.node, f"the parameter `{p}` is called as a function (or its "
+                                                  "methods are), and the version for any arguments cannot know which",
                                                   "Use .source_for(*args) to see the version for a call."))
             self.bindings[p] = Static(None, stub=True)
             return
@@ -329,6 +357,46 @@ class FunctionValues:
             out.extend(new if isinstance(new, list) else [] if new is None else [new])
         return out or [n.Pass()]
 
+    def method(self, receiver, attr, shadowed):
+        """The Static of `receiver.attr(...)` (`receiver(...)` for attr None: `__call__`) where the
+        receiver is an instance of a user's class: a parameter, a global or one made in f."""
+        r = receiver.id
+        if r in shadowed:
+            return None
+        if r in self.bindings:  # (the general version's stand-in for an object parameter)
+            return self.bindings[r] if self.bindings[r].stub and attr is not None else None
+        cls = self.instances.get(r)
+        if r in self.params and r not in self.stores and isinstance(self.kinds.get(r), ObjectKind):
+            cls = self.kinds[r].cls
+        elif cls is None and r not in self.locals and is_user_object(self.info.namespace.get(r)):
+            cls = type(self.info.namespace[r])
+        fn = method_of(cls, attr or "__call__") if cls is not None else None
+        if fn is None:
+            return None
+        if fn not in self.aliases:
+            self.aliases[fn] = self._method_alias(fn, f"{cls.__name__}_{(attr or 'call').strip('_')}")
+        return Static(syntax.name(self.aliases[fn]), first=[r])
+
+    def _method_alias(self, fn, base):
+        """The global name of a copy of the method `fn` named `base` (`Model_apply`: the helpers
+        are `Model_apply_vjp`, ...), one per module."""
+        for space in (self.module.namespace if self.module is not None else {}, self.info.namespace):
+            for name, value in space.items():
+                if getattr(value, "__dualtape_method_of__", None) is fn:
+                    self._register(name, value)
+                    return name
+        name = unused_name(base, set(self.info.namespace) | self.locals | self.module_names())
+        copy = types.FunctionType(fn.__code__, fn.__globals__, name, fn.__defaults__, fn.__closure__)
+        copy.__kwdefaults__, copy.__qualname__, copy.__module__ = fn.__kwdefaults__, name, fn.__module__
+        copy.__dualtape_method_of__ = fn
+        self._register(name, copy)
+        return name
+
+    def _register(self, name, fn):
+        self.info.namespace[name] = self._namespace()[name] = fn
+        if self.module is not None:
+            self.module.namespace[name] = fn
+
     def static(self, name, shadowed):
         if name in shadowed:
             return None
@@ -378,7 +446,9 @@ class _Rewriter(syntax.NodeTransformer):
             values.defs[name] = (values._as_def(name, func, node), node)
             static = values._lift(name)
         elif isinstance(func, n.Name):
-            static = self.values.static(func.id, self.shadowed)
+            static = self.values.static(func.id, self.shadowed) or self.values.method(func, None, self.shadowed)
+        elif isinstance(func, n.Attribute) and isinstance(func.value, n.Name):
+            static = self.values.method(func.value, func.attr, self.shadowed)
         node.args = [self._argument(a) for a in node.args]
         for k in node.keywords:
             k.value = self._argument(k.value)
