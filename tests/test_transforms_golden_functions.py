@@ -221,6 +221,10 @@ def test_function_argument_specializes(act):
     np.testing.assert_allclose(df(W, X, act), dualtape.grad(predict)(W, X, act), rtol=1e-13)
     np.testing.assert_allclose(dt.jvp(predict)(W, X, act, np.ones_like(W))[1],
                                dualtape.jvp(lambda w: predict(w, X, act), (W,), (np.ones_like(W),))[1], rtol=1e-12)
+    V = np.ones_like(W) * 0.3
+    np.testing.assert_allclose(dt.hvp(predict)(W, X, act, V), dualtape.hvp(lambda w: predict(w, X, act), (W,), (V,)),
+                               rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(dt.jacfwd(predict)(W, X, act), dualtape.grad(predict)(W, X, act), rtol=1e-12)
 
 
 def test_each_function_gets_its_own_cached_version():

@@ -5,13 +5,14 @@ branches, loops, schemes (RK4), helpers and closures, drawn over the expressions
 
 from .program_exprs import FEATURES as BASE_FEATURES
 from .program_exprs import Env, Expr, ExprGen  # noqa: F401  (Env: for programs.py)
+from .program_functions import FUNCTION_FEATURES, FunctionStatements
 from .program_lists import LIST_FEATURES, ListStatements
 from .program_numpy import NUMPY_FEATURES, NumpyExprs
 
-FEATURES = BASE_FEATURES + NUMPY_FEATURES + LIST_FEATURES
+FEATURES = BASE_FEATURES + NUMPY_FEATURES + LIST_FEATURES + FUNCTION_FEATURES
 
 
-class ProgramGen(NumpyExprs, ListStatements, ExprGen):
+class ProgramGen(NumpyExprs, ListStatements, FunctionStatements, ExprGen):
     """One program's drawing state: the hypothesis `draw`, n, features on, names used."""
 
     def writable(self, env, shape=None, loop_ok=True):
@@ -91,6 +92,7 @@ class ProgramGen(NumpyExprs, ListStatements, ExprGen):
                    ("copy_write", "copy"), ("zeros_write", "zeros"), ("empty_write", "empty"),
                    ("subscript_write", "write")]
         options += [(feat, feat) for feat in LIST_FEATURES if feat != "list_concat_chain"]
+        options += [(feat, feat) for feat in FUNCTION_FEATURES]
         if linalg:
             options.append((None, "spd"))
         if depth > 0 and (not loop or "nested_loops" in self.on):
@@ -171,6 +173,8 @@ class ProgramGen(NumpyExprs, ListStatements, ExprGen):
             return self.write(env, edepth)
         if kind in LIST_FEATURES:
             return self.list_statement(env, kind)
+        if kind in FUNCTION_FEATURES:
+            return self.function_statement(env, kind)
         if kind == "spd":
             name = self.new_name("W")
             a = self.expr(env, (n, n), 1).text

@@ -50,8 +50,10 @@ def is_user_object(value):
     a transformed function calls), not a number, array, container or pytree node."""
     cls = type(value)
     if isinstance(value, (tuple, list, dict, set, str, bytes, type, types.ModuleType, np.ndarray, np.generic)) \
-            or is_function_value(value) or not hasattr(value, "__dict__"):
-        return False
+            or is_function_value(value) or not hasattr(value, "__dict__") or any(
+                hasattr(cls, name) for name in ("__array__", "__array_ufunc__", "__array_function__", "__add__",
+                                                "__mul__", "__float__")):
+        return False  # (a duck array or number is a value, not a model)
     from dualtape.core.nest import is_pytree_node  # (a pytree node is differentiated leaf by leaf)
     return not is_pytree_node(value) and (getattr(cls, "__module__", "") or "").split(".")[0] not in LIBRARIES
 
