@@ -360,3 +360,17 @@ def test_golden_tangent_of_closure():
     if os.environ.get("DUALTAPE_UPDATE_GOLDEN") or not path.exists():
         path.write_text(source)
     assert source == path.read_text()
+
+
+@pytest.mark.parametrize("fn", [closure, nested_calls, lambdas, lambda_passed, layers, partials, choice, indexed],
+                         ids=lambda f: f.__name__)
+def test_jit_compiles_lifted_functions(fn):
+    pytest.importorskip("numba")
+    np.testing.assert_allclose(dt.grad(fn, jit=True)(X), dualtape.grad(fn)(X), rtol=1e-12)
+
+
+def test_jit_fallback_warns_where_numba_cannot():  # (lists built in a loop: not a function value's limit)
+    pytest.importorskip("numba")
+    with pytest.warns(RuntimeWarning, match="jit='fallback': running the uncompiled"):
+        g = dt.grad(mapped, jit="fallback")(X)
+    np.testing.assert_allclose(g, dualtape.grad(mapped)(X), rtol=1e-12)

@@ -120,3 +120,13 @@ def located(tree, shift):
             node.end_lineno, node.end_col_offset = node.lineno, node.col_offset
             line, col = node.lineno, node.col_offset
         todo.extend((child, line, col) for child in ast.iter_child_nodes(node))
+
+
+def jit_lifted_calls(fn, njit):
+    """Compile the lifted functions that the lifted function `fn` may call, in its globals
+    (theirs: one namespace per transformation), so numba can type `fn`'s calls of them."""
+    if not inspect.isfunction(fn) or lifted_tree(fn) is None:
+        return
+    for name, value in list(fn.__globals__.items()):
+        if inspect.isfunction(value) and lifted_tree(value) is not None:  # (not one numba compiled already)
+            fn.__globals__[name] = njit(value)

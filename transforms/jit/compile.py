@@ -28,7 +28,7 @@ from dualtape.core.dtypes import complex_error
 
 from ..ir import syntax
 from ..ir.analysis import value_kind
-from ..frontend.function_values import is_function_value
+from ..frontend.function_values import is_function_value, jit_lifted_calls
 from ..cache import Guard, cache_on, user_functions
 from ..codegen.emit import run_module, source_of
 from ..runtime.names import RUNTIME_HELPERS
@@ -146,6 +146,7 @@ class _Entry:
             if inspect.isfunction(value) and value.__module__ not in ("dualtape.transforms.jit.runtime",) \
                     and not getattr(value, "__module__", "").startswith(("numba", "numpy", "dualtape")) \
                     and value.__name__ != "<lambda>" and used != name:
+                jit_lifted_calls(value, numba.njit)  # (a nested function calling another)
                 namespace[used] = numba.njit(value)
         compiled = numba.njit(python)
         try:
