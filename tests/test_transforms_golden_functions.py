@@ -227,6 +227,19 @@ def test_function_argument_specializes(act):
     np.testing.assert_allclose(dt.jacfwd(predict)(W, X, act), dualtape.grad(predict)(W, X, act), rtol=1e-12)
 
 
+@pytest.mark.parametrize("act", [MODEL.act, Model(-0.5).act, functools.partial(scaled, a=2.0, k=0.5),
+                                 functools.partial(scaled, np.array([0.5, -1.0])), functools.partial(np.power, 1.5)],
+                         ids=["method", "method_2", "partial_keywords", "partial_array", "partial_numpy"])
+def test_method_or_partial_as_argument(act, tmp_path):
+    df = dt.grad(predict)
+    np.testing.assert_allclose(df(W, X, act), dualtape.grad(predict)(W, X, act), rtol=1e-13)
+    V = np.ones_like(W) * 0.3
+    np.testing.assert_allclose(dt.hvp(predict)(W, X, act, V), dualtape.hvp(lambda w: predict(w, X, act), (W,), (V,)),
+                               rtol=1e-10, atol=1e-14)
+    np.testing.assert_allclose(dt.jvp(predict)(W, X, act, V)[1],
+                               dualtape.jvp(lambda w: predict(w, X, act), (W,), (V,))[1], rtol=1e-12)
+
+
 def test_each_function_gets_its_own_cached_version():
     df = dt.grad(predict)
     df(W, X, relu)
@@ -329,6 +342,8 @@ GOLDEN_CASES = {
     "functions_loop_over_functions": (layers, None),
     "functions_map": (mapped, None),
     "functions_methods": (method_of_argument, (W, X, MODEL)),
+    "functions_argument_method": (predict, (W, X, MODEL.act)),
+    "functions_argument_partial": (predict, (W, X, functools.partial(scaled, a=2.0, k=0.5))),
 }
 
 

@@ -177,7 +177,25 @@ class FunctionValues:
         if p in self.wrt:
             raise self.fail(self.node, f"the parameter `{p}` holds a function ({_name_of(fn)}), which cannot be "
                             "differentiated", f"Leave `{p}` out of wrt / argnums: the transformer specializes on it.")
-        self.bindings[p] = Static(self._spell(fn, p))
+        self.bindings[p] = self._static_of_value(fn, p)
+
+    def _static_of_value(self, fn, hint):
+        """The Static of a function passed as an argument: a function, NumPy's, a partial of one
+        (its arguments read as constants), a method of a user object (its receiver too)."""
+        if isinstance(fn, functools.partial):
+            first = [self._constant(f"{hint}_arg", v) for v in fn.args]
+            keywords = [(k, self._constant(f"{hint}_{k}", v)) for k, v in fn.keywords.items()]
+            return self._static_of_value(fn.func, hint).partial(first, keywords)
+        if inspect.ismethod(fn) and inspect.isfunction(fn.__func__) and is_user_object(fn.__self__):
+            cls = type(fn.__self__)
+            name = self._method_alias(fn.__func__, f"{cls.__name__}_{fn.__func__.__name__.strip('_')}")
+            return Static(syntax.name(name), first=[self._constant(f"{hint}_self", fn.__self__)])
+        return Static(self._spell(fn, hint))
+
+    def _constant(self, base, value):
+        name = unused_name(base, set(self.info.namespace) | self.locals | self.module_names())
+        self._register(name, value)
+        return name
 
     def _collect(self, body):
         """The nested functions, lambdas and function aliases bound by statements of `body`."""
