@@ -33,8 +33,8 @@ def uses_yield(a):
 
 
 def uses_lambda(a):
-    f = lambda t: t * 2.0  # noqa: E731
-    return f(a)
+    fs = {"double": lambda t: t * 2.0}
+    return fs["double"](a)
 
 
 def uses_class(a):
@@ -127,10 +127,10 @@ CASES = [
     (uses_try, "`try`", "Move the try/except outside"),
     (uses_with, "`with`", "Move the with-block outside"),
     (uses_yield, "`yield`", "Return a value instead"),
-    (uses_lambda, "a lambda", "custom_gradient"),
+    (uses_lambda, "a lambda", "Define the function with `def`"),
     (uses_class, "a class definition", "outside the differentiated function"),
     (writes_global, "`global`", "Return the value instead"),
-    (writes_nonlocal, "a nested function definition", "module level"),
+    (writes_nonlocal, "`nonlocal` in the nested function `inner`", "Return the value"),
     (mutates_list, "in-place mutation `.append(...)`", "Build a new list"),
     (opaque_function, "np.fft.fft", "custom_gradient"),
     (sets_attribute, "attribute assignment", "Return the value instead"),

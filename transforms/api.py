@@ -14,6 +14,7 @@ from dualtape.core.duck import lazy_scalar, lazy_seed
 
 from . import pipeline
 from .codegen import emit
+from .frontend.function_values import function_key
 from .ir.analysis import value_kind
 from .optimize.concrete import arg_value
 from .cache import Guard, cache_on
@@ -139,7 +140,7 @@ class Transform:
         one version per argument shapes and dtypes (and `more` values: hvp's tangents), up to
         MAX_SHAPES of them per type key."""
         key = tuple(map(type_key, args)) + tuple((k, type_key(v)) for k, v in kwargs.items()) + extra + tuple(
-            sorted((options or {}).items()))
+            sorted((options or {}).items())) + function_key(args) + function_key(kwargs.values())
         if self.concrete:
             shaped = key + (shape_key(args), shape_key(kwargs.values()), shape_key(more))
             entry = self._compiled.get(shaped)
@@ -170,7 +171,7 @@ class Transform:
         """Whether `fn` is the shape specialization for `args` (not the general version), and
         every argument (and `more`) a real NumPy array or number: then a call with the same
         shape_key may run it at once (`_plain`)."""
-        key = tuple(map(type_key, args)) + extra + tuple(sorted((options or {}).items()))
+        key = tuple(map(type_key, args)) + extra + tuple(sorted((options or {}).items())) + function_key(args)
         shaped = self._compiled.get(key + (shape_key(args), (), shape_key(more)))
         return shaped is not None and shaped[0] is fn and all(
             v is not None and v[2] is not complex and getattr(v[2], "kind", "") != "c"

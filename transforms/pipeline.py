@@ -25,6 +25,7 @@ from .codegen import emit
 from .forward.helper_rules import ForwardNormalizer
 from .forward.sweep import Forward
 from .frontend.aliasing import check_writes
+from .frontend.functions import function_values
 from .frontend.desugar import MethodRewriter, desugar_jumps, desugar_returns, desugar_walrus
 from .frontend.normalize import Normalizer
 from .frontend.parse import FunctionInfo, TransformError, check_supported, error
@@ -100,6 +101,8 @@ def front_end(fn, wrt, api, normalizer=Normalizer, kinds=None, module=None):
     """The stages from a Python function to the IR, in order."""
     info = FunctionInfo(fn, api)                                    # read the source
     star_args.specialize(info, lambda where, what, fix: error(api, info, where, what, fix))  # *args: per call shape
+    function_values(info, api, lambda where, what, fix: error(api, info, where, what, fix),  # nested functions,
+                    kinds, module, wrt)                             # lambdas, functions as values
     check_supported(info, api)                                      # refuse what cannot be followed
     node = info.node
     desugar_walrus(node, lambda where, what, fix: error(api, info, where, what, fix))

@@ -6,13 +6,14 @@ branches, loops, schemes (RK4), helpers and closures, drawn over the expressions
 from .program_exprs import FEATURES as BASE_FEATURES
 from .program_exprs import Env, Expr, ExprGen  # noqa: F401  (Env: for programs.py)
 from .program_builtins import BUILTIN_FEATURES, BuiltinStatements
+from .program_functions import FUNCTION_FEATURES, FunctionStatements
 from .program_lists import LIST_FEATURES, ListStatements
 from .program_numpy import NUMPY_FEATURES, NumpyExprs
 
-FEATURES = BASE_FEATURES + NUMPY_FEATURES + LIST_FEATURES + BUILTIN_FEATURES
+FEATURES = BASE_FEATURES + NUMPY_FEATURES + LIST_FEATURES + BUILTIN_FEATURES + FUNCTION_FEATURES
 
 
-class ProgramGen(NumpyExprs, ListStatements, BuiltinStatements, ExprGen):
+class ProgramGen(NumpyExprs, ListStatements, BuiltinStatements, FunctionStatements, ExprGen):
     """One program's drawing state: the hypothesis `draw`, n, features on, names used."""
 
     def writable(self, env, shape=None, loop_ok=True):
@@ -93,6 +94,7 @@ class ProgramGen(NumpyExprs, ListStatements, BuiltinStatements, ExprGen):
                    ("subscript_write", "write")]
         options += [(feat, feat) for feat in LIST_FEATURES if feat != "list_concat_chain"]
         options += [(feat, feat) for feat in BUILTIN_FEATURES]
+        options += [(feat, feat) for feat in FUNCTION_FEATURES]
         if linalg:
             options.append((None, "spd"))
         if depth > 0 and (not loop or "nested_loops" in self.on):
@@ -175,6 +177,8 @@ class ProgramGen(NumpyExprs, ListStatements, BuiltinStatements, ExprGen):
             return self.list_statement(env, kind)
         if kind in BUILTIN_FEATURES:
             return self.builtin_statement(env, kind)
+        if kind in FUNCTION_FEATURES:
+            return self.function_statement(env, kind)
         if kind == "spd":
             name = self.new_name("W")
             a = self.expr(env, (n, n), 1).text

@@ -32,6 +32,7 @@ from dualtape.core.traced import Traced
 
 from ..ir import syntax
 from ..ir.code import Rename
+from ..frontend.function_values import lifted_tree
 from ..frontend.parse import TransformError, lambda_source, source_tree
 from ..runtime.names import RUNTIME_HELPERS as RUNTIME_NAMES
 
@@ -275,6 +276,9 @@ class _Saved:
         if getattr(value, "__name__", None) == "<lambda>":  # written as `def name(args): return body`
             tree = syntax.to_ast(lambda_source(value, inspect.getsourcefile(value), "save")[1])
             tree.body[0].name = name
+            text = ast.unparse(tree) + "\n"
+        elif lifted_tree(value) is not None:  # a nested function or lambda, lifted (frontend/functions.py)
+            tree = syntax.to_ast(source_tree(value))
             text = ast.unparse(tree) + "\n"
         elif helper and (getattr(value, "__module__", None) or "").startswith("dualtape."):
             text, tree = dualtape_source(value)  # (read once: every saved module copies them)

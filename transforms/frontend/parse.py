@@ -10,6 +10,7 @@ import textwrap
 
 from ..ir import syntax
 from ..ir.syntax import nodes as n
+from .function_values import lifted_tree
 
 
 class TransformError(Exception):
@@ -29,8 +30,13 @@ class FunctionInfo:
         self.fn = fn
         self.name = fn.__name__
         self.filename = inspect.getsourcefile(fn) or "<unknown>"
+        lifted = lifted_tree(fn)
         try:
-            if self.name == "<lambda>":  # (its statement may not parse alone: `try: grad(lambda x: x * x)`)
+            if lifted is not None:  # a nested function or lambda of a transformed function (function_values.py)
+                lines, self.first_line, self.filename = lifted.source_lines, lifted.first_line, lifted.filename
+                module = n.Module(body=[syntax.copy(lifted.node)], type_ignores=[])
+                lines = [line + "\n" for line in lines]
+            elif self.name == "<lambda>":  # (its statement may not parse alone: `try: grad(lambda x: x * x)`)
                 lines, module = lambda_source(fn, self.filename, api)
                 self.first_line = 1
             else:
@@ -74,6 +80,9 @@ def source_tree(fn):
     """The gast Module of the source `inspect` reads for `fn` (dedented): how the call
     resolution and the mutation analysis read the functions a program calls. Raises OSError,
     TypeError or SyntaxError as inspect and the parser do."""
+    lifted = lifted_tree(fn)
+    if lifted is not None:
+        return n.Module(body=[syntax.copy(lifted.node)], type_ignores=[])
     return syntax.parse(textwrap.dedent(inspect.getsource(fn)))
 
 
@@ -118,7 +127,8 @@ _REFUSED = {
     n.Await: ("`await`", "Differentiate a synchronous function."),
     n.ClassDef: ("a class definition", "Define the class outside the differentiated function."),
     n.FunctionDef: ("a nested function definition", "Define the helper at module level; the transformer differentiates calls of it."),
-    n.Lambda: ("a lambda", "Define the function with `def` at module level, or wrap it with dualtape.custom_gradient."),
+    n.Lambda: ("a lambda used as a value (stored in a container, returned)",
+               "Define the function with `def`, and call it or pass it to a function."),
     n.Global: ("`global`", "Return the value instead of writing a global variable."),
     n.Nonlocal: ("`nonlocal`", "Return the value instead of writing an enclosing variable."),
     n.Delete: ("`del`", "Assign a new value instead of deleting the name."),

@@ -20,6 +20,7 @@ from dualtape.core.traced import number_argument
 
 from . import syntax
 from .syntax import nodes as n
+from ..frontend.function_values import LIBRARIES, FunctionKind, ObjectKind, is_function_value, is_user_object
 from .nodes import For, If, Op, Primal, SetItem, While, is_name
 
 
@@ -156,6 +157,10 @@ def value_kind(value):
     "traced number" for one that a functional transform made from a Python number argument."""
     if isinstance(value, Traced):
         return "traced number" if number_argument(value) else "traced"
+    if is_function_value(value):  # not differentiated: a version per function (frontend/functions.py)
+        return FunctionKind(value)
+    if is_user_object(value):  # a model object: its methods are read (frontend/functions.py)
+        return ObjectKind(type(value))
     if isinstance(value, (bool, numbers.Number, np.generic)) and not isinstance(value, complex):
         return "scalar"
     return "array"
@@ -186,6 +191,9 @@ class Kinds:
                 if any(self._def_kind(s, name) == "array" for s in sts):
                     self.kinds[name] = "array"
                     changed = True
+        for name, sts in defs.items():  # a model object made in the function (frontend/functions.py)
+            if len(sts) == 1 and name not in param_kinds and isinstance(self._def_kind(sts[0], name), ObjectKind):
+                self.kinds[name] = self._def_kind(sts[0], name)
 
     def _def_kind(self, s, name):
         if isinstance(s, For):
@@ -233,8 +241,16 @@ class Kinds:
             return self.expr_kind(e.operand)
         if isinstance(e, n.Attribute) and isinstance(e.value, n.Name) and e.value.id == "math":
             return "scalar"
+        if isinstance(e, n.Attribute) and isinstance(e.value, n.Name) and e.value.id not in self.locals:
+            obj = getattr(self.namespace.get(e.value.id, np if e.value.id == "np" else None), e.attr, None)
+            if is_function_value(obj):  # np.tanh passed to a user function
+                return FunctionKind(obj)
         if isinstance(e, n.Call):
             f = e.func
+            made = self.namespace.get(f.id) if isinstance(f, n.Name) and f.id not in self.locals else None
+            if (isinstance(made, type) and (made.__module__ or "").split(".")[0] not in LIBRARIES
+                    and not syntax.load_names(e) & self.locals):  # a model object made of constants
+                return ObjectKind(made)
             if isinstance(f, n.Attribute) and isinstance(f.value, n.Name) and f.value.id == "math":
                 return "scalar"
             if isinstance(f, n.Name) and f.id in ("len", "float", "int", "abs", "min", "max") and f.id not in self.locals:

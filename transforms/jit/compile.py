@@ -28,6 +28,7 @@ from dualtape.core.dtypes import complex_error
 
 from ..ir import syntax
 from ..ir.analysis import value_kind
+from ..frontend.function_values import is_function_value, jit_lifted_calls
 from ..cache import Guard, cache_on, user_functions
 from ..codegen.emit import run_module, source_of
 from ..runtime.names import RUNTIME_HELPERS
@@ -147,6 +148,7 @@ class _Entry:
                     and not getattr(value, "__module__", "").startswith(("numba", "numpy", "dualtape")) \
                     and value.__name__ != "<lambda>" and used != name \
                     and not has_star_parameters(value):  # (numba compiles no *args / **kwargs: a typing error)
+                jit_lifted_calls(value, numba.njit)  # (a nested function calling another)
                 namespace[used] = numba.njit(value)
         compiled = numba.njit(python)
         try:
@@ -182,6 +184,8 @@ def _type_key(value):
         return (np.ndarray, value.dtype.str, value.ndim)
     if isinstance(value, tuple):
         return (tuple,) + tuple(_type_key(v) for v in value)
+    if is_function_value(value):  # a version per function passed (frontend/functions.py)
+        return value
     return type(value)
 
 
