@@ -133,3 +133,20 @@ def zipped_from_a_call_of_unknown_length(w):
 def test_zip_of_a_call_whose_returns_differ_in_length_is_refused():
     with pytest.raises(TransformError, match=r"`\*args` / `\*\*kwargs` in the call of zip"):
         dt.grad(zipped_from_a_call_of_unknown_length)(np.array([0.5, 1.0]))
+
+
+def concat_and_multiply(weights, *args):
+    cat_state = np.hstack(args + (np.ones((args[0].shape[0], 1)),))
+    return np.dot(cat_state, weights)
+
+
+def rnn_like_step(w, x, h):
+    return np.sum(np.tanh(concat_and_multiply(w, x, h)) ** 2)
+
+
+def test_hstack_of_the_star_tuple_and_a_display():
+    # `args + (ones,)`: the items of both sides are known, so hstack gets them written out
+    rng = np.random.default_rng(0)
+    w, x, h = rng.standard_normal((6, 3)), rng.standard_normal((2, 2)), rng.standard_normal((2, 3))
+    report = check_modes(rnn_like_step, [w, x, h])
+    assert not report.refused and report.checked, report

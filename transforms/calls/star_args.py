@@ -62,9 +62,10 @@ def spread(normalizer, call):
 
 def _sequence_written_out(normalizer, call):
     """np.stack(rows) (np.concatenate, np.hstack, ...) of a name only ever bound to a list display
-    of L items as np.stack([rows[0], ..., rows[L-1]]); None for any other call."""
+    of L items as np.stack([rows[0], ..., rows[L-1]]), and of a sum of such names and displays
+    (`np.hstack(args + (ones,))`) likewise; None for any other call."""
     seq = call.args[0] if call.args else None
-    if not (isinstance(seq, n.Name) and normalizer.expr_varied(seq)):
+    if not (isinstance(seq, (n.Name, n.BinOp)) and normalizer.expr_varied(seq)):
         return None
     obj = normalizer.resolve(call.func)
     spec = opmap.lookup(obj) if obj is not None else None
@@ -77,6 +78,9 @@ def _sequence_written_out(normalizer, call):
 def _items(normalizer, seq):
     if isinstance(seq, (n.List, n.Tuple)) and not any(isinstance(e, n.Starred) for e in seq.elts):
         return list(seq.elts)
+    if isinstance(seq, n.BinOp) and isinstance(seq.op, n.Add):  # `args + (ones,)`: both sides known
+        left, right = _items(normalizer, seq.left), _items(normalizer, seq.right)
+        return None if left is None or right is None else left + right
     if isinstance(seq, n.Name) and seq.id in normalizer.fixed_lists():
         return [quote.expr("E[K]", E=seq.id, K=k) for k in range(normalizer.fixed_lists()[seq.id])]
     return None
