@@ -137,6 +137,9 @@ def front_end(fn, wrt, api, normalizer=Normalizer, kinds=None, module=None):
         ret_atoms = [value]
     else:
         ret_atoms = [norm.expr(value, body, ret, target=ret_name)]
+    if module is not None:  # (names the normalizer defined: versions of called functions)
+        for defined, obj in info.namespace.items():
+            module.namespace.setdefault(defined, obj)
     used = norm.used | locals_
     # un-nesting's temporaries, told apart from user names by origin, not spelling
     locals_ |= {name for name in norm.used if name.startswith("_") and name not in info.namespace}

@@ -13,7 +13,7 @@ import builtins
 import numpy as np
 
 from ..ir import syntax
-from ..calls import builtins as builtin_calls, odeint as odeint_calls, opmap
+from ..calls import list_arguments, builtins as builtin_calls, odeint as odeint_calls, opmap
 from ..ir.syntax import nodes as n
 from ..ir.nodes import For, If, Op, Primal, SetItem, Stmt, While, is_name  # noqa: F401 (re-exported)
 from .normalize_expr import Expressions
@@ -226,6 +226,8 @@ class Normalizer(Expressions):
             if isinstance(call, n.Call):
                 obj = self.resolve(call.func)
                 if obj is not None and opmap.is_user_function(obj):
+                    if list_arguments.returning_call(self, call, obj, out, s, value=False) is not None:
+                        return None  # push(acc, v) changing the caller's own list: acc rebound to the result
                     self.check_no_mutation(call, obj, s)
                 elif in_place_numpy(obj) and any(map(self.expr_varied, call.args + [k.value for k in call.keywords])):
                     raise self.fail(s, *in_place_numpy(obj))

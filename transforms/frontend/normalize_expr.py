@@ -11,13 +11,13 @@ import inspect
 import numpy as np
 
 from ..ir import syntax
-from ..calls import rewrites as call_rewrites, opmap, star_args
+from ..calls import list_arguments, rewrites as call_rewrites, opmap, star_args
 from .. import runtime
 from ..ir.syntax import nodes as n
 from .expr_atoms import array_as_stack, is_pad_pairs, is_simple, name_hint
 from ..templates import quote
 from ..ir.nodes import If, Op, Primal, is_name  # noqa: F401
-from .mutations import changed_names
+from .mutations import MUTATORS, changed_names
 from .list_sequences import sequence_call
 from .dicts import dict_display, static_keys
 
@@ -206,6 +206,13 @@ class Expressions:
                     targets = node.targets if isinstance(node, n.Assign) else [node.target]
                     for t in targets:
                         other |= syntax.store_names(t)
+                elif isinstance(node, n.Call):  # changed in place: `rows.append(v)`, `push(rows, v)`
+                    if isinstance(node.func, n.Attribute) and node.func.attr in MUTATORS \
+                            and isinstance(node.func.value, n.Name):
+                        other.add(node.func.value.id)
+                    if opmap.is_user_function(self.resolve(node.func)):
+                        other |= {a.id for a in node.args if isinstance(a, n.Name)}
+                        other |= {k.value.id for k in node.keywords if isinstance(k.value, n.Name)}
             other |= set(self.params)
             self._fixed_lists = {k: next(iter(v)) for k, v in lengths.items()
                                  if len(v) == 1 and k not in other and next(iter(v)) > 0}
@@ -382,6 +389,9 @@ class Expressions:
                           line=line, text=text, spec=spec, static=static), out)
             return syntax.name(name)
         if obj is not None and self.reads_source(obj):
+            value = list_arguments.returning_call(self, e, obj, out, s, target=target)
+            if value is not None:  # take(acc) changing the caller's own list: acc rebound to the result
+                return value
             self.check_no_mutation(e, obj, s)
             args = [self.expr(a, out, s) for a in e.args]
             kws = {k.arg: self.expr(k.value, out, s) for k in e.keywords}
