@@ -211,6 +211,19 @@ def _fd_directional(fun, case):
     return central if _smooth(central, *others) else None
 
 
+def _differentiable_along_u(case, ju):
+    """Whether the partial derivatives (one coordinate at a time) also give the derivative along
+    the check direction u (all coordinates at once), as they do where f is differentiable. At a
+    tie of an order statistic (the middle of three equal values: `np.percentile(x, q, method=
+    'nearest')`, np.median, np.sort) each partial exists, for moving one tied value alone leaves
+    the statistic where it is, yet moving them together moves it: the partials' J u differs from
+    the difference quotient along u, and f has no derivative at x to check against."""
+    def along(t):
+        return case.f(*[a + t * u if np.ndim(a) else float(a + t * u) for a, u in zip(case.args, case.u)])
+    central, *others = _quotients(along, [0.0], 0, 1.0)
+    return _smooth(central, *others) and _stable([as_float64(ju)], [central[0]])
+
+
 def _differences(case, reverse):
     """{quantity: value} by central differences, or None where they are not trustworthy.
     `reverse(*args)` is a working reverse-mode gradient of <v, f> (for H u), or None."""
@@ -218,6 +231,8 @@ def _differences(case, reverse):
     if jac is None:
         return None
     out = case.from_jacobian(jac)
+    if not _differentiable_along_u(case, out["Ju"]):
+        return None
     if reverse is not None:
         try:
             hu = _fd_directional(reverse, case)
