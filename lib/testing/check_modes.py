@@ -13,7 +13,10 @@ atol 1e-9 scaled by the largest expected entry). Modes against central differenc
 (differences keep about half the digits). A kink or branch threshold within a step of the
 input makes differences meaningless: they are also taken with a step of 1e-5, and where
 the two disagree beyond that tolerance the differences are discarded (`fd_unstable`), while
-the modes are still compared with each other (they all take the branch f takes at x).
+the modes are still compared with each other (they all take the branch f takes at x). So are
+they where the partial differences (one coordinate at a time) disagree with the difference along
+the direction u (all coordinates at once): f has partials there but no derivative (a tie of an
+order statistic: moving one tied value alone leaves it, moving them together moves it).
 
 Refusals. A mode may refuse with a clear error: the transformer's `TransformError`, or the
 runtime's documented refusals (`errors.RefusalError`: a traced value leaving dualtape, a write
