@@ -244,6 +244,56 @@ def test_a_branch_on_its_threshold_is_a_kink_for_h_u(monkeypatch):
     report = check_modes(f, [np.zeros(3)], modes=("functional.hvp", "transforms.hvp"), raise_on_failure=False)
     assert [(m, kind) for m, kind, _ in report.failures] == [("transforms.hvp", "wrong")]
 
+TIED_PERCENTILE = """
+import numpy as np
+
+
+def make_f(cc1, vv1):
+    def f(x, y):
+        y, a1 = np.dot(y, vv1), (np.percentile(x, 39.3, method='nearest'))
+        return (np.clip(0.599, -0.621, 0.934)) + np.sum(x) + y + a1
+    return f
+
+
+f = make_f(0.11, np.array([-0.5, 0.1, 0.7]))
+"""
+
+
+def test_an_order_statistic_at_a_tie_is_a_kink():
+    """Found by the random-program checker: the percentile picks the middle of three equal
+    values (0., 0., -0.). Moving one of them alone leaves it where it is (each partial
+    difference is 0, forward and backward alike), moving them together moves it: f has no
+    derivative there, and every mode (the tape too) gives the slope of the value it picked.
+    The partial differences' J u disagrees with the difference along u: discarded."""
+    f = load_module(TIED_PERCENTILE).f
+    x = np.array([[0.56, -0.204, 1.351], [0.5, 0.0, 1.441], [-0.534, 0.0, -0.0]])
+    y = np.array([-0.177, -0.0, -0.0])
+    report = check_modes(f, [x, y], raise_on_failure=False)
+    assert not report.failures and report.fd_unstable and "tape" in report.checked, report
+    apart = np.array([[0.56, -0.204, 1.351], [0.5, 0.1, 1.441], [-0.534, 0.3, -0.2]])
+    report = check_modes(f, [apart, y])  # no tie: the differences are trusted
+    assert not report.fd_unstable and "tape" in report.checked
+
+
+def test_a_wrong_rule_at_a_smooth_point_is_still_reported(monkeypatch):
+    """Every mode wrong alike (they agree with each other): only the differences can tell, and
+    the check along u must not discard them at a smooth point."""
+    f = load_module(TIED_PERCENTILE).f
+    x = np.array([[0.56, -0.204, 1.351], [0.5, 0.1, 1.441], [-0.534, 0.3, -0.2]])
+    y = np.array([-0.177, 0.2, -0.4])
+    from dualtape.testing import modes
+    real = modes._tape_gradient
+
+    def wrong(*args, **kwargs):  # the tape's gradient off by 10% in one entry
+        grads = real(*args, **kwargs)
+        grads[0] = grads[0] * np.where(np.arange(grads[0].size).reshape(grads[0].shape) == 4, 1.1, 1.0)
+        return grads
+    monkeypatch.setattr(modes, "_tape_gradient", wrong)
+    report = check_modes(f, [x, y], modes=("tape",), raise_on_failure=False)
+    assert not report.fd_unstable
+    assert [(m, kind) for m, kind, _ in report.failures] == [("tape", "wrong")]
+
+
 # -- the refusal classifier: the runtime's documented refusals, precisely ----------------------
 
 REFUSALS = '''

@@ -149,3 +149,55 @@ def test_saved_module_needs_only_numpy(tmp_path):
     exec(compile(text, str(path), "exec"), namespace)
     x = np.array([0.3, 0.7, 1.1])
     np.testing.assert_allclose(namespace["appended_in_a_branch_vjp"](x), df(x), rtol=1e-12)
+
+
+def built_by_concatenation(x):
+    ys = []
+    for v in [x, 2.0 * x]:
+        ys = ys + [np.sin(v)]
+    return np.sum(np.stack(ys) ** 3)
+
+
+def built_by_append(x):
+    ys = []
+    for v in [x, 2.0 * x]:
+        ys.append(np.sin(v))
+    return np.sum(np.stack(ys) ** 3)
+
+
+def built_from_a_named_list(x):
+    vs = [x, 2.0 * x, x * x]
+    ys = []
+    for v in vs:
+        ys.append(np.sin(v) * v)
+    return np.prod(np.stack(ys))
+
+
+BUILT = [built_by_concatenation, built_by_append, built_from_a_named_list]
+
+
+@pytest.mark.parametrize("f", BUILT, ids=[f.__name__ for f in BUILT])
+@pytest.mark.parametrize("x", [0.7, np.array([0.3, -0.7, 1.1]), np.array([[0.3, 0.1], [0.2, 0.5]])],
+                         ids=["scalar", "vector", "matrix"])
+def test_a_list_built_from_empty_in_second_order_and_batched_modes(f, x):
+    # the generated hvp code differentiates the adjoint of `ys + [v]` whose `ys` starts as `[]`:
+    # the vector tangent of an empty list holds no array, so it cannot tell the number of directions
+    np.testing.assert_allclose(dt.hessian(f)(x), dualtape.hessian(f)(x), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(dt.jacfwd(f)(x), dualtape.jacfwd(f)(x), rtol=1e-10, atol=1e-12)
+    size = int(np.size(x))
+    directions = np.eye(size).reshape((size,) + np.shape(x))
+    rows = dt.jvp(f)(x, directions)
+    rows = rows[1] if isinstance(rows, tuple) else rows
+    np.testing.assert_allclose(np.ravel(rows), np.ravel(dualtape.grad(f)(x)), rtol=1e-10, atol=1e-12)
+    report = check_modes(f, [x])
+    assert not report.failures and not report.refused and not report.skipped and report.checked, report
+
+
+def test_vector_tangents_of_empty_lists():
+    from dualtape.transforms.runtime import batch_size, each
+    rows = np.arange(6.0).reshape(3, 2)
+    assert batch_size([[], rows]) == 3  # an empty item says nothing of k: the next one does
+    assert each(lambda d: list(d), []) == []  # only empty lists: the rule's (empty) result
+    np.testing.assert_array_equal(each(lambda a, b: b + 1.0, [], rows), rows + 1.0)
+    with pytest.raises(ValueError):
+        batch_size([])

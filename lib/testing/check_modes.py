@@ -13,7 +13,10 @@ atol 1e-9 scaled by the largest expected entry). Modes against central differenc
 (differences keep about half the digits). A kink or branch threshold within a step of the
 input makes differences meaningless: they are also taken with a step of 1e-5, and where
 the two disagree beyond that tolerance the differences are discarded (`fd_unstable`), while
-the modes are still compared with each other (they all take the branch f takes at x).
+the modes are still compared with each other (they all take the branch f takes at x). So are
+they where the partial differences (one coordinate at a time) disagree with the difference along
+the direction u (all coordinates at once): f has partials there but no derivative (a tie of an
+order statistic: moving one tied value alone leaves it, moving them together moves it).
 
 Refusals. A mode may refuse with a clear error: the transformer's `TransformError`, or the
 runtime's documented refusals (`errors.RefusalError`: a traced value leaving dualtape, a write
@@ -211,6 +214,19 @@ def _fd_directional(fun, case):
     return central if _smooth(central, *others) else None
 
 
+def _differentiable_along_u(case, ju):
+    """Whether the partial derivatives (one coordinate at a time) also give the derivative along
+    the check direction u (all coordinates at once), as they do where f is differentiable. At a
+    tie of an order statistic (the middle of three equal values: `np.percentile(x, q, method=
+    'nearest')`, np.median, np.sort) each partial exists, for moving one tied value alone leaves
+    the statistic where it is, yet moving them together moves it: the partials' J u differs from
+    the difference quotient along u, and f has no derivative at x to check against."""
+    def along(t):
+        return case.f(*[a + t * u if np.ndim(a) else float(a + t * u) for a, u in zip(case.args, case.u)])
+    central, *others = _quotients(along, [0.0], 0, 1.0)
+    return _smooth(central, *others) and _stable([as_float64(ju)], [central[0]])
+
+
 def _differences(case, reverse):
     """{quantity: value} by central differences, or None where they are not trustworthy.
     `reverse(*args)` is a working reverse-mode gradient of <v, f> (for H u), or None."""
@@ -218,6 +234,8 @@ def _differences(case, reverse):
     if jac is None:
         return None
     out = case.from_jacobian(jac)
+    if not _differentiable_along_u(case, out["Ju"]):
+        return None
     if reverse is not None:
         try:
             hu = _fd_directional(reverse, case)

@@ -192,9 +192,23 @@ def broadcast_tangent(t, ans):
 
 def batch_size(t):
     """The number of directions k of a vector tangent (its leading axis)."""
+    k = _batch_of(t)
+    if k is None:
+        raise ValueError("a vector tangent without an array in it (an empty list's) has no number of "
+                         "directions")
+    return k
+
+
+def _batch_of(t):
+    """k of a vector tangent, or None where it holds no array: the tangent of an empty list `[]`
+    is `[]` in every direction, so it tells nothing of k (nor does a scalar zero)."""
     if isinstance(t, (list, tuple, dict)):
-        return batch_size(next(iter(t.values())) if isinstance(t, dict) else t[0])
-    return np.shape(t)[0]
+        for item in (t.values() if isinstance(t, dict) else t):
+            k = _batch_of(item)
+            if k is not None:
+                return k
+        return None
+    return np.shape(t)[0] if np.ndim(t) else None
 
 
 def broadcast_batch(t, ans, k):
@@ -230,8 +244,20 @@ def zeros_batch(x, k, items=False):
 
 def each(fn, *tangents):
     """Apply a single-direction tangent rule `fn` to each of the k directions, and stack."""
-    k = next(batch_size(t) for t in tangents if isinstance(t, (list, tuple, dict)) or np.ndim(t))
+    k = next((k for k in map(_batch_of, tangents) if k is not None), None)
+    if k is None:  # only empty lists (and scalar zeros): every direction's row is the same
+        row = fn(*tangents)
+        if _batch_of(row) is not None or _has_array(row):
+            raise ValueError("a vector tangent rule over empty lists gave arrays: the number of "
+                             "directions is not known")
+        return row
     return _stack_rows([fn(*[_row(t, j) for t in tangents]) for j in range(k)])
+
+
+def _has_array(t):
+    if isinstance(t, (list, tuple, dict)):
+        return any(_has_array(x) for x in (t.values() if isinstance(t, dict) else t))
+    return bool(np.ndim(t))
 
 
 def _stack_rows(rows):
