@@ -73,3 +73,23 @@ def maybe_evaluated(x):
 def test_comprehension_python_may_skip_stays_refused():
     with pytest.raises(TransformError, match="a list comprehension over differentiated values"):
         dt.grad(maybe_evaluated)(np.ones(3))
+
+
+M_CONST = np.array([[0.586, -0.959, 0.388], [-0.663, 0.734, -0.4], [0.0, -1.0, -0.103]])
+
+
+def display_plus_comprehension(x):
+    # `[a] + [... for k in ...]` is list concatenation: the display is not an array operand
+    dx = [np.linalg.inv(x)] + [np.log(1.0 + M_CONST * M_CONST) * (k + 1.0) for k in range(3)]
+    return np.sum(dx[3] + np.sin(dx[0]))
+
+
+def sorted_plus_display(x):
+    dx = sorted([x[0, 0], x[1, 1]]) + [x[2, 2] * 2.0]
+    return dx[0] * dx[2] + dx[1]
+
+
+@pytest.mark.parametrize("f", [display_plus_comprehension, sorted_plus_display])
+def test_a_display_added_to_a_comprehension_or_sorted_list_is_concatenation(f):
+    report = check_modes(f, [np.eye(3) * 2.0 + 0.1])
+    assert not report.refused and report.checked, report

@@ -175,16 +175,16 @@ class Expressions:
         return self._listy_in(x, self.list_names())
 
     def _listy_in(self, x, names):
-        """Whether `x` is visibly a list or tuple, given the names known to hold one: a display,
-        such a name, a slice of one (`ys[1:]`), list(...) / tuple(...), a concatenation or
-        repetition of one."""
+        """Whether `x` is visibly a list or tuple, given the names known to hold one: a display or
+        comprehension, such a name, a slice of one (`ys[1:]`), list(...) / tuple(...) / sorted(...),
+        a concatenation or repetition of one."""
         if isinstance(x, n.Subscript) and isinstance(x.slice, n.Slice):
             return self._listy_in(x.value, names)
-        if isinstance(x, n.Call) and isinstance(x.func, n.Name) and x.func.id in ("list", "tuple"):
-            return self.resolve(x.func) in (list, tuple)
+        if isinstance(x, n.Call) and isinstance(x.func, n.Name) and x.func.id in ("list", "tuple", "sorted"):
+            return self.resolve(x.func) in (list, tuple, sorted)
         if isinstance(x, n.BinOp) and isinstance(x.op, (n.Add, n.Mult)):  # [a] + ys + [b]: (A + B) + C
             return self._list_operator(x.op, x.left, x.right, names)
-        return isinstance(x, (n.List, n.Tuple)) or (isinstance(x, n.Name) and x.id in names)
+        return isinstance(x, (n.List, n.Tuple, n.ListComp)) or (isinstance(x, n.Name) and x.id in names)
 
     def _items_of_fixed_list(self, e):
         """A name only ever bound to list literals of L items as the literal `[y[0], ..., y[L-1]]`."""
