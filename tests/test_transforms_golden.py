@@ -16,6 +16,17 @@ import dualtape.transforms as dt
 GOLDEN = pathlib.Path(__file__).parent / "golden"
 
 
+def assert_golden(name, source):
+    """`source` is tests/golden/<name>.py, byte for byte, and compiles (DUALTAPE_UPDATE_GOLDEN=1
+    writes it instead)."""
+    path = GOLDEN / f"{name}.py"
+    if os.environ.get("DUALTAPE_UPDATE_GOLDEN") or not path.exists():
+        GOLDEN.mkdir(exist_ok=True)
+        path.write_text(source)
+    assert source == path.read_text(), f"generated source of {name} changed; review and regenerate"
+    compile(source, str(path), "exec")
+
+
 def style_example(x, y):
     z = x * y
     s = np.sin(z)
@@ -119,12 +130,7 @@ def test_golden_source(name):
     fn, wrt, args = CASES[name]
     df = dt.grad(fn, wrt=wrt)
     source = df.source if args is None else df.source_for(*args)
-    path = GOLDEN / f"{name}.py"
-    if os.environ.get("DUALTAPE_UPDATE_GOLDEN") or not path.exists():
-        GOLDEN.mkdir(exist_ok=True)
-        path.write_text(source)
-    assert source == path.read_text(), f"generated source of {name} changed; review and regenerate"
-    compile(source, str(path), "exec")
+    assert_golden(name, source)
 
 
 def test_generated_code_has_no_tape_calls():
@@ -165,8 +171,4 @@ def test_golden_forward_source(name):
     fn, mode, wrt, args = FORWARD_CASES[name]
     transformed = (dt.jvp if mode == "jvp" else dt.hvp)(fn, wrt=wrt)
     source = transformed.source if args is None else transformed.source_for(*args)
-    path = GOLDEN / f"{name}.py"
-    if os.environ.get("DUALTAPE_UPDATE_GOLDEN") or not path.exists():
-        path.write_text(source)
-    assert source == path.read_text(), f"generated source of {name} changed; review and regenerate"
-    compile(source, str(path), "exec")
+    assert_golden(name, source)

@@ -4,15 +4,13 @@ like code. Regenerate with `DUALTAPE_UPDATE_GOLDEN=1 pytest tests/test_transform
 """
 
 import math
-import os
-import pathlib
 
 import numpy as np
 import pytest
 
 import dualtape.transforms as dt
+from test_transforms_golden import assert_golden
 
-GOLDEN = pathlib.Path(__file__).parent / "golden"
 
 
 def sum_generator(x):
@@ -69,8 +67,4 @@ CASES = {
 def test_golden_source(name):
     fn, mode, wrt, args = CASES[name]
     source = getattr(dt, mode)(fn, wrt=wrt).source_for(*args)
-    path = GOLDEN / f"{name}.py"
-    if os.environ.get("DUALTAPE_UPDATE_GOLDEN") or not path.exists():
-        path.write_text(source)
-    assert source == path.read_text(), f"generated source of {name} changed; review and regenerate"
-    compile(source, str(path), "exec")
+    assert_golden(name, source)

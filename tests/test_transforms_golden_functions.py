@@ -9,7 +9,6 @@ Every construct is checked against the tape in every mode and finite differences
 
 import functools
 import importlib.util
-import os
 import pathlib
 
 import numpy as np
@@ -17,10 +16,10 @@ import pytest
 
 import dualtape
 import dualtape.transforms as dt
+from test_transforms_golden import assert_golden
 from dualtape.testing import check_modes
 from dualtape.transforms import TransformError
 
-GOLDEN = pathlib.Path(__file__).parent / "golden"
 
 
 def relu(v):
@@ -362,19 +361,12 @@ def test_golden_source(name):
     fn, args = GOLDEN_CASES[name]
     df = dt.grad(fn)
     source = df.source if args is None else df.source_for(*args)
-    path = GOLDEN / f"{name}.py"
-    if os.environ.get("DUALTAPE_UPDATE_GOLDEN") or not path.exists():
-        path.write_text(source)
-    assert source == path.read_text(), f"generated source of {name} changed; review and regenerate"
-    compile(source, str(path), "exec")
+    assert_golden(name, source)
 
 
 def test_golden_tangent_of_closure():
     source = dt.jvp(closure).source
-    path = GOLDEN / "functions_jvp_closure.py"
-    if os.environ.get("DUALTAPE_UPDATE_GOLDEN") or not path.exists():
-        path.write_text(source)
-    assert source == path.read_text()
+    assert_golden("functions_jvp_closure", source)
 
 
 @pytest.mark.parametrize("fn", [closure, nested_calls, lambdas, lambda_passed, layers, partials, choice, indexed],

@@ -6,15 +6,13 @@ A diff in those files *is* the change in readability; review it like code. Regen
 `DUALTAPE_UPDATE_GOLDEN=1 pytest tests/test_transforms_golden_lists.py`.
 """
 
-import os
-import pathlib
 
 import numpy as np
 import pytest
 
 import dualtape.transforms as dt
+from test_transforms_golden import assert_golden
 
-GOLDEN = pathlib.Path(__file__).parent / "golden"
 
 
 def appended(h, w):
@@ -57,9 +55,4 @@ def test_golden_source(name):
     fn, wrt, mode = CASES[name]
     df = dt.jvp(fn, wrt=wrt) if mode == "jvp" else dt.grad(fn, wrt=wrt)
     source = df.source
-    path = GOLDEN / f"{name}.py"
-    if os.environ.get("DUALTAPE_UPDATE_GOLDEN") or not path.exists():
-        GOLDEN.mkdir(exist_ok=True)
-        path.write_text(source)
-    assert source == path.read_text(), f"generated source of {name} changed; review and regenerate"
-    compile(source, str(path), "exec")
+    assert_golden(name, source)
