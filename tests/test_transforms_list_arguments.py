@@ -116,3 +116,20 @@ def taken_in_the_return(x):
 def test_a_call_in_the_returned_expression():
     report = check_modes(taken_in_the_return, [X])
     assert not report.refused and report.checked, report
+
+
+def push_and_read(acc, other, v):
+    acc.append(v)
+    return np.sum(np.stack(other))
+
+
+def passed_twice(x):
+    acc = [x]
+    s = push_and_read(acc, acc, x * 2.0)
+    return s + np.sum(np.stack(acc))
+
+
+def test_a_list_passed_twice_stays_refused():
+    # inside the helper `other` is `acc` itself: it sees the append, a copy would not
+    with pytest.raises(TransformError, match="changes its argument `acc` in place"):
+        dt.grad(passed_twice)(X)

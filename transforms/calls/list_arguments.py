@@ -58,6 +58,8 @@ def returning_call(norm, call, obj, out, s, value=True, target=None):
     if not all(isinstance(h, n.Name) and owned_list(norm, h.id) for h in holders) \
             or len({h.id for h in holders}) != len(holders):
         return None
+    if _shared_with_another_argument(call.args, {h.id for h in holders}):
+        return None
     version = _version(obj, params)
     if version is None:
         return None
@@ -65,11 +67,31 @@ def returning_call(norm, call, obj, out, s, value=True, target=None):
     args = [bound.arguments.get(p, None) for p in sig.parameters]
     if any(a is None for a in args):  # a default left out: pass it as Python would
         defaults = {p: v.default for p, v in sig.parameters.items()}
-        args = [a if a is not None else syntax.literal(defaults[p]) for a, p in zip(args, sig.parameters)]
+        try:
+            args = [a if a is not None else syntax.literal(defaults[p]) for a, p in zip(args, sig.parameters)]
+        except ValueError:  # (a default no literal spells: the call stays refused)
+            return None
     held = norm.expr(n.Call(func=syntax.name(name), args=args, keywords=[]), out, s)
     for k, h in enumerate(holders, 1):
         norm.expr(quote.expr("H[K]", H=held, K=k), out, s, target=h.id)
     return norm.expr(quote.expr("H[0]", H=held), out, s, target=target) if value else True
+
+
+def _shared_with_another_argument(args, names):
+    """Whether a list in `names` also reaches the function another way than as its own argument
+    (`push(acc, acc)`, `push(acc, [acc])`): the version's copy would not be what that one sees.
+    Reading an item (`push(acc, acc[-1] * 2.0)`) happens before the call and is fine."""
+    for a in args:
+        if isinstance(a, n.Name) and a.id in names:
+            continue
+        parents = {id(child): node for node in syntax.walk(a) for child in syntax.iter_child_nodes(node)}
+        for node in syntax.walk(a):
+            if isinstance(node, n.Name) and node.id in names:
+                parent = parents.get(id(node))
+                if not (isinstance(parent, n.Subscript) and parent.value is node):
+                    return True
+    seen = [a.id for a in args if isinstance(a, n.Name) and a.id in names]
+    return len(seen) != len(set(seen))
 
 
 def owned_list(norm, name):
