@@ -54,6 +54,8 @@ def returning_call(norm, call, obj, out, s, value=True, target=None):
     params = tuple(p for p in sig.parameters if p in changed)
     if not params or any(p not in bound.arguments for p in params):
         return None
+    if any(not changed[p].startswith((f"{p}.", f"{p}[")) for p in params):
+        return None  # (changed through an alias or another call: the version would not see it)
     holders = [bound.arguments[p] for p in params]
     if not all(isinstance(h, n.Name) and owned_list(norm, h.id) for h in holders) \
             or len({h.id for h in holders}) != len(holders):

@@ -28,7 +28,7 @@ import numpy as np
 
 from ..calls.opmap import resolve
 from ..ir import syntax
-from ..ir.naming import unused_name
+from ..ir.naming import reserved_names, unused_name
 from ..ir.syntax import nodes as n
 from .function_loops import FunctionLoops, constant_indices
 from .function_values import LIBRARIES, FunctionKind, ObjectKind, is_function_value, is_user_object, lift, method_of
@@ -319,7 +319,7 @@ class FunctionValues:
                 free.append(x.id)
         if name in self.params:
             raise self.fail(s, f"`{name}` is a parameter and a nested function", "Rename one of them.")
-        taken = (set(self.info.namespace) | self.locals | self.module_names()) - set(self.defs)
+        taken = ((set(self.info.namespace) | self.locals | self.module_names()) - set(self.defs)) | reserved_names()
         lifted.name = unused_name(name if name != "<lambda>" else "lambda_fn", taken | self._lifted_names())
         keywords = bool(node.args.defaults or node.args.kwonlyargs)
         extra = [n.Name(id=v, ctx=n.Param(), annotation=None, type_comment=None) for v in free]

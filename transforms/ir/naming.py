@@ -89,6 +89,12 @@ def all_names(node):
     return out
 
 
+def reserved_names():
+    """The names generated code reads (`_stack`, the runtime helpers, `np`, builtins it calls):
+    a name the transformer makes for the user's code must not be one of them."""
+    return set(_reserved())
+
+
 def rename_reserved(fn_node, params, fail):
     """Rename the user's local variables named like what generated code reads (`_stack`,
     `unbroadcast`, `np`, `len`, ...): `_stack = x * 2` would otherwise replace the stack of saved
