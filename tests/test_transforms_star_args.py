@@ -150,3 +150,22 @@ def test_hstack_of_the_star_tuple_and_a_display():
     w, x, h = rng.standard_normal((6, 3)), rng.standard_normal((2, 2)), rng.standard_normal((2, 3))
     report = check_modes(rnn_like_step, [w, x, h])
     assert not report.refused and report.checked, report
+
+
+V_CONST = np.array([0.467, -0.0])
+VV_CONST = np.array([-0.5, 0.7])
+
+
+def stacked_after_item_writes(x, y):
+    ys = [y * 2.0, np.exp(np.tanh(y)), y]
+    ys[2] = V_CONST if x > 0.583 else y
+    ys[1] = VV_CONST
+    return np.sum(np.stack(ys) ** 2) + x
+
+
+def test_a_list_written_into_is_stacked_by_the_list_op():
+    # items assigned after the display: not spread into np.stack([ys[0], ys[1], ys[2]]), whose
+    # forward rule met a constant item's scalar zero tangent (jvp and hvp crashed)
+    for x in (1.181, 0.2):
+        report = check_modes(stacked_after_item_writes, [x, np.array([0.0, 0.162])])
+        assert not report.refused and report.checked, report

@@ -67,12 +67,25 @@ def _sequence_written_out(normalizer, call):
     seq = call.args[0] if call.args else None
     if not (isinstance(seq, (n.Name, n.BinOp)) and normalizer.expr_varied(seq)):
         return None
+    if _written_into(normalizer, seq):  # (`ys[1] = c`: the list op stacks its items' tangents by shape)
+        return None
     obj = normalizer.resolve(call.func)
     spec = opmap.lookup(obj) if obj is not None else None
     items = _items(normalizer, seq)
     if spec is None or not spec.prim.variadic or spec.wrapper is None or items is None:
         return None
     return n.Call(func=call.func, args=[n.List(elts=items, ctx=n.Load())] + call.args[1:], keywords=call.keywords)
+
+
+def _written_into(normalizer, seq):
+    """Whether a name in `seq` has items assigned (`ys[k] = v`) anywhere in the function."""
+    names = {x.id for x in syntax.walk(seq) if isinstance(x, n.Name)}
+    for node in syntax.walk(normalizer.info.node):
+        if isinstance(node, (n.Assign, n.AugAssign)):
+            for t in node.targets if isinstance(node, n.Assign) else [node.target]:
+                if isinstance(t, n.Subscript) and isinstance(t.value, n.Name) and t.value.id in names:
+                    return True
+    return False
 
 
 def _items(normalizer, seq):
