@@ -20,12 +20,13 @@ _STAR_HELPER = ["def star_mix(first, *rest, **options):", "    total = first",
                 "    return total + len(rest) * options['decay']", "", ""]
 
 # math functions of one float, each with the argument form that keeps it in its smooth domain
+# (and in range: gamma, exp2, expm1 and pow of a large argument overflow, which math raises)
 _MATH_UNARY = ("math.log2(1.5 + {a} * {a})", "math.log10(1.5 + {a} * {a})", "math.erf({a})",
-               "math.erfc({a})", "math.expm1({a})", "math.log1p({a} * {a})", "math.exp2({a})",
-               "math.cbrt(2.0 + {a} * {a})", "math.gamma(1.5 + {a} * {a})", "math.lgamma(1.5 + {a} * {a})",
-               "math.atan({a})", "math.sqrt(1.0 + {a} * {a})")
+               "math.erfc({a})", "math.expm1(math.tanh({a}))", "math.log1p({a} * {a})", "math.exp2(math.tanh({a}))",
+               "math.cbrt(2.0 + {a} * {a})", "math.gamma(1.5 + math.tanh({a}) ** 2)",
+               "math.lgamma(1.5 + {a} * {a})", "math.atan({a})", "math.sqrt(1.0 + {a} * {a})")
 _MATH_BINARY = ("math.hypot({a}, 1.0 + {b} * {b})",  # (hypot(0, 0) has no derivative)
-                "math.atan2({a}, 2.0 + {b} * {b})", "math.pow(1.5 + {a} * {a}, {b})",
+                "math.atan2({a}, 2.0 + {b} * {b})", "math.pow(1.5 + {a} * {a}, math.tanh({b}))",
                 "math.prod([{a}, {b}])", "math.dist([{a}, {b}], [{b}, 0.5])",
                 "math.log(1.5 + {a} * {a}, 2.0 + {b} * {b})", "math.degrees({a}) * math.radians({b})")
 
