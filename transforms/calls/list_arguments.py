@@ -65,7 +65,7 @@ def returning_call(norm, call, obj, out, s, value=True, target=None):
     version = _version(obj, params)
     if version is None:
         return None
-    name = norm.info.namespace.get(version.__name__) is version and version.__name__ or _register(norm, version)
+    name = _register(norm, version)
     args = [bound.arguments.get(p, None) for p in sig.parameters]
     if any(a is None for a in args):  # a default left out: pass it as Python would
         defaults = {p: v.default for p, v in sig.parameters.items()}
@@ -156,11 +156,10 @@ def _version(fn, params):
                 for x in syntax.walk(tree)):
         versions[params] = None
         return None
+    if not isinstance(tree.body[-1], n.Return):  # (falling off the end returns None: say so)
+        tree.body.append(_at(n.Return(value=None), tree.body[-1]))
     value_name = unused_name("value", syntax.store_names(tree) | syntax.load_names(tree) | set(params))
     _returning_lists(tree, params, value_name)
-    if not tree.body or not isinstance(tree.body[-1], n.Return):
-        tree.body.append(quote.stmt("return VALUE", VALUE=n.Tuple(
-            elts=[syntax.constant(None)] + [syntax.name(p) for p in params], ctx=n.Load())))
     first_body = tree.body[0]
     doc = 1 if isinstance(first_body, n.Expr) and syntax.is_constant(first_body.value) else 0
     taken = syntax.store_names(tree) | syntax.load_names(tree) | {a.id for a in tree.args.args}
@@ -168,12 +167,7 @@ def _version(fn, params):
     for a in tree.args.posonlyargs + tree.args.args + tree.args.kwonlyargs:
         if a.id in given:
             a.id = given[a.id]
-    copies = [quote.stmt("P = GIVEN[:]", P=p, GIVEN=given[p]) for p in params]
-    tree.body[doc:doc] = copies
-    for st in copies + [tree.body[-1]]:
-        for sub in syntax.walk(st):
-            if isinstance(sub, (n.stmt, n.expr)) and not hasattr(sub, "lineno"):
-                sub.lineno, sub.col_offset = getattr(first_body, "lineno", 1), 0
+    tree.body[doc:doc] = [_at(quote.stmt("P = GIVEN[:]", P=p, GIVEN=given[p]), first_body) for p in params]
     tree.decorator_list = []
     tree.name = unused_name(f"{fn.__name__}_lists", set(fn.__globals__))
     namespace = dict(fn.__globals__)
@@ -249,6 +243,8 @@ def _reads_only(func, namespace):
 
 def _register(norm, version):
     """The name the caller's generated code calls `version` by (in the caller's namespace)."""
+    if norm.info.namespace.get(version.__name__) is version:
+        return version.__name__
     name = unused_name(version.__name__, set(norm.info.namespace) | norm.used)
     norm.info.namespace[name] = version
     norm.used.add(name)
