@@ -14,7 +14,9 @@ The result, `df.source`, is exactly the source numba compiled. One compiled vers
 per combination of argument types (in memory). Where numba cannot compile a construct, a
 TransformError names it with the generated line and the user's line it comes from; with
 `jit="fallback"` the uncompiled generated code runs instead (`df.fallback_reason` says why).
-"""
+Python containers the transformer accepts (lists of arrays, dicts, function values; see
+`python_containers`) fall back under jit=True too, with the same warning: what the transformer accepts compiles
+or runs uncompiled, loudly."""
 
 import ast
 import inspect
@@ -28,13 +30,14 @@ from dualtape.core.dtypes import complex_error
 
 from ..ir import syntax
 from ..ir.analysis import value_kind
-from ..frontend.function_values import is_function_value, jit_lifted_calls
+from ..frontend.function_values import is_function_value, is_user_object, jit_lifted_calls
 from ..cache import Guard, cache_on, user_functions
 from ..codegen.emit import run_module, source_of
 from ..runtime.names import RUNTIME_HELPERS
 from .stacks import StackProbe, jit_functions, positional_functions, probe_functions
 from ..frontend.parse import TransformError
 from ..runtime import shape_of
+from ..runtime import lists as runtime_lists
 from ..calls.star_args import has_star_parameters
 from ..codegen.tracebacks import name_user_lines
 
@@ -157,11 +160,15 @@ class _Entry:
             if not isinstance(exc, numba.core.errors.NumbaError) and "unbox" not in str(exc):
                 raise  # (numba's TypeError for an argument it cannot take: a list of arrays of two ndims)
             error = self.owner.refusal(exc, self.source, filename)
-            if not self.owner.fallback:
+            containers = python_containers(generated, args, namespace, _ANSI.sub("", str(exc)))
+            if not self.owner.fallback and containers is None:
                 raise error from None
-            self.fallback_reason = str(error)
+            self.fallback_reason = str(error) if containers is None else f"{error}\n  (it holds {containers})"
             self.owner.fallback_reason = self.fallback_reason
-            warnings.warn(f"{self.fallback_reason}\n  jit='fallback': running the uncompiled generated code instead "
+            why = "jit='fallback'" if self.owner.fallback else "jit=True"
+            if containers is not None:
+                why = f"numba compiles no Python lists of arrays, dicts or function values, so {why}"
+            warnings.warn(f"{self.fallback_reason}\n  {why}: running the uncompiled generated code instead "
                           "(the same numbers, at Python's speed).", RuntimeWarning, stacklevel=5)
             self.fn, self.source = run_module(positional_functions(generated), name, _namespace(self.module, {}),
                                               f"fallback {name}")
@@ -177,6 +184,39 @@ class _Entry:
         if self.fn is None:
             return self.build(args)
         return self.fn(*args)
+
+
+def python_containers(functions, args, namespace, error):
+    """What in this specialization numba cannot hold, described, or None: the Python containers
+    and dynamic typing the transformer accepts (lists built by list operations, dicts, function
+    values, `*args` helpers, a name that is a number and then an array, as `sum` over arrays
+    starts), which jit=True runs uncompiled, with a warning, rather than refuse. Any other construct numba rejects (`error`, its message) stays a refusal."""
+    unify = re.search(r"Cannot unify (.+?) and (.+?) for '([^']+)'", error)
+    if unify:
+        return f"`{unify.group(3).split('.')[0]}`, a {unify.group(1)} and then a {unify.group(2)}"
+    if re.search(r"\b(reflected )?list\((array|list|UniTuple|Tuple|reflected)", error):
+        return "a Python list of arrays"
+    for value in args:
+        if isinstance(value, dict) or is_function_value(value) or is_user_object(value):
+            return f"an argument of type {type(value).__name__}"
+        if isinstance(value, list) and any(isinstance(item, (np.ndarray, list, tuple, dict)) for item in value):
+            return "an argument that is a list of arrays"
+    from . import runtime as jit_runtime  # (imports numba)
+    list_helpers = {name for name, value in vars(runtime_lists).items() if inspect.isfunction(value)
+                    and value.__module__ == runtime_lists.__name__ and name not in jit_runtime.NAMES}
+    for fn in functions:
+        for node in syntax.walk(fn):
+            if isinstance(node, (ast.Dict, ast.DictComp)):
+                return "a dict"
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                name = node.func.id
+                if name in list_helpers:
+                    return f"a Python list (runtime helper {name})"
+                value = namespace.get(name)
+                if inspect.isfunction(value) and not value.__module__.startswith(("dualtape", "numba")) \
+                        and has_star_parameters(value):  # (a user's helper)
+                    return f"a call of {name}, which has *args / **kwargs"
+    return None
 
 
 def _type_key(value):

@@ -12,6 +12,8 @@ The saved-value stacks have a helper too: `grow(buf)` doubles a preallocated sta
 when it is full.
 """
 
+import math
+
 import numpy as np
 from numba import njit, types
 from numba.core.errors import TypingError
@@ -40,6 +42,7 @@ zero_slot = _stub("zero_slot")
 power_slope = _stub("power_slope")
 reduced_size = _stub("reduced_size")
 broadcast_tangent = _stub("broadcast_tangent")
+log_where_positive = _stub("log_where_positive")
 
 
 def _tuple_len(shape):
@@ -236,6 +239,19 @@ def _ov_power_slope(x, y):  # y * x ** (y - 1), 0 where x == y == 0 (rulekit.pow
     return scalar
 
 
+@overload(log_where_positive)
+def _ov_log_where_positive(x):  # log(x) where x > 0, else 0 (rulekit.log_where_positive: Pow's exponent rule)
+    if isinstance(x, types.Array):
+        def impl(x):
+            positive = x > 0
+            return np.where(positive, np.log(np.where(positive, x, 1.0)), 0.0)
+        return impl
+
+    def scalar(x):
+        return math.log(x) if x > 0 else 0.0 * x
+    return scalar
+
+
 @overload(zero_slot)
 def _ov_zero_slot(b, index, x):  # (compiled code holds arrays and numbers: no list items)
     def impl(b, index, x):
@@ -292,5 +308,5 @@ def grow(buf):
 NAMES = {name: globals()[name] for name in (
     "unbroadcast", "unreduce", "zeros_like", "owned", "accumulate", "saved", "add_at", "shape_of",
     "matmul_cotangent_x", "matmul_cotangent_y", "check_scalar_output", "grow", "power_slope", "reduced_size",
-    "broadcast_tangent")}
+    "broadcast_tangent", "log_where_positive")}
 NAMES["zero_slot"] = zero_slot
