@@ -152,6 +152,25 @@ def closure_map(x):
     return np.sum(zs[0]) + np.sum(zs[1])
 
 
+def scaled_by_closure(bout):
+    def g1(v):  # (a closure over the helper's parameter, called twice)
+        return v * np.stack([0.25, bout, bout])
+    return np.tanh(g1(g1(np.array([0.3, -0.2, 0.5])) * 0.5))
+
+
+def helper_with_closure(x):
+    """The mixed modes run the generated gradient on dual numbers and tensors, with traced copies
+    of the helpers it calls for values: their nested functions are called as written, not as the
+    lifted versions taking the closed-over names (found by the checker: g1_traced() missing 'bout')."""
+    return np.sum(scaled_by_closure(x[0]) * x)
+
+
+def mapped_in_expressions(x):
+    rows = np.stack(list(map(np.sin, [x, 2.0 * x])))  # map inside an expression: a comprehension
+    pairs = sum(map(lambda a, b: a * b, x, x[::-1]))   # two iterables: over their zip
+    return np.sum(rows[1] * rows[0]) + pairs + sum(map(relu, x))
+
+
 class Model:
     def __init__(self, scale):
         self.scale = scale
@@ -186,7 +205,8 @@ X = np.array([0.1, 0.4, 0.7])
 W = np.arange(6.0).reshape(3, 2) / 7 - 0.3
 
 ONE_ARGUMENT = [closure, closure_in_loop, nested_calls, lambdas, lambda_passed, aliases, default_function,
-                with_relu, branch_def, partials, choice, choice_by_value, layers, indexed, mapped, closure_map]
+                with_relu, branch_def, partials, choice, choice_by_value, layers, indexed, mapped, closure_map,
+                mapped_in_expressions, helper_with_closure]
 
 
 @pytest.mark.parametrize("fn", ONE_ARGUMENT, ids=lambda f: f.__name__)
@@ -340,6 +360,7 @@ GOLDEN_CASES = {
     "functions_choice": (choice, None),
     "functions_loop_over_functions": (layers, None),
     "functions_map": (mapped, None),
+    "functions_map_expressions": (mapped_in_expressions, None),
     "functions_methods": (method_of_argument, (W, X, MODEL)),
     "functions_argument_method": (predict, (W, X, MODEL.act)),
     "functions_argument_partial": (predict, (W, X, functools.partial(scaled, a=2.0, k=0.5))),

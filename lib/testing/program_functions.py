@@ -1,6 +1,7 @@
 """Functions as values in `programs()`: nested functions reading the program's variables
 (closures, called at once or twice), lambdas (assigned or called in place), functions passed
-to a nested function (NumPy's, a lambda, a nested one), and loops over a tuple of functions.
+to a nested function (NumPy's, a lambda, a nested one), loops over a tuple of functions, and
+`map` of such functions inside expressions (`sum(map(g, [a, b]))`, `np.stack(list(map(...)))`).
 The transformer lifts nested functions and lambdas and specializes on function values
 (transforms/frontend/functions.py).
 
@@ -10,7 +11,7 @@ what it returns is bound to a new variable of the parameter's shape.
 
 from .program_exprs import Expr
 
-FUNCTION_FEATURES = ("nested_def", "lambda", "function_arg", "function_loop")
+FUNCTION_FEATURES = ("nested_def", "lambda", "function_arg", "function_loop", "map_call")
 
 _UNARY = ("np.sin", "np.tanh", "np.cos")
 
@@ -57,6 +58,16 @@ class FunctionStatements:
                       f"lambda {t}: {self.function_body(env, t, shape, closure=False)}"]
             first, second = self.draw(self.st.permutations(passed))
             lines.append(f"{out} = {apply}({first}, {args[0]}) + {apply}({second}, {args[1]})")
+        elif kind == "map_call":
+            g, v, p, q = self.new_name("g"), self.new_name("v"), self.new_name("p"), self.new_name("q")
+            lines = [f"def {g}({v}):", f"    return {self.function_body(env, v, shape)}"]
+            fn = self.draw(self.st.sampled_from(_UNARY + (g,)))
+            pair = f"lambda {p}, {q}: {p} * {q} + {self.function_body(env, p, shape, closure=False)}"
+            lines.append(self.draw(self.st.sampled_from([
+                f"{out} = sum(map({fn}, [{args[0]}, {args[1]}]))",
+                f"{out} = np.sum(np.stack(list(map({fn}, ({args[0]}, {args[1]})))), axis=0)",
+                f"{out} = sum(map({pair}, [{args[0]}, {args[1]}], [{args[1]}, {args[0]}]))",
+                f"{out} = {args[0]} + sum(map({g}, [{args[1]}]))"])))
         else:  # function_loop
             act, v = self.new_name("act"), self.new_name("v")
             g = self.new_name("g")

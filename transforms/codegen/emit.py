@@ -316,9 +316,11 @@ def traced_module(module):
         module.namespace.update(alias_foreign_globals(node, locals_, info.namespace, module.namespace))
         MethodRewriter(locals_).visit(node)
         node.name = renames[fn.__name__]
-        copies.append(respell_traced(syntax.to_ast(node)))
+        nested = {x.name for x in syntax.walk(node) if isinstance(x, syntax.nodes.FunctionDef) and x is not node}
+        own = RenameCalls({k: v for k, v in renames.items() if k not in locals_ | nested})
+        copies.append(own.visit(respell_traced(syntax.to_ast(node))))  # (its nested functions: called as written)
     rename = RenameCalls(renames)
-    return [rename.visit(function) for function in copies + functions]
+    return copies + [rename.visit(function) for function in functions]
 
 
 def traced_kinds(kinds):

@@ -6,6 +6,7 @@
     for y in map(g, xs): ...             for y_arg in xs: y = g(y_arg); ...
     ys = list(map(g, xs))                ys = []; for ys_arg in xs: ys = ys + [g(ys_arg)]
     ys = list(map(g, [a, b]))            ys = [g(a), g(b)]
+    np.stack(list(map(g, xs, ys)))       np.stack([g(a, b) for a, b in zip(xs, ys)])  (elsewhere)
 
 A loop over functions that breaks or continues, or writes its loop variable, is refused.
 """
@@ -70,8 +71,45 @@ class FunctionLoops:
                 if mapped is not None:
                     out.extend(self.list_of_map(s, s.targets[0].id, *mapped))
                     continue
-            out.append(s)
+            out.append(self.comprehended(s))
         return out
+
+    def comprehended(self, node):
+        """`node` with each `map(g, xs, ...)` left in it (an argument, `list(map(...))`, `sum(map(...))`)
+        written as the list comprehension `[g(v) for v in xs]` (several iterables: over their zip),
+        which the normalizer writes out as a loop (frontend/comprehensions.py)."""
+        for field, value in _fields(node):
+            if isinstance(value, n.AST):
+                setattr(node, field, self.comprehended(value))
+            elif isinstance(value, list):
+                value[:] = [self.comprehended(v) if isinstance(v, n.AST) else v for v in value]
+        if not isinstance(node, n.Call) or node.keywords:
+            return node
+        if (len(node.args) == 1 and getattr(node.args[0], "_dualtape_map", False)
+                and resolve(node.func, self.values.locals, self.values.info.namespace) is builtins.list):
+            return node.args[0]  # (list(map(...)): the comprehension is a new list already)
+        if (len(node.args) < 2 or any(isinstance(a, n.Starred) for a in node.args) or not self.is_function(node.args[0])
+                or resolve(node.func, self.values.locals, self.values.info.namespace) is not builtins.map):
+            return node
+        fn, iterables = node.args[0], node.args[1:]
+        if len(iterables) > 1 and resolve(syntax.name("zip"), self.values.locals,
+                                          self.values.info.namespace) is not builtins.zip:
+            return node  # (zip shadowed)
+        if len(iterables) == 1 and isinstance(iterables[0], (n.List, n.Tuple)) \
+                and not any(isinstance(e, n.Starred) for e in iterables[0].elts):
+            written = n.List(elts=[n.Call(func=syntax.copy(fn), args=[e], keywords=[]) for e in iterables[0].elts],
+                             ctx=n.Load())  # (a display: the calls written out)
+            return _located(written, node)
+        names = [self.fresh("_mapped") for _ in iterables]
+        if len(iterables) == 1:
+            target, iterable = syntax.name(names[0], store=True), iterables[0]
+        else:
+            target = n.Tuple(elts=[syntax.name(v, store=True) for v in names], ctx=n.Store())
+            iterable = n.Call(func=syntax.name("zip"), args=list(iterables), keywords=[])
+        call = n.Call(func=fn, args=[syntax.name(v) for v in names], keywords=[])
+        comprehension = n.ListComp(elt=call, generators=[n.comprehension(target=target, iter=iterable, ifs=[],
+                                                                           is_async=0)])
+        return _located(comprehension, node)
 
     def elements(self, e):
         if isinstance(e, (n.Tuple, n.List)) and e.elts and all(map(self.is_function, e.elts)):
@@ -157,6 +195,16 @@ def _indexed(loops, e):
         if syntax.is_constant(index) and type(index.value) is int and -len(elements) <= sign * index.value < len(elements):
             return syntax.copy(elements[sign * index.value])
     return None
+
+
+def _located(new, where):
+    """`new` (a list made from a map call) at `where`'s place in the source, marked as a new list."""
+    for x in syntax.walk(new):
+        if "lineno" in x._attributes and not hasattr(x, "lineno"):
+            x.lineno, x.col_offset = where.lineno, getattr(where, "col_offset", 0)
+            x.end_lineno, x.end_col_offset = getattr(where, "end_lineno", None), getattr(where, "end_col_offset", None)
+    new._dualtape_map = True
+    return new
 
 
 def _fields(node):
