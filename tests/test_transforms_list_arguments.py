@@ -64,7 +64,35 @@ def into_a_parameter(acc, x):
     return np.sum(np.stack(acc))
 
 
+def read_in_a_loop(x):  # (the checker's shrunk program, seed 2002: every mode gave 0)
+    acc = [1.3]
+    push(acc, x)
+    a = take(acc) * 2.0
+    r = 0.0
+    for v in np.stack([a, 0.5]):
+        r = r + v
+    return r
+
+
+def read_in_a_branch(x):
+    acc = [np.where(x > 0.0, 1.3, 0.4)]
+    push(acc, x)
+    r = 0.0
+    if x > 0.0:
+        r = r + acc[1] * np.sum(np.stack(acc))
+    return r
+
+
 X, Y = np.array([0.3, 0.5]), np.array([1.2, -0.4])
+
+
+@pytest.mark.parametrize("f", [read_in_a_loop, read_in_a_branch])
+def test_a_list_the_call_changes_is_differentiated_in_the_loops_and_branches_after(f):
+    """The loops and branches after `push(acc, x)` read `acc` as differentiated: the call makes
+    it so, as `acc = push(acc, x)` would (they were left out of the sweep: a zero gradient)."""
+    report = check_modes(f, [0.326])
+    assert not report.refused and report.checked, report
+    assert dt.grad(f)(0.326) == pytest.approx(dualtape.grad(f)(0.326), rel=1e-12) != 0.0
 
 
 @pytest.mark.parametrize("f, args", [(pushed_and_taken, [X, Y]), (pushed_in_a_loop, [X])],

@@ -105,9 +105,18 @@ class Normalizer(Expressions):
         return bool(syntax.load_names(e) & self.varied)
 
     def _varied_fixpoint(self):
+        # a call that changes a local list in place (`push(acc, x)`, `acc.append(x)` not yet
+        # rewritten) makes it varied when a value it passes is: read like `acc = push(acc, x)`
+        mutating = [(node, names) for node in syntax.walk(self.info.node) if isinstance(node, n.Call)
+                    for names in [changed_names(node, self.locals, self.resolve)] if names]
         changed = True
         while changed:
             changed = False
+            for call, names in mutating:
+                if (any(map(self.expr_varied, call.args)) or any(self.expr_varied(k.value) for k in call.keywords)) \
+                        and not names <= self.varied:
+                    self.varied |= names
+                    changed = True
             for node in syntax.walk(self.info.node):
                 pairs = []
                 if isinstance(node, (n.Assign, n.AnnAssign)) and node.value is not None:
