@@ -12,6 +12,7 @@ their blocks in the arguments' structure, as JAX's. Checked against finite diffe
 import numpy as np
 import pytest
 
+import dualtape
 import dualtape.transforms as dt
 from dualtape.core import nest
 
@@ -162,3 +163,21 @@ def test_jit_jvp_of_a_tuple_and_a_list_of_pairs_and_a_ragged_list_refused():
         np.testing.assert_allclose(dt.jvp(f, jit=True)(x, t)[1], _fd(f, x, t, rest)[0], rtol=1e-6)
     with pytest.warns(RuntimeWarning, match="jit='fallback'"):
         np.testing.assert_allclose(dt.jvp(f, jit="fallback")(x, t)[1], _fd(f, x, t, rest)[0], rtol=1e-6)
+
+
+def test_the_gradient_of_a_tuple_argument_is_a_tuple():
+    """As JAX, autograd and the tape: the gradient has the argument's containers (the generated
+    code builds a tuple's adjoint as a list)."""
+    def loss(params, x):
+        (w, b), scale = params
+        return np.sum(np.tanh(x * w + b)) * scale
+
+    x = np.array([0.3, -0.5])
+    params = ((x * 2.0, 0.5), 1.5)
+    want = dualtape.grad(loss)(params, x)
+    for got in (dt.grad(loss)(params, x), dt.vjp(loss)(params, x, 1.0), dt.grad(loss, preserve_result=True)(params, x)[0],
+                dt.grad(loss, wrt=(0, 1))(params, x)[0]):
+        assert type(got) is tuple and type(got[0]) is tuple, got
+        np.testing.assert_allclose(got[0][0], want[0][0], rtol=1e-12)
+        np.testing.assert_allclose(got[1], want[1], rtol=1e-12)
+    assert isinstance(dt.grad(loss)([[x, 0.5], 1.5], x), list)

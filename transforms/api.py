@@ -251,15 +251,28 @@ class Transformed(Transform):
             refuse_complex(self.api, kwargs.values())
             self.refuse_integers(args, kwargs)
             if self.mode == "grad":
-                return self._grad(args, kwargs)
+                out = self._grad(args, kwargs)
+                if self.preserve_result:
+                    return self._structured(out[0], args, kwargs), out[1]
+                return self._structured(out, args, kwargs)
             fn, seed = self._compiled_for(args, kwargs)
             if self.mode == "vjp":
-                kwargs = dict(kwargs)
-                kwargs[seed] = lazy_scalar(dy, args)  # a scalar dy with dask data: a lazy scalar
+                return self._structured(fn(*args, **dict(kwargs, **{seed: lazy_scalar(dy, args)})), args, kwargs)
             return fn(*args, **kwargs)
         except Exception as exc:  # (an error inside generated code: name the user's line)
             name_user_lines(exc)
             raise
+
+    def _structured(self, gradient, args, kwargs):
+        """The gradient of a tuple argument as a tuple (the generated code builds it as a list),
+        nested likewise: the structure of the argument, as JAX, autograd and the tape give it."""
+        if not any(isinstance(a, (tuple, list, dict)) for a in (*args, *kwargs.values())):
+            return gradient
+        bound = self._bind(args, kwargs)
+        values = [bound.arguments.get(w) for w in self.wrt]
+        if self.wrt_is_tuple and isinstance(gradient, tuple) and len(gradient) == len(values):
+            return tuple(_like(g, v) for g, v in zip(gradient, values))
+        return _like(gradient, values[0]) if len(values) == 1 else gradient
 
     def _grad(self, args, kwargs):
         """A gradient is of a scalar function: where the transformer cannot tell that the output
@@ -288,6 +301,16 @@ class Transformed(Transform):
             args = args[:-1]
         bound = self._bind(args, kwargs)
         return self._build(arg_kinds(bound), **self._specialize(bound, ()))[0].source()
+
+
+def _like(gradient, value):
+    """`gradient` with the containers of `value`: a list where `value` is a tuple becomes one."""
+    if isinstance(value, (tuple, list)) and isinstance(gradient, (tuple, list)) and len(gradient) == len(value):
+        items = [_like(g, v) for g, v in zip(gradient, value)]
+        return tuple(items) if isinstance(value, tuple) else items
+    if isinstance(value, dict) and isinstance(gradient, dict):
+        return {k: _like(g, value[k]) if k in value else g for k, g in gradient.items()}
+    return gradient
 
 
 def shape_key(values, _nd=np.ndarray):

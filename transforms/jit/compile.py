@@ -322,10 +322,14 @@ class Jitted:
         args = tuple(args)
         if self.mode == "vjp":
             entry, seed = self._entry(args, kwargs)
-            return entry(args, dict(kwargs, **{seed: dy}))
+            return self.inner._structured(entry(args, dict(kwargs, **{seed: dy})), args, kwargs)
         entry, _ = self._entry(args, kwargs)
         if entry.python.__dualtape_scalar_output__:
             result = entry(args, kwargs)
+            if self.inner.preserve_result:
+                result = self.inner._structured(result[0], args, kwargs), result[1]
+            else:
+                result = self.inner._structured(result, args, kwargs)
             if not kwargs and entry.fn is not None and all(isinstance(a, _FAST_TYPES) for a in args):
                 rest = entry.rest(len(args))
                 if rest is not None:
@@ -339,6 +343,7 @@ class Jitted:
                 f"[{self.api}] {code.co_filename}:{code.co_firstlineno} in {self.inner.f.__name__}: it returned a "
                 f"value of shape {shape_of(value)}; grad needs a scalar output.\n  Use transforms.vjp, or reduce "
                 "the output first (e.g. return np.sum(y)).")
+        gradient = self.inner._structured(gradient, args, kwargs)
         return (gradient, value) if self.inner.preserve_result else gradient
 
     # -- refusals ---------------------------------------------------------------------------------
