@@ -330,9 +330,10 @@ def indexed_by_value(x, i):
     return np.sum(acts[i](x))
 
 
-def generator(x):
+def generator(x):  # (a generator that ends is accepted: tests/test_transforms_generators.py)
     def g(v):
-        yield v
+        while True:
+            yield v
     return np.sum(x)
 
 
@@ -341,7 +342,7 @@ def generator(x):
     (writes_nonlocal, r"`nonlocal` in the nested function `g` is not supported.*\n  Return the value"),
     (escapes, r"the function value `g` is used other than by calling it"),
     (rebinds, r"`g` is bound to a function and bound again"),
-    (generator, r"the nested function `g` is a generator"),
+    (generator, r"the nested function `g` is a generator that must run lazily"),
     (loop_breaks, r"`break` / `continue` in a loop over functions"),
 ], ids=lambda v: getattr(v, "__name__", ""))
 def test_refusals_name_construct_line_and_fix(fn, match):

@@ -65,7 +65,7 @@ def returning_call(norm, call, obj, out, s, value=True, target=None):
     version = _version(obj, params)
     if version is None:
         return None
-    name = _register(norm, version)
+    name = register(norm, version)
     args = [bound.arguments.get(p, None) for p in sig.parameters]
     if any(a is None for a in args):  # a default left out: pass it as Python would
         defaults = {p: v.default for p, v in sig.parameters.items()}
@@ -241,7 +241,7 @@ def _reads_only(func, namespace):
     return obj in (len, sum, min, max, sorted, tuple) or (getattr(obj, "__module__", None) or "").startswith("numpy")
 
 
-def _register(norm, version):
+def register(norm, version):
     """The name the caller's generated code calls `version` by (in the caller's namespace)."""
     if norm.info.namespace.get(version.__name__) is version:
         return version.__name__

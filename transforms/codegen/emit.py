@@ -112,8 +112,10 @@ class Module:
         if key in self.helpers:
             return self.helpers[key]
         if fn in self.in_progress:
-            raise TransformError(f"[{self.api}] {st.text!r}: the recursive call of {fn.__name__} cannot be "
-                                 "transformed.\n  Rewrite the recursion as a loop, or wrap the function "
+            caller = self.generating[-1] if self.generating else None
+            where = f"{caller.filename}:{st.line} in {caller.name}: " if caller is not None else ""
+            raise TransformError(f"[{self.api}] {where}{st.text.strip()!r}: the recursive call of {fn.__name__} "
+                                 "cannot be transformed.\n  Rewrite the recursion as a loop, or wrap the function "
                                  "with dualtape.custom_gradient.")
         self.in_progress.add(fn)
         try:

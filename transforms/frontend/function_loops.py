@@ -12,6 +12,7 @@ A loop over functions that breaks or continues, or writes its loop variable, is 
 """
 
 import builtins
+import functools
 
 from ..calls.opmap import resolve
 from ..ir import syntax
@@ -28,6 +29,8 @@ class FunctionLoops:
         self.defined = {x.name for x in syntax.walk(node) if isinstance(x, n.FunctionDef) and x is not node} | {
             x.targets[0].id for x in syntax.walk(node) if isinstance(x, n.Assign) and len(x.targets) == 1
             and isinstance(x.targets[0], n.Name) and isinstance(x.value, n.Lambda)}
+        self.generators = {x.name for x in syntax.walk(node) if isinstance(x, n.FunctionDef) and x is not node
+                           and any(isinstance(y, n.Yield) for y in syntax.walk(x))}  # (lifted to return lists)
         counts = values._binding_counts(node)
         self.sequences = {}  # name -> the function expressions of the tuple it is bound to (once)
         for x in syntax.walk(node):
@@ -77,7 +80,8 @@ class FunctionLoops:
     def comprehended(self, node):
         """`node` with each `map(g, xs, ...)` left in it (an argument, `list(map(...))`, `sum(map(...))`)
         written as the list comprehension `[g(v) for v in xs]` (several iterables: over their zip),
-        which the normalizer writes out as a loop (frontend/comprehensions.py)."""
+        which the normalizer writes out as a loop (frontend/comprehensions.py); `list(gen(x))` of a
+        nested generator is the call (lifted, it returns a new list)."""
         for field, value in _fields(node):
             if isinstance(value, n.AST):
                 setattr(node, field, self.comprehended(value))
@@ -85,19 +89,25 @@ class FunctionLoops:
                 value[:] = [self.comprehended(v) if isinstance(v, n.AST) else v for v in value]
         if not isinstance(node, n.Call) or node.keywords:
             return node
-        if (len(node.args) == 1 and getattr(node.args[0], "_dualtape_map", False)
+        listed = node.args[0] if len(node.args) == 1 else None
+        if ((getattr(listed, "_dualtape_map", False) or (isinstance(listed, n.Call) and isinstance(listed.func, n.Name)
+                                                        and listed.func.id in self.generators))
                 and resolve(node.func, self.values.locals, self.values.info.namespace) is builtins.list):
-            return node.args[0]  # (list(map(...)): the comprehension is a new list already)
-        if (len(node.args) < 2 or any(isinstance(a, n.Starred) for a in node.args) or not self.is_function(node.args[0])
+            return node.args[0]  # (list(map(...)), list(gen(x)): a new list already)
+        if (len(node.args) < 2 or any(isinstance(a, n.Starred) for a in node.args)
                 or resolve(node.func, self.values.locals, self.values.info.namespace) is not builtins.map):
             return node
         fn, iterables = node.args[0], node.args[1:]
+        fn, first, keywords = self.partial_parts(fn)
+        if not self.is_function(fn):
+            return node
         if len(iterables) > 1 and resolve(syntax.name("zip"), self.values.locals,
                                           self.values.info.namespace) is not builtins.zip:
             return node  # (zip shadowed)
         if len(iterables) == 1 and isinstance(iterables[0], (n.List, n.Tuple)) \
                 and not any(isinstance(e, n.Starred) for e in iterables[0].elts):
-            written = n.List(elts=[n.Call(func=syntax.copy(fn), args=[e], keywords=[]) for e in iterables[0].elts],
+            written = n.List(elts=[n.Call(func=syntax.copy(fn), args=[*map(syntax.copy, first), e],
+                                          keywords=[syntax.copy(k) for k in keywords]) for e in iterables[0].elts],
                              ctx=n.Load())  # (a display: the calls written out)
             return _located(written, node)
         names = [self.fresh("_mapped") for _ in iterables]
@@ -106,7 +116,7 @@ class FunctionLoops:
         else:
             target = n.Tuple(elts=[syntax.name(v, store=True) for v in names], ctx=n.Store())
             iterable = n.Call(func=syntax.name("zip"), args=list(iterables), keywords=[])
-        call = n.Call(func=fn, args=[syntax.name(v) for v in names], keywords=[])
+        call = n.Call(func=fn, args=first + [syntax.name(v) for v in names], keywords=keywords)
         comprehension = n.ListComp(elt=call, generators=[n.comprehension(target=target, iter=iterable, ifs=[],
                                                                            is_async=0)])
         return _located(comprehension, node)
@@ -117,6 +127,16 @@ class FunctionLoops:
         if isinstance(e, n.Name) and e.id in self.sequences:
             return self.sequences[e.id]
         return None
+
+    def partial_parts(self, fn):
+        """(function, first arguments, keywords) of `functools.partial(g, a, k=b)` whose arguments
+        are names or constants (read at each call as at the partial's making), else (fn, [], [])."""
+        if (isinstance(fn, n.Call) and fn.args and not any(isinstance(a, n.Starred) for a in fn.args)
+                and all(k.arg is not None for k in fn.keywords)
+                and all(isinstance(a, (n.Name, n.Constant)) for a in fn.args[1:] + [k.value for k in fn.keywords])
+                and resolve(fn.func, self.values.locals, self.values.info.namespace) is functools.partial):
+            return fn.args[0], list(fn.args[1:]), list(fn.keywords)
+        return fn, [], []
 
     def mapped(self, e):
         """(function, items) of `map(function, items)`, or None."""

@@ -26,6 +26,7 @@ import types
 
 import numpy as np
 
+from ..calls.generators import collect_yields, follows
 from ..calls.opmap import resolve
 from ..ir import syntax
 from ..ir.naming import reserved_names, unused_name
@@ -299,9 +300,10 @@ class FunctionValues:
                 raise self.fail(x, f"`{'global' if isinstance(x, n.Global) else 'nonlocal'}` in the nested "
                                 f"function `{name}` is not supported", "Return the value from the nested function "
                                 "instead of writing an enclosing variable.")
-            if isinstance(x, (n.Yield, n.YieldFrom)):
-                raise self.fail(x, f"the nested function `{name}` is a generator, which cannot be differentiated",
-                                "Return a value (a list) instead of yielding.")
+            if isinstance(x, (n.Yield, n.YieldFrom)) and not follows(node):
+                raise self.fail(x, f"the nested function `{name}` is a generator that must run lazily (`while "
+                                "True`, `x = yield`, `yield from`, `return` or a function inside), which cannot be "
+                                "differentiated", "Yield from loops that end, or return a list instead.")
         own = set(params_of(node)) | {a.id for a in (node.args.vararg, node.args.kwarg) if a is not None}
         own |= syntax.store_names(node) | {x.name for x in syntax.walk(node) if isinstance(x, n.FunctionDef)
                                           and x is not node}
@@ -311,6 +313,8 @@ class FunctionValues:
                                 "Pass the value at the call instead.")
         lifted = syntax.copy(node)
         lifted.decorator_list = []
+        if any(isinstance(x, n.Yield) for x in syntax.walk(node)):  # (a generator: the list of what it yields)
+            collect_yields(lifted)
         lifted.body = self._rewrite_block(lifted.body, own, top=False)
         free = []
         for x in syntax.walk(lifted):

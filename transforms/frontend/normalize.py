@@ -14,6 +14,7 @@ import numpy as np
 
 from ..ir import syntax
 from ..calls import list_arguments, builtins as builtin_calls, odeint as odeint_calls, opmap
+from ..calls.generators import rewrite_generator_calls
 from ..ir.syntax import nodes as n
 from ..ir.nodes import For, If, Op, Primal, SetItem, Stmt, While, is_name  # noqa: F401 (re-exported)
 from .normalize_expr import Expressions
@@ -37,6 +38,7 @@ class Normalizer(Expressions):
         self.varied = set(wrt_names)
         self._varied_fixpoint()
         if not info.filename.startswith("<dualtape "):  # comprehensions as loops, `ys.append(v)` as `ys = ys + [v]`
+            rewrite_generator_calls(info.node, self.resolve, lambda version: list_arguments.register(self, version))
             while (hoist_comprehensions(info.node, self.expr_varied, self.used)
                    | rewrite_dict_reads(info.node, params, self.expr_varied)  # `for k, v in d.items()`: its keys
                    | rewrite_list_methods(info.node, params, self.expr_varied, self.resolve)):
