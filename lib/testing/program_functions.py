@@ -1,7 +1,8 @@
 """Functions as values in `programs()`: nested functions reading the program's variables
 (closures, called at once or twice), lambdas (assigned or called in place), functions passed
 to a nested function (NumPy's, a lambda, a nested one), loops over a tuple of functions, and
-`map` of such functions inside expressions (`sum(map(g, [a, b]))`, `np.stack(list(map(...)))`).
+`map` of such functions inside expressions (`sum(map(g, [a, b]))`, `np.stack(list(map(...)))`),
+and nested generators consumed by a loop, `sum` or `list` (read as the list they yield).
 The transformer lifts nested functions and lambdas and specializes on function values
 (transforms/frontend/functions.py).
 
@@ -11,7 +12,7 @@ what it returns is bound to a new variable of the parameter's shape.
 
 from .program_exprs import Expr
 
-FUNCTION_FEATURES = ("nested_def", "lambda", "function_arg", "function_loop", "map_call")
+FUNCTION_FEATURES = ("nested_def", "lambda", "function_arg", "function_loop", "map_call", "generator")
 
 _UNARY = ("np.sin", "np.tanh", "np.cos")
 
@@ -68,6 +69,17 @@ class FunctionStatements:
                 f"{out} = np.sum(np.stack(list(map({fn}, ({args[0]}, {args[1]})))), axis=0)",
                 f"{out} = sum(map({pair}, [{args[0]}, {args[1]}], [{args[1]}, {args[0]}]))",
                 f"{out} = {args[0]} + sum(map({g}, [{args[1]}]))"])))
+        elif kind == "generator":
+            gen, v, k, t = self.new_name("gen"), self.new_name("v"), self.new_name("k"), self.new_name("t")
+            count = self.draw(self.st.integers(1, 3))
+            lines = [f"def {gen}({v}):", f"    for {k} in range({count}):",
+                     f"        yield {v} * (0.5 + 0.25 * {k}) + {self.function_body(env, v, shape)}"]
+            if self.draw(self.st.booleans()):
+                lines.append(f"    yield {args[1]} * {v}")
+            lines += self.draw(self.st.sampled_from([
+                [f"{out} = sum({gen}({args[0]}))"],
+                [f"{out} = {args[1]}", f"for {t} in {gen}({args[0]}):", f"    {out} = {out} * 0.5 + {t}"],
+                [f"{out} = np.sum(np.stack(list({gen}({args[0]}))), axis=0)"]]))
         else:  # function_loop
             act, v = self.new_name("act"), self.new_name("v")
             g = self.new_name("g")
