@@ -98,3 +98,31 @@ def test_jit_compiles_accumulated_array_adjoints():
         warnings.simplefilter("error")  # compiled, no fallback
         got = df(x)
     np.testing.assert_allclose(got, dualtape.grad(twice_indexed)(x), rtol=1e-13)
+
+
+def tuples_appended(x):
+    ys = []
+    for i in range(len(x) - 1):
+        ys.append((x[i] * 2.0, np.sin(x[i + 1])))
+    return ys
+
+
+def sum_of_tuples(x):
+    """np.sum of a tuple item reads it as an array: its adjoint, one row per item, is added to
+    the list adjoint item by item (a whole row was added to each item: a crash, or a gradient
+    of the wrong shape)."""
+    total = 0.0
+    for pair in tuples_appended(x):
+        total = total + np.sum(pair) * np.sum(np.sin(pair))
+    return total
+
+
+def test_an_array_adjoint_of_a_list_of_tuples_is_split_by_item():
+    x, u = np.array([0.3, -0.5, 0.8]), np.array([1.0, -2.0, 0.5])
+    eps = 1e-6
+    fd = np.array([(sum_of_tuples(x + eps * e) - sum_of_tuples(x - eps * e)) / (2 * eps) for e in np.eye(3)])
+    np.testing.assert_allclose(dt.grad(sum_of_tuples)(x), fd, rtol=1e-6)
+    np.testing.assert_allclose(dt.vjp(sum_of_tuples)(x, 2.0), 2.0 * fd, rtol=1e-6)
+    np.testing.assert_allclose(dt.jvp(sum_of_tuples)(x, u)[1], fd @ u, rtol=1e-6)
+    hu = (dt.grad(sum_of_tuples)(x + eps * u) - dt.grad(sum_of_tuples)(x - eps * u)) / (2 * eps)
+    np.testing.assert_allclose(dt.hvp(sum_of_tuples)(x, u), hu, rtol=1e-5)

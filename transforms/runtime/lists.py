@@ -15,7 +15,9 @@ from dualtape.core.rulekit import shape_of, unbroadcast
 def accumulate(b, g):
     """`b + g` for adjoints that may be lists (adjoints of lists and tuples)."""
     if isinstance(b, list):
-        return [accumulate(x, y) for x, y in zip(b, g)] if isinstance(g, (list, tuple)) else [x + g for x in b]
+        if isinstance(g, (list, tuple)) or (isinstance(g, np.ndarray) and g.ndim and len(g) == len(b)):
+            return [accumulate(x, y) for x, y in zip(b, g)]  # (an array: the list read by NumPy, row k item k's)
+        return [x + g for x in b]
     if isinstance(g, list):
         return [b + y for y in g]
     if isinstance(b, dict):
