@@ -151,3 +151,25 @@ def sorted_order(items, reverse=False):
     """The positions of `items` in the order `sorted(items, reverse=reverse)` puts them (a
     stable sort by Python's comparisons, as sorted's): sorted(xs) is [xs[k] for k in it]."""
     return sorted(range(len(items)), key=items.__getitem__, reverse=reverse)
+
+
+def dict_keys(keys):
+    """The keys of a dict built at run time (`{k: f(v) for k, v in p.items()}`,
+    `dict(zip(names, values))`), as a list: plain values, never differentiated."""
+    return list(keys)
+
+
+def dict_adjoint(g, keys, values):
+    """The adjoint of the values list of `dict(zip(keys, values))` from the dict's adjoint `g`:
+    one item per value, zeros for a key `g` lacks and for a value a later repeat of its key
+    replaced (the dict keeps the last)."""
+    keys = list(keys)[:len(values)]  # (zip stops at the shorter: values past the keys get zeros)
+    last = {key: i for i, key in enumerate(keys)}
+    return [g[keys[i]] if i < len(keys) and last[keys[i]] == i and isinstance(g, dict) and keys[i] in g
+            else zeros_like(value) for i, value in enumerate(values)]
+
+
+def dict_tangent(t, keys, values, batched):
+    """The tangent of `dict(zip(keys, values))` from the values list's tangent `t`: a dict of
+    the items' tangents (`batched`: vector tangents, the direction axis in front)."""
+    return dict(zip(keys, _items(t, values, batched)))
