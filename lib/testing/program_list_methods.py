@@ -79,8 +79,13 @@ class ListMethodStatements:
         d, r = self.new_name("d"), self.new_name("r")
         a, b = self.expr(env, shape, 1).text, self.expr(env, shape, 1).text
         lines = [f"{d} = {{'a': {a}, 'b': {b}}}"]
-        form = self.draw(self.st.integers(0, 5))
+        form = self.draw(self.st.sampled_from([0, 1, 2, 3, 3, 4, 4, 5, 5]))  # (comprehensions: twice as often)
         k, v = self.new_name("k"), self.new_name("v")
+        if form >= 3:  # a comprehension's values read a variable too (most often an argument's value)
+            names = sorted(name for name, have in env.vars.items() if have in (shape, ()))
+            if names:
+                u = self.draw(self.st.sampled_from(names))
+                a, b = f"({a} + {u})", f"({b} * {u})"
         if form == 0:
             lines.append(f"{r} = {d}['a'] * np.sin({d}['b'])")
         elif form == 1:

@@ -200,9 +200,21 @@ def keys_varied(norm, keys):
             value = loop[2]
             if value is not None and reads(loop[0]):
                 varied |= syntax.store_names(value)
-        elif reads(gen.iter):
-            varied |= syntax.store_names(gen.target)
+        else:
+            varied |= _bound_varied(gen.target, gen.iter, reads, norm.resolve)
     return reads(keys.elt)
+
+
+def _bound_varied(target, it, reads, resolve):
+    """The names a generator binds to differentiated values: item by item for `zip(a, b)` and
+    `enumerate(a)` (an index never is), else all of them when the iterable is."""
+    if isinstance(it, n.Call) and isinstance(target, n.Tuple) and not it.keywords:
+        fn = resolve(it.func)
+        if fn is builtins.zip and len(target.elts) == len(it.args):
+            return set().union(*(syntax.store_names(t) for t, a in zip(target.elts, it.args) if reads(a)))
+        if fn is builtins.enumerate and len(target.elts) == 2 and len(it.args) == 1:
+            return syntax.store_names(target.elts[1]) if reads(it.args[0]) else set()
+    return syntax.store_names(target) if reads(it) else set()
 
 
 def dict_names(fn_node):
