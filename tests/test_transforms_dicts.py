@@ -378,6 +378,14 @@ def test_saved_module_and_jit_fallback(tmp_path):
     namespace = {}
     exec(compile(text, str(path), "exec"), namespace)
     _assert_dicts_close(namespace["sgd_step_vjp"](P, X), df(P, X), rtol=1e-15)
+    tangents = dt.jvp(comprehension_result)
+    tangents.save(str(path))
+    text = path.read_text()
+    assert "import dualtape" not in text and "def dict_tangent" in text
+    namespace = {}
+    exec(compile(text, str(path), "exec"), namespace)
+    for got, expected in zip(namespace["comprehension_result_jvp"](X, W, np.ones(2)), tangents(X, W, np.ones(2))):
+        _assert_dicts_close(got, expected, rtol=1e-15)
     with pytest.warns(Warning, match="numba cannot compile the generated code of sgd_step"):
         _assert_dicts_close(dt.grad(sgd_step, jit="fallback")(P, X), df(P, X), rtol=1e-15)
     with warnings.catch_warnings():
@@ -424,3 +432,27 @@ def test_writing_into_a_shared_dict_stays_refused():
         dt.grad(written_into_an_argument)({"w": X.copy(), "b": 0.2}, X)
     with pytest.raises(TransformError, match=r"`d\[1\] = \.\.\.` writes into `d`, but `e`"):
         dt.grad(written_through_an_alias, argnums=(0, 1))(X, W)
+
+
+def updated(x, w):
+    d = {k: x * k for k in range(2)}
+    d.update({2: w})
+    return np.sum(d[2])
+
+
+def popped(x, w):
+    d = {k: x * k for k in range(3)}
+    v = d.pop(1)
+    return np.sum(v * d[2])
+
+
+def deleted(x, w):
+    d = {k: x * k for k in range(3)}
+    del d[1]
+    return np.sum(d[2])
+
+
+@pytest.mark.parametrize("f, construct", [(updated, r"`\.update\(\.\.\.\)`"), (popped, "`d.pop`"), (deleted, "`del`")])
+def test_dict_changes_in_place_stay_refused(f, construct):
+    with pytest.raises(TransformError, match=rf"test_transforms_dicts.py:\d+ in {f.__name__}: .*{construct}"):
+        dt.grad(f, argnums=(0, 1))(X, W)
