@@ -279,8 +279,18 @@ def keyed_by_a_loop(p, x):
     return s
 
 
+def generators_over_values_and_items(p, x):
+    s = sum(np.sum(v * x) for v in p.values()) ** 2
+    return s + sum(np.sum(v * x) * len(k) for k, v in p.items())
+
+
+def largest_of_the_values(p, x):
+    return max(np.sum(v * x) for v in p.values()) + np.sum(np.stack([np.sum(v) * x for v in p.values()]) ** 2)
+
+
 DICT_ARGUMENT_CASES = [sgd_step, doubled, filtered_items, loop_over_items, loop_over_values, loop_over_keys,
-                       loop_over_keys_method, generator_over_keys, keyed_by_a_loop]
+                       loop_over_keys_method, generator_over_keys, keyed_by_a_loop, generators_over_values_and_items,
+                       largest_of_the_values]
 
 
 def _assert_dicts_close(got, expected, rtol=1e-10):
