@@ -466,3 +466,30 @@ def deleted(x, w):
 def test_dict_changes_in_place_stay_refused(f, construct):
     with pytest.raises(TransformError, match=rf"test_transforms_dicts.py:\d+ in {f.__name__}: .*{construct}"):
         dt.grad(f, argnums=(0, 1))(X, W)
+
+
+def rebound_to_a_list(p, x):
+    p = p["layers"]  # (a dict's item: a list, iterated as one)
+    s = 0.0
+    for w in p:
+        s = s + np.sum(w * x)
+    return s
+
+
+def dict_or_list(p, x):
+    if isinstance(p, dict):
+        return np.sum(p["w"] * x)
+    s = 0.0
+    for w in p:  # read as a loop over a dict's keys: the source reads `p["w"]`
+        s = s + np.sum(w * x)
+    return s
+
+
+def test_a_list_is_never_read_as_a_dict():
+    layers = {"layers": [np.array([1.0, 2.0]), np.array([3.0, 4.0])]}
+    got, expected = dt.grad(rebound_to_a_list)(layers, X), dualtape.grad(rebound_to_a_list)(layers, X)
+    for g, e in zip(got["layers"], expected["layers"]):
+        np.testing.assert_allclose(g, e, rtol=1e-15)
+    _assert_dicts_close(dt.grad(dict_or_list)({"w": W}, X), {"w": X})
+    with pytest.raises(AttributeError, match="'list' object has no attribute 'keys'"):  # (never a zero gradient)
+        dt.grad(dict_or_list)([W, W], X)

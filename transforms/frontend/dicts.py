@@ -14,8 +14,8 @@ zeros for a key the dict's adjoint lacks), its tangent the dict of their tangent
 
 Loops over a dict, `for k, v in d.items()`, `for v in d.values()`, `for k in d.keys()` and
 `for k in d` (d visibly a dict: read with a constant string key or a dict method, or with the
-loop's own key), are loops over the list of its keys, `v = d[k]` read with the key. Keys
-computed from differentiated values and `**` unpacking stay refused."""
+loop's own key; written `d.keys()` first), are loops over the list of its keys, `v = d[k]` read
+with the key. Keys computed from differentiated values and `**` unpacking stay refused."""
 
 import builtins
 
@@ -164,7 +164,7 @@ def dict_of_pairs(norm, keys, values, out, s, target):
                         "Compute keys from constants, loop indices or another dict's keys; keep differentiated "
                         "values in the dict's values.")
     keys_name = norm.fresh("_keys")
-    node = stmt_at("KEYS = dict_keys(ITEMS)", s, KEYS=syntax.name(keys_name, store=True), ITEMS=keys)
+    node = stmt_at("KEYS = key_list(ITEMS)", s, KEYS=syntax.name(keys_name, store=True), ITEMS=keys)
     out.append(Primal(node, line, text))
     items = norm.expr(values, out, s)
     name = target or norm.fresh()
@@ -194,8 +194,7 @@ def keys_varied(norm, keys):
     varied = set()
     reads = lambda e: norm.expr_varied(e) or bool(syntax.load_names(e) & varied)  # noqa: E731
     for gen in keys.generators:
-        loop = dict_loop(gen.target, gen.iter, [keys.elt] + [test for g in keys.generators for test in g.ifs],
-                         norm.dict_names())
+        loop = dict_loop(gen.target, gen.iter)
         if loop is not None:
             value = loop[2]
             if value is not None and reads(loop[0]):
@@ -217,9 +216,10 @@ def _bound_varied(target, it, reads, resolve):
     return syntax.store_names(target) if reads(it) else set()
 
 
-def dict_names(fn_node):
+def dict_names(fn_node, resolve):
     """The names a function visibly uses as dicts: read with a constant string key
-    (`p["w"]`) or with a dict method (`p.items()`)."""
+    (`p["w"]`) or with a dict method (`p.items()`), and never bound to anything but a dict it
+    builds (`p = p["layers"]` may make `p` a list)."""
     names = set()
     for node in syntax.walk(fn_node):
         if (isinstance(node, n.Subscript) and isinstance(node.value, n.Name) and syntax.is_constant(node.slice)
@@ -228,19 +228,31 @@ def dict_names(fn_node):
         elif (isinstance(node, n.Call) and isinstance(node.func, n.Attribute) and isinstance(node.func.value, n.Name)
               and node.func.attr in DICT_VIEWS):
             names.add(node.func.value.id)
-    return names
+    return names - dict_bindings(fn_node, resolve)[1]
 
 
-def dict_loop(target, it, body, names):
+def dict_bindings(fn_node, resolve):
+    """(names bound to a dict the function builds: a display, a comprehension, `dict(...)`;
+    names bound to anything else, loop variables and unpacking included)."""
+    built, other = set(), set()
+    for node in syntax.walk(fn_node):
+        if isinstance(node, n.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], n.Name):
+            value = node.value
+            builds = isinstance(value, (n.Dict, n.DictComp)) or (
+                isinstance(value, n.Call) and resolve(value.func) is builtins.dict)
+            (built if builds else other).add(node.targets[0].id)
+        elif isinstance(node, (n.AugAssign, n.AnnAssign, n.For, n.NamedExpr, n.comprehension)):
+            other |= syntax.store_names(node.target)
+        elif isinstance(node, n.Assign):
+            for t in node.targets:
+                other |= {x.id for x in syntax.walk(t) if isinstance(x, n.Name) and isinstance(x.ctx, n.Store)}
+    return built, other
+
+
+def dict_loop(target, it):
     """(dict, key target, value target or None) of a loop over a dict's keys, values or items
-    (`for k, v in d.items()`, `for v in d.values()`, `for k in d.keys()`, and `for k in d` where
-    `d` is in `names` or the body reads `d[k]`), or None for another loop."""
-    if isinstance(it, n.Name):
-        key = target.id if isinstance(target, n.Name) else None
-        read = key is not None and any(
-            isinstance(x, n.Subscript) and isinstance(x.value, n.Name) and x.value.id == it.id
-            and isinstance(x.slice, n.Name) and x.slice.id == key for b in body for x in syntax.walk(b))
-        return (it, target, None) if it.id in names or read else None
+    (`for k, v in d.items()`, `for v in d.values()`, `for k in d.keys()`), or None for another
+    loop."""
     if not (isinstance(it, n.Call) and isinstance(it.func, n.Attribute) and not it.args and not it.keywords
             and it.func.attr in DICT_VIEWS):
         return None
@@ -253,10 +265,39 @@ def dict_loop(target, it, body, names):
     return None
 
 
+def rewrite_dict_iterations(fn_node, varied, resolve):
+    """`for k in d` over a differentiated dict as `for k in d.keys()`, in loops and
+    comprehensions, where `d` is visibly a dict (dict_names) or the loop reads `d[k]`: its keys
+    are never differentiated, and a list reaching it fails (no `.keys()`) rather than being
+    read as a dict. True if anything changed."""
+    names, changed = dict_names(fn_node, resolve), False
+    for node in syntax.walk(fn_node):
+        if isinstance(node, n.For):
+            loops, body = [node], node.body
+        elif isinstance(node, (n.ListComp, n.SetComp, n.GeneratorExp, n.DictComp)):
+            loops = node.generators
+            body = [node.key, node.value] if isinstance(node, n.DictComp) else [node.elt]
+            body = body + [test for g in node.generators for test in g.ifs]
+        else:
+            continue
+        for loop in loops:
+            it = loop.iter
+            if not (isinstance(it, n.Name) and varied(it)):
+                continue
+            key = loop.target.id if isinstance(loop.target, n.Name) else None
+            read = key is not None and any(
+                isinstance(x, n.Subscript) and isinstance(x.value, n.Name) and x.value.id == it.id
+                and isinstance(x.slice, n.Name) and x.slice.id == key for b in body for x in syntax.walk(b))
+            if it.id in names or read:
+                loop.iter = located(quote.expr("D.keys()", D=it), it)
+                changed = True
+    return changed
+
+
 def for_dict(norm, s, out):
     """The IR loop of a loop over a dict (see dict_loop), or None for another loop: the keys as
     a list (plain Python), then `k = _keys[_i]` and `v = d[k]` at the top of each pass."""
-    loop = dict_loop(s.target, s.iter, s.body, norm.dict_names())
+    loop = dict_loop(s.target, s.iter)
     if loop is None:
         return None
     d, key, value = loop
@@ -288,7 +329,7 @@ def hoist_dict_comprehensions(fn_node, varied, resolve):
     `dict(zip((K for ...), [V for ...]))` (see the module docstring). True if anything changed."""
     if resolve(syntax.name("dict")) is not builtins.dict or resolve(syntax.name("zip")) is not builtins.zip:
         return False  # (a local `dict` or `zip`: the comprehension stays, and refused)
-    changed, names = False, dict_names(fn_node)
+    changed = False
     for node in list(syntax.walk(fn_node)):
         for field in node._fields:
             value = getattr(node, field, None)
@@ -297,10 +338,6 @@ def hoist_dict_comprehensions(fn_node, varied, resolve):
                 if not (isinstance(item, n.DictComp) and varied(item)) or any(
                         g.is_async for g in item.generators):
                     continue
-                for gen in item.generators:  # `{k: p[k] for k in p}`: over p's keys, in both halves
-                    loop = dict_loop(gen.target, gen.iter, [item], names)
-                    if isinstance(gen.iter, n.Name) and loop is not None:
-                        gen.iter = located(quote.expr("D.keys()", D=gen.iter), gen.iter)
                 keys = n.GeneratorExp(elt=item.key, generators=syntax.copy(item.generators))
                 values = n.ListComp(elt=item.value, generators=item.generators)
                 new = located(quote.expr("dict(zip(KEYS, VALUES))", KEYS=keys, VALUES=values), item)
@@ -317,19 +354,7 @@ def rewrite_dict_writes(fn_node, varied, resolve):
     display, a comprehension or `dict(...)`), with differentiated values: the new dict,
     `d = dict(zip([*d.keys(), key], [d[_k] for _k in d.keys()] + [v]))` (a repeated key keeps
     its place and takes the last value, as the write does). True if anything changed."""
-    bound, other = set(), set()
-    for node in syntax.walk(fn_node):
-        if isinstance(node, n.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], n.Name):
-            value = node.value
-            built = isinstance(value, (n.Dict, n.DictComp)) or (
-                isinstance(value, n.Call) and resolve(value.func) is builtins.dict)
-            (bound if built else other).add(node.targets[0].id)
-        elif isinstance(node, (n.AugAssign, n.AnnAssign, n.For, n.NamedExpr, n.comprehension)):
-            other |= syntax.store_names(node.target)
-        elif isinstance(node, n.Assign):
-            for t in node.targets:
-                other |= {x.id for x in syntax.walk(t) if isinstance(x, n.Name) and isinstance(x.ctx, n.Store)
-                          and not (isinstance(t, n.Subscript) and x is t.value)}
+    bound, other = dict_bindings(fn_node, resolve)
     dicts = bound - other
     if not dicts or resolve(syntax.name("dict")) is not builtins.dict or resolve(syntax.name("zip")) is not builtins.zip:
         return False

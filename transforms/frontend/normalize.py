@@ -20,7 +20,8 @@ from .normalize_expr import Expressions
 from .expr_atoms import as_load
 from .desugar import stmt_at
 from .comprehensions import hoist_comprehensions
-from .dicts import dict_loop, dict_names, for_dict, hoist_dict_comprehensions, rewrite_dict_reads, rewrite_dict_writes
+from .dicts import (dict_loop, for_dict, hoist_dict_comprehensions, rewrite_dict_iterations,
+                    rewrite_dict_reads, rewrite_dict_writes)
 from .list_methods import rewrite_list_methods
 from .mutations import MUTATORS, changed_names, in_place_numpy, mutated_parameters, value_arguments
 from ..templates import quote
@@ -37,6 +38,9 @@ class Normalizer(Expressions):
         self.varied = set(wrt_names)
         self._varied_fixpoint()
         if not info.filename.startswith("<dualtape "):  # comprehensions as loops, `ys.append(v)` as `ys = ys + [v]`
+            if rewrite_dict_iterations(info.node, self.expr_varied, self.resolve):  # `for k in d`: over d.keys()
+                self.varied = set(wrt_names)  # (the keys were taken for items of d)
+                self._varied_fixpoint()
             while (rewrite_dict_writes(info.node, self.expr_varied, self.resolve)  # d[k] = v: a new dict
                    | hoist_dict_comprehensions(info.node, self.expr_varied, self.resolve)  # dict(zip(keys, [...]))
                    | hoist_comprehensions(info.node, self.expr_varied, self.used)
@@ -57,13 +61,6 @@ class Normalizer(Expressions):
     def lookup(self, obj):
         """The OpSpec of a call target (a registry op), or None."""
         return opmap.lookup(obj)
-
-    def dict_names(self):
-        """The names the function visibly uses as dicts (frontend/dicts.py); found again after
-        each pass of the rewrites (`_varied_fixpoint`)."""
-        if self._dict_names is None:
-            self._dict_names = dict_names(self.info.node)
-        return self._dict_names
 
     def is_nondiff(self, obj):
         return opmap.is_nondiff(obj)
@@ -116,7 +113,6 @@ class Normalizer(Expressions):
         return bool(syntax.load_names(e) & self.varied)
 
     def _varied_fixpoint(self):
-        self._dict_names = None
         changed = True
         while changed:
             changed = False
@@ -128,7 +124,7 @@ class Normalizer(Expressions):
                 elif isinstance(node, n.AugAssign):
                     pairs = [(node.target, node.value), (node.target, node.target)]
                 elif isinstance(node, n.For):
-                    loop = dict_loop(node.target, node.iter, node.body, self.dict_names())
+                    loop = dict_loop(node.target, node.iter)
                     if loop is None:
                         pairs = [(node.target, node.iter)]
                     elif loop[2] is not None:  # a dict's values vary with it; its keys never do

@@ -153,10 +153,21 @@ def sorted_order(items, reverse=False):
     return sorted(range(len(items)), key=items.__getitem__, reverse=reverse)
 
 
-def dict_keys(keys):
+def key_list(keys):
     """The keys of a dict built at run time (`{k: f(v) for k, v in p.items()}`,
     `dict(zip(names, values))`), as a list: plain values, never differentiated."""
     return list(keys)
+
+
+def dict_keys(d):
+    """The keys of the dict a loop reads (`for k, v in d.items()`), as a list; the transformer
+    took `d` for a dict from the source (`d["w"]`, `d.items()`), so anything else is an error,
+    never a loop over other items."""
+    if not isinstance(d, dict):
+        raise TypeError(f"a loop over the keys of a dict met a {type(d).__name__}: the transformer reads this "
+                        "name as a dict (it is read with a string key or a dict method); pass a dict, or give "
+                        "the dict and the sequence different names")
+    return list(d)
 
 
 def dict_adjoint(g, keys, values):
