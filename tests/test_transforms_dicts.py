@@ -493,3 +493,17 @@ def test_a_list_is_never_read_as_a_dict():
     _assert_dicts_close(dt.grad(dict_or_list)({"w": W}, X), {"w": X})
     with pytest.raises(AttributeError, match="'list' object has no attribute 'keys'"):  # (never a zero gradient)
         dt.grad(dict_or_list)([W, W], X)
+
+
+def test_runtime_helpers_of_the_dict_op():
+    from dualtape.transforms.runtime import dict_adjoint, dict_keys, key_list
+    assert key_list(k for k in "ab") == ["a", "b"]
+    with pytest.raises(ValueError, match="gave 3 values but 2 keys"):  # an iterable read once only
+        key_list(iter(["a", "b"]), 3)
+    with pytest.raises(TypeError, match="a loop over the keys of a dict met a list"):
+        dict_keys([1.0, 2.0])
+    # the last of a repeated key takes the adjoint, a missing key gives zeros, values past the keys too
+    got = dict_adjoint({"a": 1.0, "b": np.ones(2)}, ["a", "b", "a", "c"], [0.5, np.zeros(2), 2.0, 3.0, np.ones(3)])
+    assert got[0] == 0.0 and got[2] == 1.0 and got[3] == 0.0
+    np.testing.assert_array_equal(got[1], np.ones(2))
+    np.testing.assert_array_equal(got[4], np.zeros(3))

@@ -16,7 +16,7 @@ def dict_comprehension_range_jvp(x, w, dx, dw):
             _items = _t2
             d_items = d_t2
     # d = {k: x * w ** k for k in range(3) if k != 1}
-    _keys = key_list((k for k in range(3) if k != 1))
+    _keys = key_list((k for k in range(3) if k != 1), len(_items))
     d = dict(zip(_keys, _items))
     dd = dict_tangent(d_items, _keys, _items, False)
     # return np.sum(d[0] * d[2])

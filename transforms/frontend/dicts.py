@@ -163,10 +163,14 @@ def dict_of_pairs(norm, keys, values, out, s, target):
         raise norm.fail(s, f"the keys `{syntax.unparse(keys)}` of a dict depend on differentiated values",
                         "Compute keys from constants, loop indices or another dict's keys; keep differentiated "
                         "values in the dict's values.")
-    keys_name = norm.fresh("_keys")
-    node = stmt_at("KEYS = key_list(ITEMS)", s, KEYS=syntax.name(keys_name, store=True), ITEMS=keys)
-    out.append(Primal(node, line, text))
     items = norm.expr(values, out, s)
+    keys_name = norm.fresh("_keys")
+    if isinstance(keys, n.GeneratorExp):  # a comprehension's: as many keys as values, or its iterable ran dry
+        node = stmt_at("KEYS = key_list(ITEMS, len(VALUES))", s, KEYS=syntax.name(keys_name, store=True), ITEMS=keys,
+                       VALUES=syntax.copy(items))
+    else:
+        node = stmt_at("KEYS = key_list(ITEMS)", s, KEYS=syntax.name(keys_name, store=True), ITEMS=keys)
+    out.append(Primal(node, line, text))
     name = target or norm.fresh()
     expr = quote.expr("dict(zip(KEYS, VALUES))", KEYS=syntax.name(keys_name), VALUES=items)
     norm._emit(Op(target=name, kind="dict", expr=expr, args=[items], line=line, text=text,

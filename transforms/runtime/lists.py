@@ -153,10 +153,17 @@ def sorted_order(items, reverse=False):
     return sorted(range(len(items)), key=items.__getitem__, reverse=reverse)
 
 
-def key_list(keys):
+def key_list(keys, count=None):
     """The keys of a dict built at run time (`{k: f(v) for k, v in p.items()}`,
-    `dict(zip(names, values))`), as a list: plain values, never differentiated."""
-    return list(keys)
+    `dict(zip(names, values))`), as a list: plain values, never differentiated. A
+    comprehension's keys and values are computed by two passes over its iterables: `count`
+    values were made, and as many keys must be."""
+    keys = list(keys)
+    if count is not None and len(keys) != count:
+        raise ValueError(f"a dict comprehension gave {count} values but {len(keys)} keys: the transformer reads "
+                         "its iterables twice (keys, then values), and one of them can be read once only (an "
+                         "iterator held by a name); make it a list first: items = list(items)")
+    return keys
 
 
 def dict_keys(d):
