@@ -331,7 +331,7 @@ def for_dict(norm, s, out):
 def hoist_dict_comprehensions(fn_node, varied, resolve):
     """Write each differentiated dict comprehension `{K: V for ...}` as
     `dict(zip((K for ...), [V for ...]))` (see the module docstring). True if anything changed."""
-    if resolve(syntax.name("dict")) is not builtins.dict or resolve(syntax.name("zip")) is not builtins.zip:
+    if not _builtin_dict_and_zip(resolve):
         return False  # (a local `dict` or `zip`: the comprehension stays, and refused)
     changed = False
     for node in list(syntax.walk(fn_node)):
@@ -360,7 +360,7 @@ def rewrite_dict_writes(fn_node, varied, resolve):
     its place and takes the last value, as the write does). True if anything changed."""
     bound, other = dict_bindings(fn_node, resolve)
     dicts = bound - other
-    if not dicts or resolve(syntax.name("dict")) is not builtins.dict or resolve(syntax.name("zip")) is not builtins.zip:
+    if not dicts or not _builtin_dict_and_zip(resolve):
         return False
     taken = {x.id for x in syntax.walk(fn_node) if isinstance(x, n.Name)}
     changed = False
@@ -370,7 +370,8 @@ def rewrite_dict_writes(fn_node, varied, resolve):
             if not (isinstance(block, list) and block and isinstance(block[0], n.stmt)):
                 continue
             for i, st in enumerate(block):
-                target = st.targets[0] if isinstance(st, n.Assign) and len(st.targets) == 1 else getattr(st, "target", None)
+                target = (st.targets[0] if isinstance(st, n.Assign) and len(st.targets) == 1
+                          else getattr(st, "target", None))
                 if not (isinstance(st, (n.Assign, n.AugAssign)) and isinstance(target, n.Subscript)
                         and isinstance(target.value, n.Name) and target.value.id in dicts
                         and (varied(st.value) or varied(target.value))):
@@ -387,3 +388,8 @@ def rewrite_dict_writes(fn_node, varied, resolve):
                 block[i].targets[0].ctx = n.Store()
                 changed = True
     return changed
+
+
+def _builtin_dict_and_zip(resolve):
+    """Whether `dict` and `zip` are Python's in the function (what the rewrites write)."""
+    return resolve(syntax.name("dict")) is builtins.dict and resolve(syntax.name("zip")) is builtins.zip
