@@ -93,3 +93,29 @@ def sorted_plus_display(x):
 def test_a_display_added_to_a_comprehension_or_sorted_list_is_concatenation(f):
     report = check_modes(f, [np.eye(3) * 2.0 + 0.1])
     assert not report.refused and report.checked, report
+
+
+def inactive_comprehension_in_a_loop(x, w):
+    s = 0.0
+    for i in range(2):
+        scales = [k + i + 1.0 for k in range(2)]  # kept as written: its `k` is its own
+        s = s + np.sum(x * w * scales[1]) ** 2
+    return s
+
+
+def variable_named_like_an_outer_one(x, w):
+    k = np.sum(w)
+    ys = [x * (k + 1.0) for k in range(3)]  # (renamed: not forward mode's batch size `_k`)
+    return np.sum(ys[1] * x) * k
+
+
+@pytest.mark.parametrize("f", [inactive_comprehension_in_a_loop, variable_named_like_an_outer_one])
+def test_comprehension_variables_keep_their_scope(f):
+    """The backward sweep's recomputation of a loop body neither saves nor renames a
+    comprehension's own variables; a renamed one never takes a name generated code binds."""
+    report = check_modes(f, [np.array([0.3, 0.7]), np.array([1.1, -0.4])])
+    assert not report.refused and report.checked, report
+    got = dt.hessian(f, argnums=(0, 1))(np.array([0.3, 0.7]), np.array([1.1, -0.4]))
+    expected = dualtape.hessian(f, argnums=(0, 1))(np.array([0.3, 0.7]), np.array([1.1, -0.4]))
+    for g, e in zip(np.ravel(np.asarray(got, dtype=object)), np.ravel(np.asarray(expected, dtype=object))):
+        np.testing.assert_allclose(g, e, rtol=1e-10, atol=1e-12)

@@ -1,6 +1,7 @@
 """Snapshot tests of the generated source for lists the function builds: `append` in a loop,
-`pop`, `np.stack` of a list held by a name, a list comprehension; and a dict display read by
-key and in a loop over its items (tests/golden/lists_*.py).
+`pop`, `np.stack` of a list held by a name, a list comprehension; a dict display read by
+key and in a loop over its items; a dict comprehension over a dict argument's items and over a
+range, and a loop over a dict argument's items (tests/golden/lists_*.py).
 
 A diff in those files *is* the change in readability; review it like code. Regenerate with
 `DUALTAPE_UPDATE_GOLDEN=1 pytest tests/test_transforms_golden_lists.py`.
@@ -41,8 +42,28 @@ def dict_display(x, w):
     return s
 
 
+def dict_comprehension(params, x):
+    new = {k: v - 0.1 * x for k, v in params.items()}
+    return np.sum(new["w"] * new["b"])
+
+
+def dict_comprehension_range(x, w):
+    d = {k: x * w ** k for k in range(3) if k != 1}
+    return np.sum(d[0] * d[2])
+
+
+def dict_argument_loop(p, x):
+    s = 0.0
+    for k, v in p.items():
+        s = s + np.sum(np.sin(v) * x)
+    return s
+
+
 CASES = {
     "lists_dict": (dict_display, (0, 1), None),
+    "lists_dict_comprehension": (dict_comprehension, 0, None),
+    "lists_dict_comprehension_jvp": (dict_comprehension_range, (0, 1), "jvp"),
+    "lists_dict_argument_loop": (dict_argument_loop, 0, None),
     "lists_append": (appended, (0, 1), None),
     "lists_append_jvp": (appended, (0, 1), "jvp"),
     "lists_pop": (popped, 0, None),

@@ -5,7 +5,9 @@ program_lists.py (items, `np.stack`). The transformer writes them as list operat
 (frontend/list_methods.py, comprehensions.py). Also `augassign_alias`: `s = a; s += v` where `a`
 is a number (`+=` rebinds it) or `s` a copy the function made (`s = u * 1.0`), which the
 version for those argument types accepts; and `dict_literal`: a dict display with constant
-keys read by key, by `.get` and in a loop over its items (frontend/dicts.py)."""
+keys read by key, by `.get` and in a loop over its items, or dict comprehensions (over a range
+with a filter, over the display's items, over names from `enumerate`) read by key and in a loop
+over their keys (frontend/dicts.py)."""
 
 from .program_exprs import Expr
 
@@ -72,18 +74,33 @@ class ListMethodStatements:
         return [first, f"{s} {op} {e.text}"]
 
     def dict_literal(self, env):
-        """`d = {"a": e1, "b": e2}`, then a new variable read out of it."""
+        """`d = {"a": e1, "b": e2}` or a dict comprehension, then a new variable read out of it."""
         shape = self.shape_choice()
         d, r = self.new_name("d"), self.new_name("r")
         a, b = self.expr(env, shape, 1).text, self.expr(env, shape, 1).text
         lines = [f"{d} = {{'a': {a}, 'b': {b}}}"]
-        form = self.draw(self.st.integers(0, 2))
+        form = self.draw(self.st.sampled_from([0, 1, 2, 3, 3, 4, 4, 5, 5]))  # (comprehensions: twice as often)
+        k, v = self.new_name("k"), self.new_name("v")
+        if form >= 3:  # a comprehension's values read a variable too (most often an argument's value)
+            names = sorted(name for name, have in env.vars.items() if have in (shape, ()))
+            if names:
+                u = self.draw(self.st.sampled_from(names))
+                a, b = f"({a} + {u})", f"({b} * {u})"
         if form == 0:
             lines.append(f"{r} = {d}['a'] * np.sin({d}['b'])")
         elif form == 1:
             lines.append(f"{r} = {d}.get('b') + {d}.get('c', {d}['a'])")
-        else:
-            k, v = self.new_name("k"), self.new_name("v")
+        elif form == 2:
             lines += [f"{r} = {d}['a'] * 0.5", f"for {k}, {v} in {d}.items():", f"    {r} = {r} * np.cos({v})"]
+        elif form == 3:  # keys from a range, filtered
+            lines = [f"{d} = {{{k}: {a} * ({k} + 1.0) for {k} in range(3) if {k} != 1}}",
+                     f"{r} = {d}[0] * np.sin({d}[2])"]
+        elif form == 4:  # over the items of another dict, then a loop over the keys
+            e = self.new_name("e")
+            lines += [f"{e} = {{{k}: np.sin({v}) * {b} for {k}, {v} in {d}.items()}}", f"{r} = {e}['a'] * 0.5",
+                      f"for {k} in {e}:", f"    {r} = {r} + np.cos({e}[{k}])"]
+        else:  # names from enumerate
+            lines = [f"{d} = {{{k}: {a} * ({v} + 1.0) for {v}, {k} in enumerate(('a', 'b'))}}",
+                     f"{r} = {d}['b'] - np.sin({d}['a'])"]
         self.bind(env, r, shape, Expr("fresh"))
         return lines

@@ -23,7 +23,7 @@ import builtins
 import math
 
 from ..ir import syntax
-from ..ir.naming import unused_name
+from ..ir.naming import GENERATED_LOCALS, unused_name
 from ..ir.nodes import Primal
 from ..ir.syntax import nodes as n
 from ..templates import quote
@@ -75,7 +75,7 @@ class _Writer:
     def fresh(self, hint, varied=False):
         """A new local name (`_sum`, `_sum_2`, ...); `varied` for a result, differentiated
         when any item is (an item's or index's name is varied when what it reads is)."""
-        name = unused_name(hint, self.norm.used | _GENERATED)
+        name = unused_name(hint, self.norm.used | GENERATED_LOCALS)
         self.norm.used.add(name)
         self.norm.temps.add(name)
         self.norm.locals.add(name)
@@ -124,10 +124,6 @@ class _Writer:
             stmts = [n.For(target=gen.target, iter=gen.iter, body=stmts, orelse=[], type_comment=None)]
         for st in stmts:
             self.norm.stmt(located(st, self.s), self.out)
-
-
-# names generated code reads without a Namer (forward mode's batch size `_k`, the stacks)
-_GENERATED = frozenset({"_k", "_stack", "_dstack"})
 
 
 def _renamed(node, renames):

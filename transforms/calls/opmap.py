@@ -19,7 +19,7 @@ from dualtape.core.dtypes import as_numpy_dtype
 from dualtape.core.registry import NOT_DIFFERENTIABLE, Primitive
 
 from ..ir import syntax
-from ..runtime.lists import sorted_order
+from ..runtime.lists import dict_keys, key_list, sorted_order
 from . import compositions
 from .checks import VariadicError, refuse_unread, refuse_unread_keywords
 from ..ir.syntax import nodes as n
@@ -44,7 +44,7 @@ NONDIFF_NUMPY = {np.shape, np.ndim, np.size, np.argmax, np.argmin, np.argsort, n
                  np.empty, np.empty_like, np.full, np.sign, np.isnan, np.isfinite, np.floor,
                  np.ceil, np.round, np.greater, np.less, np.equal, np.nonzero, np.count_nonzero,
                  math.floor, math.ceil, math.trunc, math.isnan, math.isfinite, math.isinf, math.isclose, dnp.shape, dnp.ndim, dnp.size,
-                 dnp.ones_like, dnp.zeros_like, sorted_order}
+                 dnp.ones_like, dnp.zeros_like, sorted_order, dict_keys, key_list}
 NONDIFF_ATTRS = {"shape", "ndim", "size", "dtype"}
 _MATH_TO_DNP = MATH_TO_DNP  # (the old name, for codegen/emit until it reads `MATH_TO_DNP`)
 

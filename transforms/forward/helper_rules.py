@@ -231,6 +231,7 @@ HELPERS = {
     runtime.list_add_adjoint: helper("list_add_adjoint", runtime.list_add_adjoint, LINEAR, (1, 2, 3)),
     runtime.list_mul_adjoint: helper("list_mul_adjoint", runtime.list_mul_adjoint, LINEAR, (1, 2, 3)),
     runtime.sequence_adjoint: helper("sequence_adjoint", runtime.sequence_adjoint, LINEAR, (1, 2, 3)),
+    runtime.dict_adjoint: helper("dict_adjoint", runtime.dict_adjoint, LINEAR, (1, 2)),
     rulekit.stack_piece: helper("stack_piece", rulekit.stack_piece, LINEAR, (1, 2, 3)),
     rulekit.append_piece: helper("append_piece", rulekit.append_piece, LINEAR, (1, 2, 3, 4)),
     rulekit.undiag: helper("undiag", rulekit.undiag, LINEAR, (1, 2)),

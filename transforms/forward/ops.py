@@ -112,6 +112,11 @@ class OpTangents:
             return [primal, self.define(t, code_expr("sequence_tangent(D, YS, AXIS, KIND, BATCH)", D=self.d(name),
                                                      YS=st.args[0], AXIS=st.static["axis"],
                                                      KIND=ast.Constant(value=st.container), BATCH=bool(self.batch)))]
+        if st.kind == "dict":  # dict(zip(keys, values)): the dict of the values' tangents
+            if st.args[0].id not in self.active:
+                return [primal, self.define(t, self.zero(t))]
+            return [primal, self.define(t, code_expr("dict_tangent(D, KEYS, VALUES, BATCH)", D=self.d(st.args[0].id),
+                                                     KEYS=st.index, VALUES=st.args[0], BATCH=bool(self.batch)))]
         if st.kind == "call":
             return self.call(st)
         if not any(name in self.active for _, name in jvp_args(st)):

@@ -18,7 +18,7 @@ b`, a lambda or a generator) stays as written, and so refused."""
 
 from ..ir import syntax
 from ..ir.syntax import nodes as n
-from ..ir.naming import unused_name
+from ..ir.naming import GENERATED_LOCALS, unused_name
 from .desugar import located, stmt_at
 
 _SCOPES = (n.ListComp, n.SetComp, n.DictComp, n.GeneratorExp, n.Lambda, n.IfExp, n.BoolOp)
@@ -101,7 +101,7 @@ def _rename_variables(comp, fn_node, taken, inside):
     for gen in comp.generators:
         for var in syntax.store_names(gen.target):
             if var in outside:
-                new = unused_name("_" + var, taken)
+                new = unused_name("_" + var, taken | GENERATED_LOCALS)
                 taken.add(new)
                 for x in syntax.walk(comp):
                     if isinstance(x, n.Name) and x.id == var:

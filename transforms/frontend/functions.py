@@ -31,6 +31,7 @@ from ..calls.opmap import resolve
 from ..ir import syntax
 from ..ir.naming import reserved_names, unused_name
 from ..ir.syntax import nodes as n
+from .dicts import DICT_VIEWS
 from .function_loops import FunctionLoops, constant_indices
 from .function_values import LIBRARIES, FunctionKind, ObjectKind, is_function_value, is_user_object, lift, method_of
 
@@ -113,7 +114,8 @@ class FunctionValues:
             return
         self.locals, self.stores = set(self.params) | stores, stores
         receivers = {x.func.value.id for x in syntax.walk(node) if isinstance(x, n.Call) and isinstance(
-            x.func, n.Attribute) and isinstance(x.func.value, n.Name) and not hasattr(np.ndarray, x.func.attr)}
+            x.func, n.Attribute) and isinstance(x.func.value, n.Name) and not hasattr(np.ndarray, x.func.attr)
+            and x.func.attr not in DICT_VIEWS}  # (`p.items()`: a dict's, frontend/dicts.py)
         for p in self.params:
             self._bind_parameter(p, (p in called or p in receivers) and p not in stores)
         loops = FunctionLoops(self)  # loops over functions written out, `acts[1]` read

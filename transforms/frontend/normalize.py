@@ -21,7 +21,8 @@ from .normalize_expr import Expressions
 from .expr_atoms import as_load
 from .desugar import stmt_at
 from .comprehensions import hoist_comprehensions
-from .dicts import rewrite_dict_reads
+from .dicts import (dict_loop, for_dict, hoist_dict_comprehensions, rewrite_dict_iterations,
+                    rewrite_dict_reads, rewrite_dict_writes)
 from .list_methods import rewrite_list_methods
 from .mutations import MUTATORS, changed_names, in_place_numpy, mutated_parameters, value_arguments
 from ..templates import quote
@@ -39,7 +40,12 @@ class Normalizer(Expressions):
         self._varied_fixpoint()
         if not info.filename.startswith("<dualtape "):  # comprehensions as loops, `ys.append(v)` as `ys = ys + [v]`
             rewrite_generator_calls(info.node, self.resolve, lambda version: list_arguments.register(self, version))
-            while (hoist_comprehensions(info.node, self.expr_varied, self.used)
+            if rewrite_dict_iterations(info.node, self.expr_varied, self.resolve):  # `for k in d`: over d.keys()
+                self.varied = set(wrt_names)  # (the keys were taken for items of d)
+                self._varied_fixpoint()
+            while (rewrite_dict_writes(info.node, self.expr_varied, self.resolve)  # d[k] = v: a new dict
+                   | hoist_dict_comprehensions(info.node, self.expr_varied, self.resolve)  # dict(zip(keys, [...]))
+                   | hoist_comprehensions(info.node, self.expr_varied, self.used)
                    | rewrite_dict_reads(info.node, params, self.expr_varied)  # `for k, v in d.items()`: its keys
                    | rewrite_list_methods(info.node, params, self.expr_varied, self.resolve)):
                 self._varied_fixpoint()
@@ -90,6 +96,8 @@ class Normalizer(Expressions):
             return self.expr_varied(e.body) or self.expr_varied(e.orelse)
         if isinstance(e, n.Call):
             obj = self.resolve(e.func)
+            if obj is None and isinstance(e.func, n.Attribute) and e.func.attr == "keys" and not e.args:
+                return False  # a dict's keys: never differentiated
             if obj is not None and self.is_nondiff(obj):
                 # np.full(shape, v), np.linspace(a, b, n) build arrays from their values
                 return any(self.expr_varied(a) for a in value_arguments(obj, e))
@@ -127,7 +135,11 @@ class Normalizer(Expressions):
                 elif isinstance(node, n.AugAssign):
                     pairs = [(node.target, node.value), (node.target, node.target)]
                 elif isinstance(node, n.For):
-                    pairs = [(node.target, node.iter)]
+                    loop = dict_loop(node.target, node.iter)
+                    if loop is None:
+                        pairs = [(node.target, node.iter)]
+                    elif loop[2] is not None:  # a dict's values vary with it; its keys never do
+                        pairs = [(loop[2], loop[0])]
                 for target, value in pairs:
                     if self.expr_varied(value) or (isinstance(target, n.Subscript) and False):
                         root = target
@@ -391,6 +403,10 @@ class Normalizer(Expressions):
         flat = builtin_calls.flat_loop(self, s, out)  # zip / enumerate / reversed nested, enumerate's start
         if flat is not None:
             s = flat
+        over_dict = for_dict(self, s, out)  # `for k, v in d.items()`: over the list of d's keys
+        if over_dict is not None:
+            out.append(over_dict)
+            return
         it = s.iter
         obj = self.resolve(it.func) if isinstance(it, n.Call) else None
         if obj is builtins.range and isinstance(s.target, n.Name):

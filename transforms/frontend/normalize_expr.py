@@ -19,7 +19,7 @@ from ..templates import quote
 from ..ir.nodes import If, Op, Primal, is_name  # noqa: F401
 from .mutations import MUTATORS, changed_names
 from .list_sequences import sequence_call
-from .dicts import dict_display, static_keys
+from .dicts import dict_display, dict_of_pairs, zip_pairs
 
 _BINOPS = {n.Add: ("+", "add"), n.Sub: ("-", "sub"), n.Mult: ("*", "mul"), n.Div: ("/", "div"),
            n.Pow: ("**", "pow"), n.MatMult: ("@", "matmul"), n.Mod: ("%", "mod"),
@@ -274,7 +274,7 @@ class Expressions:
             self._emit(Op(target=name, kind="pack", expr=node, args=atoms,
                           line=line, text=text, container="tuple" if isinstance(e, n.Tuple) else "list"), out)
             return syntax.name(name)
-        if isinstance(e, n.Dict) and static_keys(e) is not None:  # {"a": x, "b": y}: frontend/dicts.py
+        if isinstance(e, n.Dict):  # {"a": x, "b": y}, {k: x}: frontend/dicts.py
             return dict_display(self, e, out, s, target)
         if isinstance(e, n.IfExp):
             name = target or self.fresh()
@@ -306,6 +306,9 @@ class Expressions:
                             "Pass each argument by name or position.")
         if obj is builtins.float:
             return self.expr(e.args[0], out, s, target)
+        pairs = zip_pairs(self.resolve, e)  # dict(zip(keys, values)): frontend/dicts.py
+        if pairs is not None:
+            return dict_of_pairs(self, *pairs, out, s, target)
         if obj is np.ravel and len(e.args) == 1 and not e.keywords:  # as `x.ravel()`: a reshape
             return self.expr(n.Call(func=syntax.attribute("np", "reshape"), args=[e.args[0], quote.expr("(-1,)")],
                                     keywords=[]), out, s, target)

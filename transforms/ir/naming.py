@@ -61,6 +61,11 @@ _GENERATED_BUILTINS = {"reversed", "range", "len", "min", "max", "list", "tuple"
                        "float", "int", "isinstance", "abs", "sum"}
 
 
+# locals generated code binds without a Namer (forward mode's batch size `_k`, the stacks): a
+# name the front end makes for the user's code (`_k` for a comprehension's `k`) must differ
+GENERATED_LOCALS = frozenset({"_k", "_stack", "_dstack"})
+
+
 def _reserved():
     # what generated code reads without asking a Namer: the runtime helpers, the modules, the
     # stacks of saved values, and the builtins it calls

@@ -42,7 +42,10 @@ class Primal(Stmt):
         # `c += v` reads `c` although its Name is a Store: without it, dead-code elimination
         # would drop `c = np.ones(2)` before a kept `for ...: c *= 2.0` (UnboundLocalError)
         self.reads, writes = set(), set()
+        scoped = syntax.comprehension_scoped(node)
         for sub in syntax.walk(node):
+            if id(sub) in scoped:
+                continue
             if isinstance(sub, n.Name) and isinstance(sub.ctx, n.Store):
                 writes.add(sub.id)
             elif isinstance(sub, n.Name) and isinstance(sub.ctx, n.Load):
@@ -62,8 +65,9 @@ class Op(Stmt):
     "copy", "getitem" (`index` the subscript), "pack" (a tuple, list or dict display: `container`;
     a dict's keys in `index`),
     "listop" (`+` / `*` that may be Python's list operators), "sequence" (`np.stack(ys, axis)` of
-    a list held by a name: `container` "stack" or "concatenate", `static` its axis) or "call" (a
-    user function `fn`, with `keywords`)."""
+    a list held by a name: `container` "stack" or "concatenate", `static` its axis), "dict"
+    (`dict(zip(keys, values))`, keys known at run time: `index` the name of their list, `args` the
+    values' list) or "call" (a user function `fn`, with `keywords`)."""
 
     target: str
     kind: str

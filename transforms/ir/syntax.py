@@ -143,4 +143,18 @@ def store_names(node):
     return {n.id for n in walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
 
 
+def comprehension_scoped(node):
+    """The ids of the Name nodes inside `node` that name a comprehension's own variables
+    (`k` in `[k + i for k in ks]`): Python scopes them to the comprehension, so they are
+    neither read nor written by the statement holding it (its first iterable is evaluated
+    outside: `[k for k in k]` reads the outer `k`)."""
+    out = set()
+    for comp in walk(node):
+        if isinstance(comp, (gast.ListComp, gast.SetComp, gast.DictComp, gast.GeneratorExp)):
+            bound = set().union(*(store_names(g.target) for g in comp.generators))
+            outside = {id(x) for x in walk(comp.generators[0].iter)}
+            out |= {id(x) for x in walk(comp) if isinstance(x, gast.Name) and x.id in bound and id(x) not in outside}
+    return out
+
+
 iter_child_nodes = gast.iter_child_nodes

@@ -109,6 +109,15 @@ class Adjoints:
             self.accumulate(body, r.adjoint(name), expr, name, r.value(name))
         return body
 
+    def dict_adjoint(self, st, g, r):
+        """`dict(zip(keys, values))`: the values' adjoints, one per item, read by key from g."""
+        body = []
+        name = st.args[0].id
+        if name in self.active:
+            expr = code_expr("dict_adjoint(G, KEYS, VALUES)", G=g, KEYS=r.code(st.index), VALUES=r.value(name))
+            self.accumulate(body, r.adjoint(name), expr, name, r.value(name))
+        return body
+
     def copy_seed(self, body, g):
         """A copy of the incoming adjoint `g`, read after `g` itself is accumulated into."""
         temp = self.namer.unique("_g")
@@ -179,6 +188,7 @@ ADJOINTS = {
     (Op, "pack"): Adjoints.pack_adjoint,
     (Op, "listop"): Adjoints.listop_adjoint,
     (Op, "sequence"): Adjoints.sequence_adjoint,
+    (Op, "dict"): Adjoints.dict_adjoint,
     (Op, "call"): Adjoints.call_adjoint,
     (Op, "prim"): Adjoints.prim_adjoint,
 }

@@ -19,10 +19,12 @@ from ..templates.rules import rule_uses
 class Rename(syntax.NodeTransformer):
     """Names read looked up in `loads`, names written in `stores` (gast)."""
 
-    def __init__(self, loads, stores=None):
-        self.loads, self.stores = loads, stores or {}
+    def __init__(self, loads, stores=None, scoped=frozenset()):
+        self.loads, self.stores, self.scoped = loads, stores or {}, scoped
 
     def visit_Name(self, node):
+        if id(node) in self.scoped:  # a comprehension's own variable
+            return node
         table = self.stores if isinstance(node.ctx, n.Store) else self.loads
         if node.id in table:
             return syntax.name(table[node.id], store=isinstance(node.ctx, n.Store))
@@ -32,7 +34,8 @@ class Rename(syntax.NodeTransformer):
 def rename(node, loads, stores=None):
     if not loads and not stores:
         return node
-    return Rename(loads, stores).visit(syntax.copy(node))
+    node = syntax.copy(node)
+    return Rename(loads, stores, syntax.comprehension_scoped(node)).visit(node)
 
 
 def all_stmts(block):

@@ -54,7 +54,7 @@ class Reverse(ControlFlow, Adjoints):
                 self.mutable.add(s.target)
             elif isinstance(s, Op) and s.kind == "listop":  # adjoints that may be lists add item by item
                 self.mutable |= {s.target} | {a.id for a in s.args if is_name(a)}
-            elif isinstance(s, Op) and s.kind == "sequence":  # the list's adjoint: one piece per item
+            elif isinstance(s, Op) and s.kind in ("sequence", "dict"):  # the list's adjoint: one piece per item
                 self.mutable.add(s.args[0].id)
         self.uses_stack = False
         self.preinit = []

@@ -153,3 +153,43 @@ def sorted_order(items, reverse=False):
     """The positions of `items` in the order `sorted(items, reverse=reverse)` puts them (a
     stable sort by Python's comparisons, as sorted's): sorted(xs) is [xs[k] for k in it]."""
     return sorted(range(len(items)), key=items.__getitem__, reverse=reverse)
+
+
+def key_list(keys, count=None):
+    """The keys of a dict built at run time (`{k: f(v) for k, v in p.items()}`,
+    `dict(zip(names, values))`), as a list: plain values, never differentiated. A
+    comprehension's keys and values are computed by two passes over its iterables: `count`
+    values were made, and as many keys must be."""
+    keys = list(keys)
+    if count is not None and len(keys) != count:
+        raise ValueError(f"a dict comprehension gave {count} values but {len(keys)} keys: the transformer reads "
+                         "its iterables twice (keys, then values), and one of them can be read once only (an "
+                         "iterator held by a name); make it a list first: items = list(items)")
+    return keys
+
+
+def dict_keys(d):
+    """The keys of the dict a loop reads (`for k, v in d.items()`), as a list; the transformer
+    took `d` for a dict from the source (`d["w"]`, `d.items()`), so anything else is an error,
+    never a loop over other items."""
+    if not isinstance(d, dict):
+        raise TypeError(f"a loop over the keys of a dict met a {type(d).__name__}: the transformer reads this "
+                        "name as a dict (it is read with a string key or a dict method); pass a dict, or give "
+                        "the dict and the sequence different names")
+    return list(d)
+
+
+def dict_adjoint(g, keys, values):
+    """The adjoint of the values list of `dict(zip(keys, values))` from the dict's adjoint `g`:
+    one item per value, zeros for a key `g` lacks and for a value a later repeat of its key
+    replaced (the dict keeps the last)."""
+    keys = list(keys)[:len(values)]  # (zip stops at the shorter: values past the keys get zeros)
+    last = {key: i for i, key in enumerate(keys)}
+    return [g[keys[i]] if i < len(keys) and last[keys[i]] == i and isinstance(g, dict) and keys[i] in g
+            else zeros_like(value) for i, value in enumerate(values)]
+
+
+def dict_tangent(t, keys, values, batched):
+    """The tangent of `dict(zip(keys, values))` from the values list's tangent `t`: a dict of
+    the items' tangents (`batched`: vector tangents, the direction axis in front)."""
+    return dict(zip(keys, _items(t, values, batched)))
