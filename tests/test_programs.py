@@ -244,6 +244,40 @@ def test_a_branch_on_its_threshold_is_a_kink_for_h_u(monkeypatch):
     report = check_modes(f, [np.zeros(3)], modes=("functional.hvp", "transforms.hvp"), raise_on_failure=False)
     assert [(m, kind) for m, kind, _ in report.failures] == [("transforms.hvp", "wrong")]
 
+SELECT_ON_ITS_THRESHOLD = '''
+import numpy as np
+
+
+def f(x, y):
+    u2 = np.empty((2, 2))
+    for _t1 in range(2):
+        u2[_t1] = (np.select([y > 0.0, y < 0.0], [y, np.sin(y)]))
+    return x * np.ones(2) + y + np.sum(u2, axis=0)
+'''
+
+
+def test_a_branch_on_its_threshold_is_a_kink_for_the_first_derivatives(monkeypatch):
+    """Found by the checker (seed 11): at y[1] = 0 np.select takes its default, a constant,
+    whose slope every mode gives (as JAX does); the branches around meet it in value and slope 1,
+    so f is smooth and central differences see slope 1. The modes' J u jumps exactly at x: the
+    differences are discarded, the modes still compared with each other; away from 0, and for a
+    mode wrong alone, they are not."""
+    f = load_module(SELECT_ON_ITS_THRESHOLD).f
+    report = check_modes(f, [0.0, np.array([1.328, 0.0])], raise_on_failure=False)
+    assert not report.failures and report.fd_unstable and "transforms.jvp" in report.checked, report
+    assert not check_modes(f, [0.0, np.array([1.328, 0.3])]).fd_unstable
+    dj = dt.jvp(f, wrt=(0, 1))
+    real = type(dj).__call__
+
+    def wrong(self, *args, **kwargs):
+        value, tangent = real(self, *args, **kwargs)
+        return (value, tangent * 1.5) if self is dj else (value, tangent)
+    monkeypatch.setattr(type(dj), "__call__", wrong)
+    report = check_modes(f, [0.0, np.array([1.328, 0.3])], modes=("transforms.vjp", "transforms.jvp"),
+                         raise_on_failure=False)
+    assert [(m, kind) for m, kind, _ in report.failures] == [("transforms.jvp", "wrong")]
+
+
 TIED_PERCENTILE = """
 import numpy as np
 

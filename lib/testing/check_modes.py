@@ -16,7 +16,9 @@ the two disagree beyond that tolerance the differences are discarded (`fd_unstab
 the modes are still compared with each other (they all take the branch f takes at x). So are
 they where the partial differences (one coordinate at a time) disagree with the difference along
 the direction u (all coordinates at once): f has partials there but no derivative (a tie of an
-order statistic: moving one tied value alone leaves it, moving them together moves it).
+order statistic: moving one tied value alone leaves it, moving them together moves it), and
+where the modes' J u jumps exactly at x (equal on both sides, different at x: a branch test on
+its threshold, whose branches meet in value and slope; `_derivative_jumps_at`).
 
 Refusals. A mode may refuse with a clear error: the transformer's `TransformError`, or the
 runtime's documented refusals (`errors.RefusalError`: a traced value leaving dualtape, a write
@@ -264,6 +266,30 @@ def _hessian_jumps_at(case, hu):
     return _stable(plus, minus) and not _stable(plus, [as_float64(h) for h in hu])
 
 
+def _derivative_jumps_at(case, fd_ju):
+    """Whether the AD derivative J u jumps exactly at x: equal on both sides (x -+ s u), and
+    there equal to the differences `fd_ju`, but different at x (one engine, dual numbers or
+    else the transformer's jvp, at all three points: a mode wrong at a smooth x is no jump). A branch whose test sits on its threshold at x
+    (`np.select([y > 0, y < 0], [y, np.sin(y)])` at y = 0 takes the default, a constant) with
+    branches that meet in value and slope: every mode differentiates the branch taken (as JAX
+    does), central differences see the slope around it. Such an x is a kink for the first
+    derivatives, like a threshold within a step of x."""
+    def ju_at(step):
+        at = list(case.copies())
+        for k in range(len(at)):
+            at = _shifted(at, k, case.u[k], step)
+        tangents = tuple(float(t) if np.ndim(a) == 0 else t for a, t in zip(at, case.u))
+        try:
+            return [as_float64(F.jvp(case.f, tuple(at), tuple(case.u))[1])]
+        except Exception:  # noqa: BLE001 - dual numbers refuse writes into arrays: the transformer's
+            return [as_float64(dt.jvp(case.f, wrt=case.wrt)(*at, tangents)[1])]
+    try:
+        plus, minus, at = ju_at(FD_EPS_CHECK), ju_at(-FD_EPS_CHECK), ju_at(0.0)
+    except Exception:  # noqa: BLE001 - the modes' own failures are reported by the modes
+        return False
+    return _stable(plus, minus) and _stable(plus, [as_float64(fd_ju)]) and not _stable(plus, at)
+
+
 # -- comparing -------------------------------------------------------------------------------------
 
 def _compare(got, expected, rtol, atol, what):
@@ -368,6 +394,14 @@ def check_modes(program_or_function, inputs=None, *, modes=MODES, seed=0, raise_
             return dt.vjp(case.f, wrt=case.wrt)(*xs, case.seed())
     numeric = _differences(case, reverse)
     report.fd_unstable = numeric is None
+    ju = next((r["Ju"] for r in results.values() if "Ju" in r), None)
+    if numeric is not None and ju is not None:
+        try:
+            _compare(ju, numeric["Ju"], FD_RTOL, FD_ATOL, "J u")
+        except AssertionError:
+            if _derivative_jumps_at(case, numeric["Ju"]):
+                numeric = None  # the modes are still compared with each other
+                report.fd_unstable = True
     if numeric is not None and "Hu" in numeric and "functional.hvp" in results:
         hu = results["functional.hvp"]["Hu"]
         try:
