@@ -507,3 +507,26 @@ def test_runtime_helpers_of_the_dict_op():
     assert got[0] == 0.0 and got[2] == 1.0 and got[3] == 0.0
     np.testing.assert_array_equal(got[1], np.ones(2))
     np.testing.assert_array_equal(got[4], np.zeros(3))
+
+
+def keys_only(p, x):
+    t = 0.0
+    for k in p:  # (the keys, as Python iterates a dict; nothing here says p is a dict)
+        t = t + k * np.sum(x * x)
+    return t + p[0] * 2.0
+
+
+def test_a_loop_over_a_dict_argument_reads_its_keys_whatever_its_keys():
+    """A dict argument with int keys 0..n-1, iterated bare: the loop was read as one over a
+    sequence (`k = p[_i]`, the values): a silent wrong gradient, differentiated or not. The
+    version built for a dict argument iterates its keys."""
+    import dualtape
+    p, x, u = {0: 5.0, 1: 7.0}, np.array([0.3, -0.5]), np.array([1.0, 2.0])
+    got = dt.grad(keys_only, argnums=(0, 1))(p, x)
+    want = dualtape.grad(keys_only, argnums=(0, 1))(p, x)
+    assert got[0].keys() == want[0].keys() and all(np.isclose(got[0][k], want[0][k]) for k in p)
+    np.testing.assert_allclose(got[1], want[1], rtol=1e-12)
+    np.testing.assert_allclose(dt.grad(keys_only, argnums=1)(p, x), 2 * x, rtol=1e-12)
+    np.testing.assert_allclose(dt.jvp(keys_only, argnums=1)(p, x, u)[1], np.sum(2 * x * u), rtol=1e-12)
+    np.testing.assert_allclose(dt.hvp(keys_only, argnums=1)(p, x, u), 2 * u, rtol=1e-12)
+    np.testing.assert_allclose(dt.grad(keys_only, argnums=1)([0.0, 2.0], x), 4 * x, rtol=1e-12)  # a list: its items

@@ -14,6 +14,7 @@ from dualtape.core.duck import lazy_scalar, lazy_seed
 
 from . import pipeline
 from .codegen import emit
+from .frontend.dicts import dict_arguments
 from .frontend.function_values import function_key
 from .ir.analysis import value_kind
 from .optimize.concrete import arg_value
@@ -150,15 +151,17 @@ class Transform:
             if self._variants.get(types, 0) < MAX_SHAPES:
                 self._variants[types] = self._variants.get(types, 0) + 1
                 bound = self._bind(args, kwargs) if bound is None else bound
-                module, params = self._watched(self._build(arg_kinds(bound), *extra, **(options or {}),
-                                                           **self._specialize(bound, more)))
+                with dict_arguments(self.f, bound):
+                    module, params = self._watched(self._build(arg_kinds(bound), *extra, **(options or {}),
+                                                               **self._specialize(bound, more)))
                 entry = self._compiled[shaped] = (module.compile(self.name), params)
                 return entry
         entry = self._compiled.get(key)
         if entry is None:
             bound = self._bind(args, kwargs) if bound is None else bound
-            module, params = self._watched(self._build(arg_kinds(bound), *extra, **(options or {}),
-                                                       **self._specialize(bound)))
+            with dict_arguments(self.f, bound):
+                module, params = self._watched(self._build(arg_kinds(bound), *extra, **(options or {}),
+                                                           **self._specialize(bound)))
             entry = self._compiled[key] = (module.compile(self.name), params)
         return entry
 

@@ -18,6 +18,8 @@ loop's own key; written `d.keys()` first), are loops over the list of its keys, 
 with the key. Keys computed from differentiated values and `**` unpacking stay refused."""
 
 import builtins
+import contextlib
+import contextvars
 
 from ..ir import syntax
 from ..ir.syntax import nodes as n
@@ -269,12 +271,37 @@ def dict_loop(target, it):
     return None
 
 
-def rewrite_dict_iterations(fn_node, varied, resolve):
+_DICT_ARGUMENTS = contextvars.ContextVar("dict_arguments", default=None)
+
+
+@contextlib.contextmanager
+def dict_arguments(fn, bound):
+    """While a version of `fn` is built for these arguments (`bound`), the parameters holding
+    dicts are known (the version key holds their types): `for k in p` over one iterates its keys."""
+    dicts = frozenset(k for k, v in bound.arguments.items() if isinstance(v, dict))
+    token = _DICT_ARGUMENTS.set((fn, dicts)) if dicts else None
+    try:
+        yield
+    finally:
+        if token is not None:
+            _DICT_ARGUMENTS.reset(token)
+
+
+def dict_parameters(fn):
+    """The parameters of `fn` that hold dicts in the version being built (dict_arguments)."""
+    known = _DICT_ARGUMENTS.get()
+    return known[1] if known is not None and known[0] is fn else frozenset()
+
+
+def rewrite_dict_iterations(fn_node, varied, resolve, known=frozenset()):
     """`for k in d` over a differentiated dict as `for k in d.keys()`, in loops and
     comprehensions, where `d` is visibly a dict (dict_names) or the loop reads `d[k]`: its keys
     are never differentiated, and a list reaching it fails (no `.keys()`) rather than being
-    read as a dict. True if anything changed."""
-    names, changed = dict_names(fn_node, resolve), False
+    read as a dict. `known`: parameters that hold dicts in this version (dict_parameters),
+    differentiated or not, and never rebound. True if anything changed."""
+    rebound = syntax.store_names(fn_node)
+    known = {p for p in known if p not in rebound}
+    names, changed = dict_names(fn_node, resolve) | known, False
     for node in syntax.walk(fn_node):
         if isinstance(node, n.For):
             loops, body = [node], node.body
@@ -286,7 +313,7 @@ def rewrite_dict_iterations(fn_node, varied, resolve):
             continue
         for loop in loops:
             it = loop.iter
-            if not (isinstance(it, n.Name) and varied(it)):
+            if not (isinstance(it, n.Name) and (varied(it) or it.id in known)):
                 continue
             key = loop.target.id if isinstance(loop.target, n.Name) else None
             read = key is not None and any(

@@ -21,7 +21,7 @@ from .normalize_expr import Expressions
 from .expr_atoms import as_load
 from .desugar import stmt_at
 from .comprehensions import hoist_comprehensions
-from .dicts import (dict_loop, for_dict, hoist_dict_comprehensions, rewrite_dict_iterations,
+from .dicts import (dict_loop, dict_parameters, for_dict, hoist_dict_comprehensions, rewrite_dict_iterations,
                     rewrite_dict_reads, rewrite_dict_writes)
 from .list_methods import rewrite_list_methods
 from .mutations import MUTATORS, changed_names, in_place_numpy, mutated_parameters, value_arguments
@@ -40,7 +40,8 @@ class Normalizer(Expressions):
         self._varied_fixpoint()
         if not info.filename.startswith("<dualtape "):  # comprehensions as loops, `ys.append(v)` as `ys = ys + [v]`
             rewrite_generator_calls(info.node, self.resolve, lambda version: list_arguments.register(self, version))
-            if rewrite_dict_iterations(info.node, self.expr_varied, self.resolve):  # `for k in d`: over d.keys()
+            if rewrite_dict_iterations(info.node, self.expr_varied, self.resolve,  # `for k in d`: over d.keys()
+                                       dict_parameters(info.fn)):
                 self.varied = set(wrt_names)  # (the keys were taken for items of d)
                 self._varied_fixpoint()
             while (rewrite_dict_writes(info.node, self.expr_varied, self.resolve)  # d[k] = v: a new dict
@@ -426,9 +427,9 @@ class Normalizer(Expressions):
                 # Python iterates over the object `x` names when the loop starts: the body may
                 # rebind `x` (`for v in x: x = [v, v]`), so the loop reads a copy of the name
                 seq_atoms.append(self.expr(seq, out, s, target=self.fresh("_items")))
-            elif self.expr_varied(seq) or isinstance(seq, n.Name):
+            elif self.expr_varied(seq) or (isinstance(seq, n.Name) and seq.id not in self.params):
                 seq_atoms.append(self.expr(seq, out, s) if self.expr_varied(seq) else seq)
-            else:
+            else:  # (also a parameter not differentiated: a dict argument iterates over its keys)
                 tmp = self.fresh("_items")
                 node = quote.stmt("ITEMS = list(SEQ)", ITEMS=tmp, SEQ=seq)
                 node.lineno = s.lineno
