@@ -265,10 +265,19 @@ _hashable = hashable  # (the old name, for forward/helper_rules until it reads `
 
 
 def lookup(obj):
-    """An OpSpec for a callable (np.sin, math.sin, dnp.sum, a Primitive), or None."""
+    """An OpSpec for a callable (np.sin, math.sin, dnp.sum, a Primitive), or None. Cached for
+    the libraries' callables only: a cache holding user and generated functions would keep
+    each program's functions, globals and generated code alive for the whole process."""
     if not hashable(obj):
         return None
-    return _lookup(obj)
+    return _lookup(obj) if _from_a_library(obj) else _lookup.__wrapped__(obj)
+
+
+def _from_a_library(obj):
+    """Whether `obj` (a callable, a Primitive: its implementation) is defined by a library."""
+    defined = obj.impl if isinstance(obj, Primitive) else obj
+    module = str(getattr(defined, "__module__", None))
+    return module.split(".")[0] in ("numpy", "scipy", "dualtape", "math", "builtins")
 
 
 @functools.lru_cache(maxsize=None)
