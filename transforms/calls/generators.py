@@ -22,12 +22,11 @@ import inspect
 import weakref
 
 from ..frontend.function_values import lift
-from .list_arguments import _at
+from ..frontend.desugar import stmt_at
 from ..frontend.parse import source_tree
 from ..ir import syntax
 from ..ir.naming import unused_name
 from ..ir.syntax import nodes as n
-from ..templates import quote
 
 _VERSIONS = weakref.WeakKeyDictionary()  # generator function -> its list version (None: not one)
 
@@ -101,8 +100,8 @@ def collect_yields(tree):
     _collecting(tree, out)
     first_body = tree.body[0]
     doc = 1 if isinstance(first_body, n.Expr) and syntax.is_constant(first_body.value) else 0
-    tree.body[doc:doc] = [_at(quote.stmt("OUT = []", OUT=out), first_body)]
-    tree.body.append(_at(quote.stmt("return OUT", OUT=out), tree.body[-1]))
+    tree.body[doc:doc] = [stmt_at("OUT = []", first_body, OUT=out)]
+    tree.body.append(stmt_at("return OUT", tree.body[-1], OUT=out))
     return tree
 
 
@@ -133,7 +132,7 @@ def _collecting(node, out):
         for i, st in enumerate(body):
             if isinstance(st, n.Expr) and isinstance(st.value, n.Yield):
                 value = st.value.value if st.value.value is not None else syntax.constant(None)
-                body[i] = _at(quote.stmt("OUT.append(V)", OUT=out, V=value), st)
+                body[i] = stmt_at("OUT.append(V)", st, OUT=out, V=value)
             else:
                 _collecting(st, out)
     for handler in getattr(node, "handlers", ()):
