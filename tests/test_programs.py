@@ -278,6 +278,36 @@ def test_a_branch_on_its_threshold_is_a_kink_for_the_first_derivatives(monkeypat
     assert [(m, kind) for m, kind, _ in report.failures] == [("transforms.jvp", "wrong")]
 
 
+PERCENTILE_OF_TIED_ZEROS = '''
+import math
+
+import numpy as np
+
+
+def f(y):
+    return np.cos(np.percentile(y @ y, 40.9, method='midpoint'))
+
+
+def g(y):  # (math.cos: the tape refuses it, the transformer's modes alone give H u)
+    return math.cos(np.percentile(y @ y, 40.9, method='midpoint'))
+'''
+
+
+def test_an_order_statistic_tie_inside_the_gradient_is_a_kink_for_h_u():
+    """Found by the checker (seed 4004): y @ y holds four exact zeros and the percentile takes
+    the middle two. cos'(0) = 0, so J u is fine, but the gradient moves along u with the tied
+    zeros ordered u's way: every mode gives H u of the zeros it picked (index order), the
+    differences along u another. The gradient's partial differences disagree with its
+    difference along u: H u has no value there, discarded; the modes are still compared."""
+    module = load_module(PERCENTILE_OF_TIED_ZEROS)
+    y = np.array([[1.261, 0.0, 0.0], [-0.0, -0.946, -0.869], [0.0, 0.586, 0.376]])
+    apart = y + np.array([[0.0, 0.1, 0.2], [0.3, 0.0, 0.05], [0.15, 0.0, 0.0]])
+    for f in (module.f, module.g):
+        report = check_modes(f, [y], raise_on_failure=False)
+        assert not report.failures and report.fd_unstable and "transforms.hvp" in report.checked, report
+        assert not check_modes(f, [apart]).fd_unstable
+
+
 TIED_PERCENTILE = """
 import numpy as np
 
