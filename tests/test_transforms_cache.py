@@ -83,6 +83,47 @@ def test_called_functions_are_freed_with_their_module(tmp_path):
     assert not alive, f"{len(alive)} of {len(refs)} functions or transforms are still alive: {alive[:3]}"
 
 
+VERSIONED = """
+import numpy as np
+
+
+def push(acc, v):
+    acc.append(v * 1.0)
+
+
+def squares(xs):
+    for v in xs:
+        yield v * v
+
+
+def star(*args):
+    return sum(a * a for a in args)
+
+
+def f(x):
+    acc = [x]
+    push(acc, x * 2.0)
+    return np.sum(np.stack(acc)) + sum(squares(x)) + np.sum(star(x, x))
+"""
+
+
+def test_versions_of_called_functions_go_with_them(tmp_path):
+    """The versions made of called functions (a list-changing helper, a generator, a *args
+    helper: calls/versions.py) hold their module's globals: kept beside the functions in a
+    WeakKeyDictionary they kept the functions, the module and themselves alive."""
+    path = tmp_path / "cache_versions.py"
+    path.write_text(VERSIONED)
+    spec = importlib.util.spec_from_file_location("cache_versions", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    x = np.array([0.3, 0.5])
+    np.testing.assert_allclose(dt.grad(module.f)(x), 3.0 + 6.0 * x, rtol=1e-12)
+    refs = [weakref.ref(getattr(module, name)) for name in ("push", "squares", "star", "f")]
+    del module, spec
+    gc.collect()
+    assert [r() for r in refs] == [None] * 4
+
+
 def test_jitted_transforms_are_freed_with_their_function(tmp_path):
     pytest.importorskip("numba")
     module = _module(tmp_path, "cache_user_jit", 2)

@@ -19,16 +19,12 @@ differentiated: the generated code indexes what it iterates over).
 """
 
 import inspect
-import weakref
 
-from ..frontend.function_values import lift
 from ..frontend.desugar import stmt_at
-from ..frontend.parse import source_tree
 from ..ir import syntax
 from ..ir.naming import unused_name
 from ..ir.syntax import nodes as n
-
-_VERSIONS = weakref.WeakKeyDictionary()  # generator function -> its list version (None: not one)
+from .versions import lifted_version, versions_of
 
 
 def rewrite_generator_calls(fn_node, resolve, register):
@@ -63,32 +59,10 @@ def _listed(node, resolve):
 
 def list_version(fn):
     """`fn`'s version returning the list of what it yields, or None (see the module docstring)."""
-    if fn in _VERSIONS:
-        return _VERSIONS[fn]
-    version = _VERSIONS[fn] = _make(fn)
-    return version
-
-
-def _make(fn):
-    try:
-        tree = syntax.copy(source_tree(fn).body[0])
-        lines, first = inspect.getsourcelines(fn)
-        filename = inspect.getsourcefile(fn) or "<unknown>"
-    except (OSError, TypeError, SyntaxError, IndexError):
-        return None
-    if not isinstance(tree, n.FunctionDef) or not follows(tree):
-        return None
-    collect_yields(tree)
-    tree.decorator_list = []
-    namespace = dict(fn.__globals__)
-    try:  # (a generator defined in another function reads its closure: the cells' values now)
-        namespace.update(inspect.getclosurevars(fn).nonlocals)
-    except (TypeError, ValueError):
-        return None
-    tree.name = unused_name(f"{fn.__name__}_list", set(namespace))
-    version = lift(tree, namespace, filename, first, [line.rstrip("\n") for line in lines])
-    namespace[tree.name] = version
-    return version
+    versions = versions_of(fn, "generator")
+    if "list" not in versions:
+        versions["list"] = lifted_version(fn, "list", lambda tree: follows(tree) and bool(collect_yields(tree)))
+    return versions["list"]
 
 
 def collect_yields(tree):

@@ -19,17 +19,15 @@ a version whose value would hold the list)."""
 
 import builtins
 import inspect
-import weakref
 
-from ..frontend.function_values import lift
+from ..frontend.desugar import located, stmt_at
 from ..frontend.mutations import mutated_parameters
-from ..frontend.parse import source_tree
 from ..ir import syntax
 from ..ir.naming import unused_name
 from ..ir.syntax import nodes as n
 from ..templates import quote
+from .versions import lifted_version, versions_of
 
-_VERSIONS = weakref.WeakKeyDictionary()  # fn -> {changed parameters: its version}
 _FRESH = (n.List, n.ListComp)
 
 
@@ -140,24 +138,22 @@ def _makes_list(norm, value):
 def _version(fn, params):
     """`fn` working on its own copies of the lists `params` and returning (value, *params),
     or None when its returns would hold one of them (an alias the caller could not follow)."""
-    versions = _VERSIONS.setdefault(fn, {})
-    if params in versions:
-        return versions[params]
-    try:
-        tree = syntax.copy(source_tree(fn).body[0])
-        lines, first = inspect.getsourcelines(fn)
-        filename = inspect.getsourcefile(fn) or "<unknown>"
-    except (OSError, TypeError, SyntaxError, IndexError):
-        versions[params] = None
-        return None
+    versions = versions_of(fn, "lists")
+    if params not in versions:
+        versions[params] = lifted_version(fn, "lists", lambda tree: _returning_copies(tree, params, fn.__globals__))
+    return versions[params]
+
+
+def _returning_copies(tree, params, namespace):
+    """`tree` rewritten to copy the lists `params` first and return them after its value; False
+    where a return would hold one of them, or it defines functions or yields."""
     returns = [x for x in syntax.walk(tree) if isinstance(x, n.Return)]
-    if any(x.value is not None and _may_hold(x.value, set(params), fn.__globals__) for x in returns) or \
+    if any(x.value is not None and _may_hold(x.value, set(params), namespace) for x in returns) or \
             any(isinstance(x, (n.FunctionDef, n.Lambda, n.Yield, n.YieldFrom)) and x is not tree
                 for x in syntax.walk(tree)):
-        versions[params] = None
-        return None
+        return False
     if not isinstance(tree.body[-1], n.Return):  # (falling off the end returns None: say so)
-        tree.body.append(_at(n.Return(value=None), tree.body[-1]))
+        tree.body.append(located(n.Return(value=None), tree.body[-1]))
     value_name = unused_name("value", syntax.store_names(tree) | syntax.load_names(tree) | set(params))
     _returning_lists(tree, params, value_name)
     first_body = tree.body[0]
@@ -167,14 +163,8 @@ def _version(fn, params):
     for a in tree.args.posonlyargs + tree.args.args + tree.args.kwonlyargs:
         if a.id in given:
             a.id = given[a.id]
-    tree.body[doc:doc] = [_at(quote.stmt("P = GIVEN[:]", P=p, GIVEN=given[p]), first_body) for p in params]
-    tree.decorator_list = []
-    tree.name = unused_name(f"{fn.__name__}_lists", set(fn.__globals__))
-    namespace = dict(fn.__globals__)
-    version = lift(tree, namespace, filename, first, [line.rstrip("\n") for line in lines])
-    namespace[tree.name] = version
-    versions[params] = version
-    return version
+    tree.body[doc:doc] = [stmt_at("P = GIVEN[:]", first_body, P=p, GIVEN=given[p]) for p in params]
+    return True
 
 
 def _returning_lists(node, params, value_name):
@@ -190,11 +180,11 @@ def _returning_lists(node, params, value_name):
                 lists = [syntax.name(p) for p in params]
                 if st.value is None:
                     ret = quote.stmt("return VALUE", VALUE=n.Tuple(elts=[syntax.constant(None)] + lists, ctx=n.Load()))
-                    new.append(_at(ret, st))
+                    new.append(located(ret, st))
                 else:
-                    new.append(_at(quote.stmt("V = E", V=value_name, E=st.value), st))
+                    new.append(stmt_at("V = E", st, V=value_name, E=st.value))
                     ret = quote.stmt("return VALUE", VALUE=n.Tuple(elts=[syntax.name(value_name)] + lists, ctx=n.Load()))
-                    new.append(_at(ret, st))
+                    new.append(located(ret, st))
                 continue
             if not isinstance(st, (n.FunctionDef, n.ClassDef)):
                 _returning_lists(st, params, value_name)
@@ -202,13 +192,6 @@ def _returning_lists(node, params, value_name):
         body[:] = new
     for handler in getattr(node, "handlers", ()):
         _returning_lists(handler, params, value_name)
-
-
-def _at(st, like):
-    for sub in syntax.walk(st):
-        if isinstance(sub, (n.stmt, n.expr)):
-            sub.lineno, sub.col_offset = getattr(like, "lineno", 1), getattr(like, "col_offset", 0)
-    return st
 
 
 def _may_hold(value, params, namespace):

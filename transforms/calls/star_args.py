@@ -18,7 +18,6 @@ or measured with len (any other use is refused: the transformer holds no dicts).
 
 import inspect
 import types
-import weakref
 
 from ..ir import syntax
 from ..ir.syntax import nodes as n
@@ -26,6 +25,7 @@ from ..templates import quote
 from . import opmap
 from .opmap import is_user_function
 from ..frontend.parse import source_tree
+from .versions import versions_of
 
 # -- call sites ------------------------------------------------------------------------------
 
@@ -138,9 +138,6 @@ def returned_length(fn):
 
 # -- user functions with *args / **kwargs ------------------------------------------------------
 
-_VERSIONS = weakref.WeakKeyDictionary()  # fn -> {call shape: its version}
-
-
 def has_star_parameters(fn):
     code = getattr(fn, "__code__", None)
     return code is not None and bool(code.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS))
@@ -164,7 +161,7 @@ def specialized(fn, call):
     extra = len(bound.arguments.get(var, ())) if var else 0
     keys = tuple(bound.arguments.get(kw, {})) if kw else ()
     shape = (extra, keys)
-    versions = _VERSIONS.setdefault(fn, {})
+    versions = versions_of(fn, "star")
     if shape not in versions:
         versions[shape] = _version(fn, sig, var, kw, extra, keys)
     return versions[shape]
