@@ -157,3 +157,17 @@ def test_numbered_gives_each_statement_its_line():
         "for i in range(n):\n    # note\n    s = s + i  # (inner)\n    t = (s, i)\na, b = b, a\nreturn a, b")
     assert {k: ast.unparse(st) if not code.is_comment(st) else st.text for k, st in lines.items()} == {
         2: "note", 3: "s = s + i", 4: "t = (s, i)", 5: "a, b = (b, a)", 6: "return (a, b)"}
+
+
+def test_replace_children_replaces_fields_and_list_items_only_where_asked():
+    tree = syntax.parse("f(a, b, a)\nc = a")
+    calls = [x for x in syntax.walk(tree) if isinstance(x, n.Call)]
+
+    def new_of(child):
+        return syntax.name("z") if isinstance(child, n.Name) and child.id == "a" else None
+
+    assert syntax.replace_children(calls[0], new_of)
+    assignment = tree.body[1]
+    assert syntax.replace_children(assignment, new_of)
+    assert syntax.unparse(tree).splitlines() == ["f(z, b, z)", "c = z"]
+    assert not syntax.replace_children(calls[0], new_of)  # (nothing left to replace)

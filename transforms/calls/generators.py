@@ -43,12 +43,7 @@ def rewrite_generator_calls(fn_node, resolve, register):
                     changed = True
     if changed:
         for node in syntax.walk(fn_node):
-            for field in node._fields:
-                value = getattr(node, field, None)
-                if _listed(value, resolve):
-                    setattr(node, field, value.args[0])
-                elif isinstance(value, list):
-                    value[:] = [v.args[0] if _listed(v, resolve) else v for v in value]
+            syntax.replace_children(node, lambda v: v.args[0] if _listed(v, resolve) else None)
     return changed
 
 

@@ -88,17 +88,7 @@ def rewrite_dict_reads(fn_node, params, varied):
     for node in syntax.walk(fn_node):
         if isinstance(node, n.For):
             done |= _loop_over_keys(node, keys, taken)
-        for field in node._fields:
-            value = getattr(node, field, None)
-            items = value if isinstance(value, list) else [value]
-            for i, item in enumerate(items):
-                new = _get(item, keys)
-                if new is not None:
-                    if isinstance(value, list):
-                        value[i] = new
-                    else:
-                        setattr(node, field, new)
-                    done = True
+        done |= syntax.replace_children(node, lambda item: _get(item, keys))
     return done
 
 
@@ -362,22 +352,17 @@ def hoist_dict_comprehensions(fn_node, varied, resolve):
         return False  # (a local `dict` or `zip`: the comprehension stays, and refused)
     changed = False
     for node in list(syntax.walk(fn_node)):
-        for field in node._fields:
-            value = getattr(node, field, None)
-            items = value if isinstance(value, list) else [value]
-            for i, item in enumerate(items):
-                if not (isinstance(item, n.DictComp) and varied(item)) or any(
-                        g.is_async for g in item.generators):
-                    continue
-                keys = n.GeneratorExp(elt=item.key, generators=syntax.copy(item.generators))
-                values = n.ListComp(elt=item.value, generators=item.generators)
-                new = located(quote.expr("dict(zip(KEYS, VALUES))", KEYS=keys, VALUES=values), item)
-                if isinstance(value, list):
-                    value[i] = new
-                else:
-                    setattr(node, field, new)
-                changed = True
+        changed |= syntax.replace_children(node, lambda item: _zipped(item, varied))
     return changed
+
+
+def _zipped(item, varied):
+    """`dict(zip((K for ...), [V for ...]))` for a differentiated dict comprehension, else None."""
+    if not (isinstance(item, n.DictComp) and varied(item)) or any(g.is_async for g in item.generators):
+        return None
+    keys = n.GeneratorExp(elt=item.key, generators=syntax.copy(item.generators))
+    values = n.ListComp(elt=item.value, generators=item.generators)
+    return located(quote.expr("dict(zip(KEYS, VALUES))", KEYS=keys, VALUES=values), item)
 
 
 def rewrite_dict_writes(fn_node, varied, resolve):

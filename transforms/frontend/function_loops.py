@@ -160,12 +160,8 @@ class FunctionLoops:
             for statement in s.body:
                 copy = syntax.copy(statement)
                 for x in syntax.walk(copy):
-                    for field, value in _fields(x):
-                        if isinstance(value, n.Name) and value.id == var and isinstance(value.ctx, n.Load):
-                            setattr(x, field, syntax.copy(element))
-                        elif isinstance(value, list):
-                            value[:] = [syntax.copy(element) if isinstance(v, n.Name) and v.id == var
-                                        and isinstance(v.ctx, n.Load) else v for v in value]
+                    syntax.replace_children(x, lambda v: syntax.copy(element) if isinstance(v, n.Name) and v.id == var
+                                            and isinstance(v.ctx, n.Load) else None)
                 out.append(copy)
         out.append(self.assign(s, var, syntax.copy(elements[-1])))  # (bound after the loop, as Python leaves it)
         return out
@@ -199,11 +195,7 @@ def constant_indices(loops, body):
     """`acts[1]` of a tuple of functions `acts` read as the function it holds."""
     for statement in body:
         for x in syntax.walk(statement):
-            for field, value in _fields(x):
-                if _indexed(loops, value) is not None:
-                    setattr(x, field, _indexed(loops, value))
-                elif isinstance(value, list):
-                    value[:] = [_indexed(loops, v) or v for v in value]
+            syntax.replace_children(x, lambda v: _indexed(loops, v))
 
 
 def _indexed(loops, e):

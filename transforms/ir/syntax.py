@@ -75,6 +75,25 @@ def walk(node):
         yield node
 
 
+def replace_children(node, new_of):
+    """Each child of `node` (a field's node, or an item of a list field) for which
+    `new_of(child)` gives a node, replaced by that node; True if any was."""
+    changed = False
+    for field in node._fields:
+        value = getattr(node, field, None)
+        if isinstance(value, list):
+            for i, item in enumerate(value):
+                new = new_of(item)
+                if new is not None:
+                    value[i], changed = new, True
+        else:
+            new = new_of(value)
+            if new is not None:
+                setattr(node, field, new)
+                changed = True
+    return changed
+
+
 def unparse(node):
     """Python source for a gast node, without a trailing newline."""
     return gast.unparse(node).strip()
