@@ -530,3 +530,25 @@ def test_a_loop_over_a_dict_argument_reads_its_keys_whatever_its_keys():
     np.testing.assert_allclose(dt.jvp(keys_only, argnums=1)(p, x, u)[1], np.sum(2 * x * u), rtol=1e-12)
     np.testing.assert_allclose(dt.hvp(keys_only, argnums=1)(p, x, u), 2 * u, rtol=1e-12)
     np.testing.assert_allclose(dt.grad(keys_only, argnums=1)([0.0, 2.0], x), 4 * x, rtol=1e-12)  # a list: its items
+
+
+M_CONST = np.array([[0.0, -0.3], [0.924, -0.182]])
+
+
+def constant_dict_loop(x):  # (the checker's shrunk program, seed 8008)
+    d = {"a": M_CONST[0], "b": np.cos(np.linspace(0.0, 0.09, 2))}
+    s = {k: np.sin(v) * 2.0 for k, v in d.items()}
+    out = s["a"] * 0.5
+    for k in s:  # (not differentiated itself, but kept in the sweep: out is)
+        out = out + np.cos(s[k])
+    out = out * x
+    return np.sum(out)
+
+
+def test_a_loop_over_a_dict_not_differentiated_reads_its_keys():
+    """A loop over a dict that is not differentiated, in a loop the sweep keeps, was read by
+    position (`k = s[_i]`: KeyError 0 in every source mode); a visible dict iterates its keys."""
+    from dualtape.testing import check_modes
+    x = np.array([0.3, -0.5])
+    report = check_modes(constant_dict_loop, [x])
+    assert not report.refused and report.checked, report

@@ -303,8 +303,8 @@ def rewrite_dict_iterations(fn_node, varied, resolve, known=frozenset()):
             continue
         for loop in loops:
             it = loop.iter
-            if not (isinstance(it, n.Name) and (varied(it) or it.id in known)):
-                continue
+            if not (isinstance(it, n.Name) and (varied(it) or it.id in names)):
+                continue  # (a dict not differentiated, visibly one: its keys too, as the loop may be kept)
             key = loop.target.id if isinstance(loop.target, n.Name) else None
             read = key is not None and any(
                 isinstance(x, n.Subscript) and isinstance(x.value, n.Name) and x.value.id == it.id
