@@ -44,7 +44,7 @@ __version__ = "0.1.0"
 from .forward import dual as _dual  # noqa: E402,F401  (forward mode: installs the dual-number binder)
 from .surface import array_methods as _array_methods  # noqa: E402,F401  (x.sum(), x.T, ... on tensors and duals)
 from .surface import autodiff  # noqa: E402
-from .functional import grad, value_and_grad, jvp, vjp, jacfwd, jacrev, hessian, hvp, linearize, jacobian  # noqa: E402
+from .functional import grad, value_and_grad, jvp, vjp, jacfwd, jacrev, hessian, hvp, linearize, jacobian, vmap  # noqa: E402
 from .core.nest import register_pytree_node, register_pytree_node_class  # noqa: E402  (JAX-style pytrees)
 
 # Module paths of the flat layout that users import (`import dualtape.math`,

@@ -281,6 +281,8 @@ def level_of(x):
     while isinstance(x, Traced):
         if type(x) is Dual:
             return max(level, x.tag)
+        if x.__class__ is batched_class[0]:  # a vmap's values (batching/): its level
+            return max(level, x.level)
         level = max(level, _tape_level(x))
         x = x._value
     return level
@@ -345,22 +347,34 @@ def defer_older(args, values, ids):
 
 
 def bind(op, args, static):
-    """Dual numbers or tensors first, whichever belongs to the newer level."""
+    """Dual numbers, tensors or a vmap's batched values first, whichever belongs to the
+    newest level (a vmap's level: batching/bind.py)."""
     tag = 0
     batch = None
     tensors = False
+    vmap_level = 0
     for a in args:
         cls = a.__class__
         if cls is Dual:
             if a.tag > tag:
                 tag, batch = a.tag, a.batch
+        elif cls is batched_class[0]:
+            if a.level > vmap_level:
+                vmap_level = a.level
         elif cls is not _ndarray and cls is not float and isinstance(a, Tensor):
             tensors = True
     if tensors:
+        newest = max(tag, vmap_level)
         for a in args:
-            if isinstance(a, Tensor) and level_of(a) >= tag:
+            if isinstance(a, Tensor) and level_of(a) >= newest:
                 return dispatch.bind(op, args, static, tensors_first=True)
+    if vmap_level > tag:
+        return batch_bind[0](op, args, static, vmap_level)
     return _bind_level(op, args, static, tag, batch)
+
+
+batched_class = [None]  # batching/batched.py's Batched, once imported
+batch_bind = [None]  # batching/bind.py's bind_level(op, args, static, level)
 
 
 _ndarray = np.ndarray

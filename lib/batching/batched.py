@@ -1,0 +1,161 @@
+"""`Batched`: one value per example of a `vmap`, held as one array with the batch axis first.
+
+`vmap(f)` runs `f` once, on `Batched` values: to `f` each looks like one example (its
+`shape` leaves the batch axis out), while every registry op on it runs once for the whole
+batch through the op's batching rule (`rules.py`). A `Batched` value carries the level of
+its `vmap`, taken from the counter tapes and dual numbers share, so that nested transforms
+never mix: an op works on the newest level among its arguments first, and values of older
+levels are constants to it (see `route`).
+
+Where a value would have to be one number for the whole batch (a Python `if` on it,
+`float()`, `np.asarray`), the example's values differ, so it is refused, naming the fix.
+"""
+
+import numpy as np
+
+from ..core import dnp
+from ..core.errors import RefusalError
+from ..core.traced import Traced
+
+
+class Batched(Traced):
+    """The values of one array for every example of a `vmap` at `level`: `_value` holds them
+    stacked on axis 0 (`batch_size` of them); `shape`, `ndim` and `len` are one example's."""
+
+    __slots__ = ("_value", "level", "batch_size", "__weakref__")
+    __array_priority__ = 300
+
+    def __init__(self, value, level, batch_size):
+        self._value = value
+        self.level = level
+        self.batch_size = batch_size
+
+    @property
+    def shape(self):
+        value = self._value
+        if value.__class__ is np.ndarray:
+            return value.shape[1:]
+        return tuple(dnp.shape(value))[1:]
+
+    @property
+    def ndim(self):
+        return len(self.shape)
+
+    @property
+    def size(self):
+        return int(np.prod(self.shape))
+
+    @property
+    def dtype(self):
+        return dnp.result_dtype(self._value)
+
+    @property
+    def primal(self):
+        """Refused: there is one value per example, not one array (plain_value walks here)."""
+        raise _refusal("its plain value")
+
+    def __len__(self):
+        shape = self.shape
+        if not shape:
+            raise TypeError("len() of unsized object: each example of this vmap value is a scalar")
+        return shape[0]
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+    def __getitem__(self, index):
+        return dnp.getitem(self, index)
+
+    def __setitem__(self, index, value):
+        raise RefusalError(f"[vmap] a batched value cannot be written into (t[{index!r}] = ...): "
+                           "build a new array instead, with np.where(mask, value, t), "
+                           "np.concatenate of slices or np.stack of items.")
+
+    def __bool__(self):
+        raise _refusal("bool() (a Python `if`, `while`, `and`/`or` or assert on it)")
+
+    def __float__(self):
+        raise _refusal("float()")
+
+    def __complex__(self):
+        raise _refusal("complex()")
+
+    def __int__(self):
+        raise _refusal("int()")
+
+    def __index__(self):
+        raise _refusal("an index (operator.index)")
+
+    def __array__(self, dtype=None, copy=None):
+        raise _refusal("np.array / np.asarray")
+
+    def numpy(self):
+        raise _refusal(".numpy()")
+
+    def __repr__(self):
+        return f"Batched(level={self.level}, batch_size={self.batch_size}, value={self._value!r})"
+
+    __hash__ = None
+
+
+def _refusal(route):
+    return RefusalError(
+        f"[vmap] a value that vmap batches met {route}, which needs one value for the whole "
+        "batch, but each example has its own. Fix: keep it an array: np.where(cond, a, b) "
+        "for a branch on it (both sides are computed), np.stack / np.concatenate to build "
+        "arrays, or compute the value outside vmap (in_axes=None for an argument that is the "
+        "same for every example).")
+
+
+def _binary(fn):
+    def forward(self, other):
+        return fn(self, other)
+
+    def reverse(self, other):
+        return fn(other, self)
+
+    return forward, reverse
+
+
+for _name, _fn in (("add", dnp.add), ("sub", dnp.subtract), ("mul", dnp.multiply),
+                   ("truediv", dnp.divide), ("floordiv", dnp.floor_divide), ("mod", dnp.mod),
+                   ("pow", dnp.power), ("matmul", dnp.matmul)):
+    _fwd, _rev = _binary(_fn)
+    setattr(Batched, f"__{_name}__", _fwd)
+    setattr(Batched, f"__r{_name}__", _rev)
+
+for _name, _fn in (("lt", dnp.less), ("le", dnp.less_equal), ("gt", dnp.greater),
+                   ("ge", dnp.greater_equal), ("eq", dnp.equal), ("ne", dnp.not_equal)):
+    setattr(Batched, f"__{_name}__", _binary(_fn)[0])
+
+Batched.__neg__ = lambda self: dnp.negative(self)
+Batched.__pos__ = lambda self: self
+Batched.__abs__ = lambda self: dnp.abs(self)
+Batched.__invert__ = lambda self: dnp.logical_not(self)
+for _name, _fn in (("and", dnp.logical_and), ("or", dnp.logical_or)):
+    _fwd, _rev = _binary(_fn)  # masks (bool arrays); NumPy's bitwise ops on ints are not ops here
+    setattr(Batched, f"__{_name}__", _fwd)
+    setattr(Batched, f"__r{_name}__", _rev)
+Batched.T = property(lambda self: dnp.transpose(self))
+
+
+def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
+    fn = dnp.NUMPY_DISPATCH.get(ufunc)
+    if method == "__call__" and fn is not None and not kwargs:
+        return fn(*inputs)
+    name = ufunc.__name__ + ("" if method == "__call__" else "." + method)
+    raise TypeError(f"[np.{name}] has no dualtape version that vmap can batch, and one of its "
+                    "arguments is batched by vmap. Use a dnp op, or compute it outside vmap.")
+
+
+def _array_function(self, func, types, args, kwargs):
+    fn = dnp.NUMPY_DISPATCH.get(func)
+    if fn is not None:
+        return fn(*args, **kwargs)
+    raise TypeError(f"[np.{func.__name__}] has no dualtape version that vmap can batch, and one "
+                    "of its arguments is batched by vmap. Use a dnp op, or compute it outside vmap.")
+
+
+Batched.__array_ufunc__ = _array_ufunc
+Batched.__array_function__ = _array_function
