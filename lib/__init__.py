@@ -33,7 +33,7 @@ from .surface.tf_ops import (abs, add, argmax, argmin, broadcast_to, cast, clip_
                      reduce_any, reduce_logsumexp, reduce_max, reduce_mean, reduce_min, reduce_prod,
                      reduce_std, reduce_sum, reduce_variance, reshape, round, shape, sigmoid, sign,
                      sin, size, split, sqrt, square, squeeze, stack, stop_gradient, subtract, tanh,
-                     tensordot, tile, transpose, where, zeros, zeros_like)
+                     tensordot, tile, transpose, vectorized_map, where, zeros, zeros_like)
 from .surface.variables import Variable
 from . import optimizers
 

@@ -88,7 +88,8 @@ class Batched(Traced):
         raise _refusal("an index (operator.index)")
 
     def __array__(self, dtype=None, copy=None):
-        raise _refusal("np.array / np.asarray")
+        raise _refusal("np.array / np.asarray (also what indexing a NumPy array with it, a[i], "
+                       "runs: write dualtape.numpy_api.take(a, i, axis=0) instead)")
 
     def numpy(self):
         raise _refusal(".numpy()")

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..core import apply_rules, dnp
 from ..core.registry import REGISTRY
+from ..ops import indexing
 from .batched import Batched
 
 
@@ -90,9 +91,14 @@ def loop(op, values, batched, static, size):
         args = [_item(v, i) if b else v for v, b in zip(values, batched)]
         st = _static_at(static, level, i) if level is not None else static
         outs.append(op(*args, **st))
+    return _stack(outs, op.name)
+
+
+def _stack(outs, name):
+    """The examples' results on a new leading axis, or an error when their shapes differ."""
     shapes = {tuple(dnp.shape(o)) for o in outs}
     if len(shapes) > 1:
-        raise ValueError(f"[{op.name}] gives results of different shapes for the examples of a vmap "
+        raise ValueError(f"[{name}] gives results of different shapes for the examples of a vmap "
                          f"batch ({sorted(shapes)}): its result's shape depends on the values, so it "
                          "cannot be batched. Compute it outside vmap, or pad to one shape.")
     if all(o.__class__ is np.ndarray or isinstance(o, np.generic) for o in outs):
@@ -437,6 +443,33 @@ def per_example(rule, args, n_parts):
 apply_rules.per_example[0] = per_example
 apply_rules.PER_EXAMPLE.update(["Sort", "Partition", "Median", "Quantile", "Percentile", "GatherV2",
                                 "TakeAlongAxis", "Interp", "ClipByValue", "PutAlongAxis"])
+
+
+# -- an index that differs per example -----------------------------------------------------
+
+def batched_getitem(x, index):
+    """x[index] where `index` holds arrays batched by a vmap (an embedding lookup, a gather of
+    each example's own rows): one fancy index for the whole batch when the batched array is
+    the only index, else once per example."""
+    level = size = None
+    for v in (x,) + tuple(index):
+        if v.__class__ is Batched and (level is None or v.level > level):
+            level, size = v.level, v.batch_size
+    if len(index) == 1 and index[0].level == level and dnp.result_dtype(index[0]).kind in "iu":
+        idx = index[0]._value
+        if not (x.__class__ is Batched and x.level == level):  # the same array for every example
+            return Batched(dnp.getitem(x, idx), level, size)
+        rows = np.arange(size).reshape((size,) + (1,) * (len(_shape(idx)) - 1))
+        return Batched(dnp.getitem(x._value, (rows, idx)), level, size)
+    outs = []
+    for i in range(size):
+        xi = _item(x._value, i) if x.__class__ is Batched and x.level == level else x
+        ii = tuple(_item(v._value, i) if v.__class__ is Batched and v.level == level else v for v in index)
+        outs.append(dnp.getitem(xi, ii))
+    return Batched(_stack(outs, "StridedSlice"), level, size)
+
+
+indexing.BATCHED_INDEX[:] = [Batched, batched_getitem]
 
 
 # -- the table -------------------------------------------------------------------------------

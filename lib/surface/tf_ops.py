@@ -8,10 +8,11 @@ call goes to the differentiable NumPy namespace. `dualtape.math`, `dualtape.nn`,
 import numpy as np
 
 from ..core import dtypes
-from ..core import dnp
+from ..core import dnp, nest
 from ..core.registry import Traced
 from ..reverse.tensor import Tensor, TensorShape, convert_to_tensor, plain_value, wrap
 from ..custom.gradient import stop_gradient  # noqa: F401  (one definition, the lower floor's; TF's name here)
+from ..functional.vectorize import vmap
 
 
 def to_tensor(x, dtype=None):
@@ -381,3 +382,12 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
         floats = [d for d in kinds if d.kind == "f"]
         npd = np.result_type(*(floats or kinds))
     return wrap(values.astype(npd))
+
+
+def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
+    """TF's `tf.vectorized_map`: `fn` applied to every slice of `elems` along axis 0, in one
+    vectorized pass (dualtape.vmap). `elems` is a tensor or a nested structure of them, all
+    with the same first dimension; `fn` takes one slice of that structure. Ops without a
+    batching rule run once per slice, which is TF's `fallback_to_while_loop`."""
+    out = vmap(fn)(elems)
+    return nest.tree_map(lambda leaf: leaf if isinstance(leaf, Traced) else convert_to_tensor(leaf), out)
