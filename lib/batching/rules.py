@@ -73,7 +73,32 @@ def elementwise(op, values, batched, static, size):
             shape = _shape(v)
             v = _reshape(v, shape[:1] + (1,) * (rank - n) + shape[1:])
         args.append(v)
+    if op is _MUL and len(args) == 2 and args[0].__class__ is np.ndarray and args[1].__class__ is np.ndarray:
+        product = _outer_product(*args)
+        if product is not None:
+            return product
     return op(*args, **static) if static else op(*args)
+
+
+_MUL = REGISTRY["Mul"]
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def _outer_product(a, b):
+    """a * b where broadcasting makes the result larger than both (per-example outer products,
+    the VJP of x @ W for each example's own x): one einsum, which NumPy runs about twice as fast
+    as its broadcasting multiply. Each element is the same single product, so the values are
+    the same. None when this is not such a product."""
+    if a.ndim != b.ndim or a.dtype != b.dtype or a.dtype.kind != "f" or a.ndim > len(_LETTERS):
+        return None
+    shape = np.broadcast_shapes(a.shape, b.shape)
+    if a.shape == shape or b.shape == shape:
+        return None
+    terms = []
+    for x in (a, b):
+        kept = [i for i, n in enumerate(x.shape) if n != 1 or shape[i] == 1]
+        terms.append(("".join(_LETTERS[i] for i in kept), x.reshape([x.shape[i] for i in kept])))
+    return np.einsum(f"{terms[0][0]},{terms[1][0]}->{_LETTERS[:len(shape)]}", terms[0][1], terms[1][1])
 
 
 def _item(v, i):
