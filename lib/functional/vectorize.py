@@ -35,8 +35,7 @@ def vmap(f, in_axes=0, out_axes=0, axis_size=None):
     if not callable(f):
         raise TypeError(f"[vmap] f must be a function, got {type(f).__name__}.")
     if isinstance(in_axes, list):
-        raise TypeError(f"[vmap] in_axes must be an int, None, or a tuple with one entry per positional "
-                        f"argument, but got the list {in_axes!r}: write it as a tuple.")
+        in_axes = tuple(in_axes)  # as JAX reads a list: one entry per positional argument
     _check_axes_spec(in_axes, "in_axes")
     _check_axes_spec(out_axes, "out_axes")
 
