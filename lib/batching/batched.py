@@ -52,7 +52,7 @@ class Batched(Traced):
     @property
     def primal(self):
         """Refused: there is one value per example, not one array (plain_value walks here)."""
-        raise _refusal("its plain value")
+        raise _refusal("a conversion to one plain value (a Python `if` on it, bool(), int(), .item())")
 
     def __len__(self):
         shape = self.shape

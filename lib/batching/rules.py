@@ -17,6 +17,7 @@ import inspect
 import numpy as np
 
 from ..core import apply_rules, dnp
+from ..core.errors import RefusalError
 from ..core.registry import REGISTRY
 from ..ops import indexing
 from .batched import Batched
@@ -123,7 +124,7 @@ def _stack(outs, name):
     """The examples' results on a new leading axis, or an error when their shapes differ."""
     shapes = {tuple(dnp.shape(o)) for o in outs}
     if len(shapes) > 1:
-        raise ValueError(f"[{name}] gives results of different shapes for the examples of a vmap "
+        raise RefusalError(f"[{name}] gives results of different shapes for the examples of a vmap "
                          f"batch ({sorted(shapes)}): its result's shape depends on the values, so it "
                          "cannot be batched. Compute it outside vmap, or pad to one shape.")
     if all(o.__class__ is np.ndarray or isinstance(o, np.generic) for o in outs):
