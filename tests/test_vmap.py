@@ -234,3 +234,28 @@ def test_in_place_updates_under_vmap():
         dt.vmap(dt.grad(shifted))(X)
     with pytest.raises(RefusalError, match=r"\[vmap\].*Python `if`"):
         dt.vmap(dt.grad(lambda x: x[0] if x[1] > 0 else x[2]))(X)
+
+
+def test_one_hot_and_stacking_under_vmap():
+    labels = np.array([[0, 2], [1, 1], [2, 0]])
+    np.testing.assert_allclose(dt.vmap(lambda l: dt.one_hot(l, 3))(labels), np.eye(3, dtype=np.float32)[labels])
+    np.testing.assert_allclose(dt.vmap(lambda l: dt.one_hot(l, 3, axis=0))(labels),
+                               np.stack([np.eye(3, dtype=np.float32)[l].T for l in labels]))
+    for stack in (np.hstack, np.vstack, np.column_stack, np.dstack):
+        for x in (X, M2):
+            np.testing.assert_allclose(dt.vmap(lambda a: stack([a, a * 2]))(x),
+                                       np.stack([stack([a, a * 2]) for a in x]), err_msg=stack.__name__)
+    np.testing.assert_allclose(dt.vmap(lambda a, v: np.hstack([a, v]), in_axes=(0, None))(X, W[:, 0]),
+                               np.stack([np.hstack([a, W[:, 0]]) for a in X]))
+
+
+M2 = rng.standard_normal((4, 2, 3))
+
+
+def test_norms_under_vmap():
+    for kw in ({}, {"ord": 1}, {"axis": 0}, {"ord": np.inf}):
+        np.testing.assert_allclose(dt.vmap(lambda a: np.linalg.norm(a, **kw))(X),
+                                   np.stack([np.linalg.norm(a, **kw) for a in X]), err_msg=str(kw))
+    for kw in ({}, {"ord": "fro"}, {"ord": 1}, {"axis": 1}, {"axis": (0, 1)}, {"ord": 2}):
+        np.testing.assert_allclose(dt.vmap(lambda a: np.linalg.norm(a, **kw))(M2),
+                                   np.stack([np.linalg.norm(a, **kw) for a in M2]), err_msg=str(kw))

@@ -397,6 +397,50 @@ def _unindex(op, values, batched, static, size):
     return op(values[0], shape=(size,) + tuple(static["shape"]), index=(slice(None),) + tuple(index))
 
 
+def _joined(promote, axis):
+    """hstack, vstack, dstack, column_stack: each example's arrays promoted (`promote`: the
+    per-example shape NumPy gives an array of this shape), then joined along `axis` of the
+    promoted arrays (a function of the first one's rank)."""
+    def rule(op, values, batched, static, size):
+        args = []
+        for v, b in zip(values, batched):
+            shape = _shape(v)[1:] if b else _shape(v)
+            v = v if b else _batched(v, size)
+            args.append(_reshape(v, (size,) + promote(shape)))
+        return dnp.concatenate(args, axis=axis(len(_shape(args[0])) - 1) + 1)
+    return rule
+
+
+def _norm(op, values, batched, static, size):
+    """np.linalg.norm: axis=None means the flattened vector (ord None) or a matrix's own norm."""
+    if not batched[0]:
+        return loop(op, values, batched, static, size)
+    x = values[0]
+    ndim = len(_shape(x)) - 1
+    st = dict(static)
+    axis = static.get("axis")
+    if axis is None:
+        if static.get("ord") is None:
+            return op(_reshape(x, (size, -1)), **{**st, "axis": 1})
+        if ndim not in (1, 2):
+            return loop(op, values, batched, static, size)  # NumPy's error, per example
+        st["axis"] = 1 if ndim == 1 else (1, 2)
+    else:
+        st["axis"] = _axes(axis, ndim, op)
+    if static.get("keepdims") and axis is None:
+        return loop(op, values, batched, static, size)
+    return op(x, **st)
+
+
+def _elementwise_in(argnum):
+    """searchsorted(a, v), interp(x, xp, fp): elementwise in one argument (v, x) given the rest."""
+    def rule(op, values, batched, static, size):
+        if batched[argnum] and sum(batched) == 1:
+            return op(*values, **static)
+        return loop(op, values, batched, static, size)
+    return rule
+
+
 # -- contractions ----------------------------------------------------------------------------
 
 def _matmul(op, values, batched, static, size):
@@ -541,6 +585,17 @@ _declare(["StridedSlice"], _getitem)
 _declare(["StridedSliceGrad"], _unindex)
 _declare(["MatMul"], _matmul)
 _declare(["Einsum"], _einsum)
+_declare(["HStack"], _joined(lambda s: s if s else (1,), lambda r: 0 if r == 1 else 1))
+_declare(["VStack"], _joined(lambda s: s if len(s) >= 2 else (1,) + s if s else (1, 1), lambda r: 0))
+_declare(["ColumnStack"], _joined(lambda s: s if len(s) >= 2 else s + (1,) if s else (1, 1), lambda r: 1))
+_declare(["DStack"], _joined(lambda s: s + (1,) if len(s) == 2 else (1,) + s + (1,) if len(s) == 1
+                             else s if s else (1, 1, 1), lambda r: 2))
+_declare(["OneHot"], _axis_of_result(lambda values, batched, static: len(_shape(values[0])) - batched[0] + 1))
+_declare(["LinalgNorm"], _norm)
+_declare(["SearchSorted"], _elementwise_in(1))
+_declare(["Interp"], _elementwise_in(0))
+_declare(["NormalCdf", "NormalDensity", "StudentTCdf", "StudentTDensity", "BetaDistCdf", "BetaDistDensity",
+          "GammaDistCdf", "GammaDistDensity", "PoissonCdf", "PoissonDist"], elementwise)
 _declare(["Cast", "Acosh", "Erfcinv", "Logit", "Multigammaln", "BesselIv", "BesselIve", "BesselJv",
           "BesselYn", "Igamma", "Igammac", "Polygamma"], elementwise)
 

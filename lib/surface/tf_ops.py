@@ -274,6 +274,8 @@ def gather(params, indices, axis=None, batch_dims=0, name=None):
 
 def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
     npd = dtypes.as_numpy_dtype(dtype or dtypes.float32)
+    if isinstance(indices, Traced) and not isinstance(indices, Tensor):  # a vmap's labels: the registry op
+        return dnp.one_hot(indices, depth, on_value, off_value, axis, npd)
     hot = np.eye(int(depth), dtype=npd)[np.asarray(indices)]
     if on_value is not None or off_value is not None:
         on = 1 if on_value is None else on_value
