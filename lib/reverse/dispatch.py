@@ -11,7 +11,7 @@ import threading
 import numpy as np
 
 from ..core import registry
-from ..core.dtypes import complex_error
+from ..core.dtypes import any_complex, refuse_complex_op
 from ..core.errors import InvalidArgumentError
 from . import tensor
 from .tensor import Tensor
@@ -141,8 +141,8 @@ def record_op(tapes, op, in_ids, values, out, ans, static):
                 break
         else:
             continue
-        if kind == "c":  # a watched (real) input made a complex value
-            raise _complex_error(op, values, ans)
+        if not op.complex and (kind == "c" or any_complex(values)):
+            refuse_complex_op(op, values, ans, "a GradientTape watches an input")
         if saved is None:
             saved = values
             for v, tid in zip(values, in_ids):  # a tensor's value is read-only already
@@ -154,12 +154,6 @@ def record_op(tapes, op, in_ids, values, out, ans, static):
                     break
         watched.add(out_id)
         tape._entries.append((op, in_ids, saved, out_id, ans, static))
-
-
-def _complex_error(op, values, ans):
-    dtypes = ", ".join(str(_dtype(v)) for v in values)
-    return complex_error(op.name, f"the result (from inputs of dtypes {dtypes}, one of them "
-                                  f"watched by a GradientTape) of dtype {_dtype(ans)}")
 
 
 def _dtype(value):
