@@ -28,6 +28,20 @@ def uniform_samples(name, *ranges):
     return (sample,)
 
 
+def complex_samples(name, radius=None, real_low=None):
+    """Complex samples for an elementwise op whose derivative has singular points or branch
+    cuts off the real line (a `complex=` tuple): one (2, 3) complex array inside the disc of
+    `radius` (arctan's and arcsinh's branch points are at +-i), or with real parts above
+    `real_low` (angle's cut is the negative real axis)."""
+    def sample(rng):
+        if radius is not None:
+            modulus = radius * np.sqrt(rng.uniform(0.01, 1.0, (2, 3)))
+            return (modulus * np.exp(1j * rng.uniform(-np.pi, np.pi, (2, 3))),), {}
+        return (rng.uniform(real_low, 3, (2, 3)) + 1j * rng.uniform(-3, 3, (2, 3)),), {}
+    sample.__name__ = sample.__qualname__ = f"_sample_complex_{name}"
+    return (sample,)
+
+
 # -- arithmetic ---------------------------------------------------------------------------
 
 def add_vjp_x(g, ans, x, y):

@@ -14,7 +14,7 @@ from ..core.registry import LINEAR, NOT_DIFFERENTIABLE, elementwise_op
 from ..core.rulekit import (angle_cotangent, angle_tangent, conj_cotangent, imag_cotangent,
                             real_cotangent)
 from .elementwise import round as _round
-from .elementwise import uniform_samples
+from .elementwise import complex_samples, uniform_samples
 
 __all__ = [
     "fabs", "copysign", "heaviside", "fmax", "fmin", "fmod", "nan_to_num", "real", "imag", "conj",
@@ -191,7 +191,7 @@ REAL = elementwise_op("Real", _real, vjp=real_vjp, jvp=LINEAR, samples=uniform_s
 CONJ = elementwise_op("Conj", _conj, vjp=conj_vjp, jvp=LINEAR, samples=uniform_samples("conj", (-3, 3)),
                      complex=True)
 ANGLE = elementwise_op("Angle", _angle, vjp=angle_vjp, jvp=angle_jvp, domain={"x": "nonzero"},
-                      complex=True)
+                      complex=complex_samples("angle", real_low=0.1))
 
 
 def _nondiff(name, impl):

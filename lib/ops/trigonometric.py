@@ -12,7 +12,7 @@ import numpy as np
 from ..core import dnp
 from ..core.registry import LINEAR, defop, elementwise_op
 from ..core.rulekit import div_no_nan
-from .elementwise import uniform_samples
+from .elementwise import complex_samples, uniform_samples
 
 __all__ = [
     "sin", "cos", "tan", "arcsin", "arccos", "arctan", "arctan2", "sinh", "cosh", "tanh",
@@ -85,7 +85,8 @@ def atan_jvp(dx, ans, x):
     return dx / (1 + x * x)
 
 
-ATAN = elementwise_op("Atan", np.arctan, vjp=atan_vjp, jvp=atan_jvp, complex=True)
+ATAN = elementwise_op("Atan", np.arctan, vjp=atan_vjp, jvp=atan_jvp,
+                     complex=complex_samples("arctan", radius=0.9))
 
 
 def atan2_vjp_y(g, ans, y, x):
@@ -151,7 +152,8 @@ def asinh_jvp(dx, ans, x):
     return dx / dnp.sqrt(x * x + 1)
 
 
-ASINH = elementwise_op("Asinh", np.arcsinh, vjp=asinh_vjp, jvp=asinh_jvp, samples=uniform_samples("arcsinh", (-3, 3)), complex=True)
+ASINH = elementwise_op("Asinh", np.arcsinh, vjp=asinh_vjp, jvp=asinh_jvp, samples=uniform_samples("arcsinh", (-3, 3)),
+                      complex=complex_samples("arcsinh", radius=0.9))
 
 
 def acosh_vjp(g, ans, x):

@@ -129,8 +129,12 @@ def record_op(tapes, op, in_ids, values, out, ans, static):
     except AttributeError:
         kind = _dtype(ans).kind
     if kind != "f" and kind != "c":
+        if not op.complex and any_complex(values) and _watches_any(tapes, in_ids):
+            refuse_complex_op(op, values, ans, "a GradientTape watches an input")  # z < w, argmax
         return  # integer, bool and string results carry no gradient (as in TF)
     if op.vjp is _NOT_DIFFERENTIABLE and op.name not in GRADIENT_OVERRIDES:
+        if not op.complex and any_complex(values) and _watches_any(tapes, in_ids):
+            refuse_complex_op(op, values, ans, "a GradientTape watches an input")  # round(z)
         return  # stop_gradient, round, ...: nothing can flow back, so nothing is watched
     saved = None
     out_id = out._id
@@ -154,6 +158,15 @@ def record_op(tapes, op, in_ids, values, out, ans, static):
                     break
         watched.add(out_id)
         tape._entries.append((op, in_ids, saved, out_id, ans, static))
+
+
+def _watches_any(tapes, in_ids):
+    """True when a tape watches one of the tensors `in_ids`."""
+    for tape in tapes:
+        for tid in in_ids:
+            if tid in tape._watched:
+                return True
+    return False
 
 
 def _dtype(value):

@@ -13,7 +13,7 @@ import numpy as np
 from .. import dnp
 from ..duck import primal_of
 
-__all__ = ["real_cotangent", "imag_cotangent", "conj_cotangent", "abs_cotangent", "abs_tangent",
+__all__ = ["real_part", "sign_det_cotangent", "sign_det_tangent", "real_cotangent", "imag_cotangent", "conj_cotangent", "abs_cotangent", "abs_tangent",
            "angle_cotangent", "angle_tangent", "refuse_complex_zero"]
 
 
@@ -85,3 +85,23 @@ def angle_tangent(dx, x):
     if not _is_complex(x):
         return dnp.zeros_like(dx)
     return dnp.imag(dx / refuse_complex_zero(x, "Angle"))
+
+
+def real_part(x):
+    """Re(x): x itself when real (a real output's tangent or cotangent, as logabsdet's)."""
+    return dnp.real(x) if _is_complex(x) else x
+
+
+def sign_det_cotangent(g, ans):
+    """The scalar factor of slogdet's sign cotangent, i Im(g s) (times a^-T); 0 on reals.
+    d s = i Im(tr(a^-1 da)) s for s = det / |det|, and Re(c i Im(t) s) = Re(i Im(c s) t)."""
+    if not _is_complex(ans):
+        return dnp.zeros_like(g)
+    return dnp.multiply(dnp.imag(g * ans), 1j)
+
+
+def sign_det_tangent(trace, ans):
+    """slogdet's sign tangent from t = tr(a^-1 da): i Im(t) s; 0 on reals (s is +-1 there)."""
+    if not _is_complex(ans):
+        return dnp.zeros_like(trace)
+    return dnp.multiply(dnp.imag(trace), 1j) * ans
