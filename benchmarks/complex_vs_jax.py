@@ -88,6 +88,12 @@ SOURCE = textwrap.dedent('''
     def r_mixed(x, z):
         return np.sum(np.abs(x * z + np.conj(z) / (x + 2.0)))
 
+    def r_eigvals(m):
+        return np.sum(np.abs(np.linalg.eigvals(m)) ** 2)
+
+    def r_eigvals_real(a):
+        return np.sum(np.imag(np.linalg.eigvals(a)) ** 2 + np.real(np.linalg.eigvals(a)))
+
     def r_dot(z, w):
         return np.abs(np.dot(w, z)[0])
 
@@ -118,6 +124,9 @@ SOURCE = textwrap.dedent('''
 
     def h_complex_power(z, w):
         return z ** w
+
+    def h_eigvals(m):
+        return np.linalg.eigvals(m) * 2.0
 
     def h_scalar(z):
         return np.sum(z ** 3 - 2j * z)
@@ -179,7 +188,9 @@ CASES = {  # name: (kind, args); kind: "real" (real output), "holo", "nonholo", 
     "r_tanh_cos": ("real", (0.5 * cvec(),)), "r_einsum": ("real", (cmat(), cvec())),
     "r_power": ("real", (cvec(positive=True),)), "r_prod_mean": ("real", (cvec(),)),
     "r_real_input": ("real", (rvec(),)), "r_mixed": ("real", (rvec(), cvec())),
-    "r_dot": ("real", (cvec(), cmat()[:1])),
+    "r_dot": ("real", (cvec(), cmat()[:1])), "r_eigvals": ("real", (cmat(),)),
+    "r_eigvals_real": ("real", (RNG.standard_normal((3, 3)) + onp.array([[0, 2.0, 0], [-2.0, 0, 0], [0, 0, 1.0]]),)),
+    "h_eigvals": ("holo", (cmat(),)),
     "h_poly_exp": ("holo", (cvec(),)), "h_trig_ratio": ("holo", (0.5 * cvec(),)),
     "h_matvec": ("holo", (cvec(), cmat())), "h_log_sqrt": ("holo", (cvec(positive=True),)),
     "h_tanh_cubed": ("holo", (0.5 * cvec(),)), "h_cumsum": ("holo", (cvec(),)),
@@ -198,6 +209,7 @@ class Tally:
         self.worst_at = ""
         self.failures = []
         self.refused = []  # dualtape refused with a clear error where JAX gives a number
+        self.skipped = []  # JAX gives no number to compare with
 
     def compare(self, label, ours, theirs):
         if isinstance(theirs, (tuple, list)):
@@ -317,8 +329,13 @@ def main():
                 tally.errors(f"{name}: grad holomorphic=True of a real output",
                              lambda: tf.grad(f, holomorphic=True)(*args), lambda: jax.grad(g, holomorphic=True)(*args))
             else:
-                tally.compare(f"{name}: jacfwd", tf.jacfwd(f)(*args), jax.jacfwd(g)(*args))
-                tally.compare(f"{name}: hessian", tf.hessian(f)(*args), jax.hessian(g)(*args))
+                for api, ours, theirs in (("jacfwd", tf.jacfwd, jax.jacfwd), ("hessian", tf.hessian, jax.hessian)):
+                    try:
+                        expected = theirs(g)(*args)
+                    except NotImplementedError:  # (JAX's eig in forward mode, batched: not offered)
+                        tally.skipped.append(f"{name}: {api} (JAX raises NotImplementedError)")
+                        continue
+                    tally.compare(f"{name}: {api}", ours(f)(*args), expected)
         elif kind == "holo":
             for api, ours, theirs in (("jacfwd", tf.jacfwd, jax.jacfwd), ("jacrev", tf.jacrev, jax.jacrev)):
                 tally.compare(f"{name}: {api}(holomorphic=True)", ours(f, argnums=0, holomorphic=True)(*args),
@@ -349,6 +366,8 @@ def main():
           f"max relative difference {tally.worst:.3g} (at {tally.worst_at}); tolerance {TOLERANCE:g}")
     for failure in tally.failures:
         print("  MISMATCH", failure)
+    for skip in tally.skipped:
+        print("  SKIPPED", skip)
     print(f"{len(tally.refused)} refused by dualtape with a clear error (an op without complex rules there):")
     for refusal in tally.refused:
         print("  REFUSED", refusal)
