@@ -15,6 +15,7 @@ import dualtape
 from dualtape.batching.rules import RULES, loop
 from dualtape.registry import REGISTRY
 from dualtape.testing import differentiable_argnums, inputs_for
+from dualtape.testing.strategies import complex_inputs_for
 
 OPS = [op for op in REGISTRY.values() if op.elementwise or op.samples]
 BATCH = 3
@@ -24,7 +25,7 @@ def _examples(a, k):
     """Example k of a batch made from `a`: floats scaled a little (inside every domain the
     samples respect, as the scale is 1 + 1e-3 k), other values as they are."""
     a = np.asarray(a)
-    if a.dtype.kind == "f":
+    if a.dtype.kind in "fc":
         return a * (1 + 1e-3 * k) + (1e-3 * k if a.ndim == 0 else 0)
     return a
 
@@ -49,7 +50,7 @@ def _close(got, expected, op):
     got = np.asarray(got)
     assert got.shape == expected.shape, (op.name, got.shape, expected.shape)
     if expected.dtype.kind in "fc":
-        tol = 1e-5 if expected.dtype == np.float32 else 1e-9
+        tol = 1e-5 if expected.dtype in (np.float32, np.complex64) else 1e-9
         np.testing.assert_allclose(got, expected, rtol=tol, atol=tol, err_msg=op.name)
     else:
         np.testing.assert_array_equal(got, expected, err_msg=op.name)
@@ -72,6 +73,22 @@ def test_batching_rule_matches_a_loop(op, data):
             expected = _expected(op, args, static, batched)
         except (ValueError, TypeError, np.linalg.LinAlgError):
             continue  # the examples themselves are not valid inputs (a shape the op refuses)
+        _close(_run(op, args, static, batched), expected, op)
+
+
+COMPLEX_OPS = [op for op in OPS if op.complex]
+
+
+@pytest.mark.parametrize("op", COMPLEX_OPS, ids=lambda op: op.name)
+@settings(max_examples=2)
+@given(data=st.data())
+def test_batching_rule_matches_a_loop_on_complex_values(op, data):
+    args, static = data.draw(complex_inputs_for(op), label="args, static")
+    for batched in _patterns(args):
+        try:
+            expected = _expected(op, args, static, batched)
+        except (ValueError, TypeError, np.linalg.LinAlgError):
+            continue
         _close(_run(op, args, static, batched), expected, op)
 
 

@@ -259,3 +259,17 @@ def test_norms_under_vmap():
     for kw in ({}, {"ord": "fro"}, {"ord": 1}, {"axis": 1}, {"axis": (0, 1)}, {"ord": 2}):
         np.testing.assert_allclose(dt.vmap(lambda a: np.linalg.norm(a, **kw))(M2),
                                    np.stack([np.linalg.norm(a, **kw) for a in M2]), err_msg=str(kw))
+
+
+def test_complex_values_under_vmap():
+    z = X + 1j * Y
+
+    def real_loss(z):
+        return np.sum(np.abs(np.exp(z) * np.conj(z)) ** 2)
+
+    np.testing.assert_allclose(dt.vmap(dt.grad(real_loss))(z), loop(dt.grad(real_loss), z), rtol=1e-12)
+    holomorphic = lambda z: np.sin(z) * z.sum()
+    np.testing.assert_allclose(dt.vmap(dt.jacfwd(holomorphic, holomorphic=True))(z),
+                               loop(dt.jacfwd(holomorphic, holomorphic=True), z), rtol=1e-12)
+    np.testing.assert_allclose(dt.vmap(lambda z, t: dt.jvp(holomorphic, (z,), (t,))[1])(z, z[::-1]),
+                               loop(lambda z, t: dt.jvp(holomorphic, (z,), (t,))[1], z, z[::-1]), rtol=1e-12)

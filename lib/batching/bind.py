@@ -9,7 +9,8 @@ on the unwrapped values: older levels (an outer tape, dual number or vmap) see t
 
 from ..forward import dual
 from .batched import Batched
-from .rules import rule_for, static_batch
+from .loops import static_batch
+from .rules import rule_for
 
 
 def bind_level(op, args, static, level):

@@ -45,6 +45,14 @@ def primal_of(x):
     return x
 
 
+def values_of(x):
+    """The plain values under `x`, a vmap's examples stacked (batch axis first): for checks that
+    hold for every example alike (a zero anywhere, a value out of a domain), never for values."""
+    while isinstance(x, Traced):
+        x = x._value if hasattr(x, "_value") else x.primal
+    return x
+
+
 def ones_for(x, dtype):
     """Ones shaped like `x` (a seed): lazy ones when `x` holds a duck array, so the backward
     pass stays in its library (a NumPy seed, broadcast by sum's VJP, would be embedded whole
