@@ -23,6 +23,7 @@ V = rng.standard_normal(3)
 W = rng.standard_normal((3, 2))
 T = rng.standard_normal((4, 2, 3, 5))
 I = np.array([[0, 2], [1, 1], [2, 0], [0, 0]])
+Z = A + 1j * B
 
 
 def cases(xp, grad, jacfwd, jacrev, hessian, vmap):
@@ -94,6 +95,14 @@ def cases(xp, grad, jacfwd, jacrev, hessian, vmap):
         ("jacrev of vmap", lambda x: jacrev(vmap(lambda z: xp.cos(z) * xp.prod(z)))(x), None, None, (A,)),
         ("hessian of vmap", lambda x: hessian(lambda z: xp.sum(vmap(lambda r: xp.sum(r ** 3))(z)))(x), None, None, (A,)),
         ("vmap of vmap of grad", lambda x: vmap(grad(lambda z: xp.sum(xp.sin(z) ** 2)))(x), 0, 0, (M,)),
+        ("complex elementwise", lambda z, w: xp.exp(z) * xp.conj(w) + xp.abs(z), 0, 0, (Z, Z[::-1])),
+        ("complex matmul", lambda z, m: m @ z, (0, None), 0, (Z, M[0] + 1j * M[1])),
+        ("vmap of grad, real loss of complex", lambda z: grad(lambda u: xp.sum(xp.abs(xp.sin(u)) ** 2))(z),
+         0, 0, (Z,)),
+        ("vmap of holomorphic jacfwd", lambda z: jacfwd(lambda u: xp.sin(u) * xp.sum(u), holomorphic=True)(z),
+         0, 0, (Z,)),
+        ("vmap of holomorphic jacrev", lambda z: jacrev(lambda u: xp.exp(u) * u[0], holomorphic=True)(z),
+         0, 0, (Z,)),
     ]
 
 
