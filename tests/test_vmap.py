@@ -273,3 +273,30 @@ def test_complex_values_under_vmap():
                                loop(dt.jacfwd(holomorphic, holomorphic=True), z), rtol=1e-12)
     np.testing.assert_allclose(dt.vmap(lambda z, t: dt.jvp(holomorphic, (z,), (t,))[1])(z, z[::-1]),
                                loop(lambda z, t: dt.jvp(holomorphic, (z,), (t,))[1], z, z[::-1]), rtol=1e-12)
+
+
+def test_custom_rules_under_vmap():
+    @dt.custom_vjp
+    def f(x):
+        return np.sin(x) * 2
+
+    f.defvjp(lambda x: (f(x), x), lambda x, g: (g * np.cos(x) * 2,))
+    np.testing.assert_allclose(dt.vmap(dt.grad(lambda x: np.sum(f(x))))(X), 2 * np.cos(X))
+
+    @dt.custom_jvp
+    def h(x):
+        return np.exp(x)
+
+    h.defjvp(lambda primals, tangents: (h(primals[0]), h(primals[0]) * tangents[0]))
+    np.testing.assert_allclose(dt.vmap(dt.grad(lambda x: np.sum(h(x))))(X), np.exp(X))
+    np.testing.assert_allclose(dt.vmap(lambda x: dt.jvp(h, (x,), (np.ones(3),))[1])(X), np.exp(X))
+
+    @dt.primitive
+    def cube(x):
+        return x ** 3
+
+    dt.defvjp(cube, lambda ans, x: lambda g: g * 3 * x ** 2)
+    np.testing.assert_allclose(dt.vmap(dt.grad(lambda x: np.sum(cube(x))))(X), 3 * X ** 2)
+    checkpointed = lambda x: np.sum(dt.checkpoint(lambda y: np.sin(y) ** 2)(x))
+    np.testing.assert_allclose(dt.vmap(dt.grad(checkpointed))(X), 2 * np.sin(X) * np.cos(X))
+    np.testing.assert_allclose(dt.vmap(lambda x: x * 2, axis_name="batch")(X), X * 2)

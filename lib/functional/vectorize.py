@@ -16,7 +16,7 @@ from ..core.traced import Traced
 from ..reverse.dispatch import new_tag
 
 
-def vmap(f, in_axes=0, out_axes=0, axis_size=None):
+def vmap(f, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_name=None):
     """`f` mapped over the axis `in_axes` of its arguments, the results stacked on `out_axes`.
 
     Args:
@@ -27,6 +27,8 @@ def vmap(f, in_axes=0, out_axes=0, axis_size=None):
             mapped over axis 0, as in JAX.
         out_axes: where the batch axis goes in each output, likewise (None: an output that is
             the same for every example).
+        axis_name, spmd_axis_name: JAX's names for collectives across the batch; dualtape has
+            no collectives, so they are accepted and name nothing.
         axis_size: the batch size when no argument is mapped.
 
     >>> vmap(lambda x, y: x @ y, in_axes=(0, None))(np.ones((5, 3)), np.ones(3)).shape
