@@ -300,3 +300,26 @@ def test_custom_rules_under_vmap():
     checkpointed = lambda x: np.sum(dt.checkpoint(lambda y: np.sin(y) ** 2)(x))
     np.testing.assert_allclose(dt.vmap(dt.grad(checkpointed))(X), 2 * np.sin(X) * np.cos(X))
     np.testing.assert_allclose(dt.vmap(lambda x: x * 2, axis_name="batch")(X), X * 2)
+
+
+def test_a_gradient_tape_inside_vectorized_map():
+    """TF's per-example gradients: a GradientTape inside the mapped function."""
+    def per_example(x):
+        with dt.GradientTape() as tape:
+            tape.watch(x)
+            z = dt.reduce_sum(dt.sin(x) ** 2)
+        return tape.gradient(z, x)
+
+    np.testing.assert_allclose(dt.vectorized_map(per_example, dt.constant(X)).numpy(),
+                               (2 * np.sin(X) * np.cos(X)).astype(np.float32), rtol=1e-5)
+    np.testing.assert_allclose(dt.vmap(lambda r: per_example(dt.convert_to_tensor(r)))(X), 2 * np.sin(X) * np.cos(X))
+    w = dt.Variable(W)
+
+    def per_example_w(x):
+        with dt.GradientTape() as tape:
+            loss = dt.reduce_sum(dt.matmul(x[None, :], w) ** 2)
+        return tape.gradient(loss, w)
+
+    got = dt.vectorized_map(per_example_w, dt.constant(X, dtype=dt.float64))
+    want = np.stack([2 * np.outer(x, x @ W) for x in X])
+    np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12)

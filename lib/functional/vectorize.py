@@ -14,6 +14,7 @@ from ..batching import Batched
 from ..core import dnp, nest
 from ..core.traced import Traced
 from ..reverse.dispatch import new_tag
+from ..reverse.tensor import Tensor
 
 
 def vmap(f, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_name=None):
@@ -167,6 +168,8 @@ def _enter(leaf, axis, size, level):
 
 
 def _leave(leaf, axis, size, level):
+    if isinstance(leaf, Tensor) and leaf._value.__class__ is Batched and leaf._value.level == level:
+        leaf = leaf._value  # a tensor made inside f (tf.convert_to_tensor, a tape's gradient)
     if leaf.__class__ is Batched and leaf.level == level:
         value = leaf._value
         if axis is None:

@@ -391,5 +391,6 @@ def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
     vectorized pass (dualtape.vmap). `elems` is a tensor or a nested structure of them, all
     with the same first dimension; `fn` takes one slice of that structure. Ops without a
     batching rule run once per slice, which is TF's `fallback_to_while_loop`."""
-    out = vmap(fn)(elems)
+    as_tensors = lambda e: nest.tree_map(lambda leaf: wrap(leaf) if not isinstance(leaf, Tensor) else leaf, e)
+    out = vmap(lambda e: fn(as_tensors(e)))(elems)  # fn gets tensors, as in TF (tape.watch(x) works)
     return nest.tree_map(lambda leaf: leaf if isinstance(leaf, Traced) else convert_to_tensor(leaf), out)
