@@ -240,6 +240,6 @@ def test_max_and_min_with_initial():
     where it exceeds c (it had been refused on differentiable values)."""
     x = np.array([[0.1, 0.7, 0.3], [0.9, -0.2, 0.4]])
     for initial, axis in ((0.5, None), (0.8, 1), (0.0, 0)):
-        np.testing.assert_allclose(dualtape.grad(lambda x: np.sum(np.max(x, axis=axis, initial=initial)))(x),
-                                   dualtape.grad(lambda x: np.sum(np.maximum(np.max(x, axis=axis), initial)))(x))
-        assert np.allclose(dualtape.vmap(lambda r: np.min(r, initial=initial))(x), np.min(x, axis=1, initial=initial))
+        np.testing.assert_allclose(dt.grad(lambda x: np.sum(np.max(x, axis=axis, initial=initial)))(x),
+                                   dt.grad(lambda x: np.sum(np.maximum(np.max(x, axis=axis), initial)))(x))
+        assert np.allclose(dt.vmap(lambda r: np.min(r, initial=initial))(x), np.min(x, axis=1, initial=initial))
