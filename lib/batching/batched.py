@@ -16,6 +16,7 @@ import numpy as np
 from ..core import dnp
 from ..core.errors import RefusalError
 from ..core.traced import Traced
+from ..forward.dual import install_numpy_protocols, install_operators
 
 
 class Batched(Traced):
@@ -119,44 +120,13 @@ def _binary(fn):
     return forward, reverse
 
 
-for _name, _fn in (("add", dnp.add), ("sub", dnp.subtract), ("mul", dnp.multiply),
-                   ("truediv", dnp.divide), ("floordiv", dnp.floor_divide), ("mod", dnp.mod),
-                   ("pow", dnp.power), ("matmul", dnp.matmul)):
-    _fwd, _rev = _binary(_fn)
-    setattr(Batched, f"__{_name}__", _fwd)
-    setattr(Batched, f"__r{_name}__", _rev)
-
-for _name, _fn in (("lt", dnp.less), ("le", dnp.less_equal), ("gt", dnp.greater),
-                   ("ge", dnp.greater_equal), ("eq", dnp.equal), ("ne", dnp.not_equal)):
-    setattr(Batched, f"__{_name}__", _binary(_fn)[0])
-
-Batched.__neg__ = lambda self: dnp.negative(self)
-Batched.__pos__ = lambda self: self
-Batched.__abs__ = lambda self: dnp.abs(self)
+install_operators(Batched, _binary)
 Batched.__invert__ = lambda self: dnp.logical_not(self)
 for _name, _fn in (("and", dnp.logical_and), ("or", dnp.logical_or)):
     _fwd, _rev = _binary(_fn)  # masks (bool arrays); NumPy's bitwise ops on ints are not ops here
     setattr(Batched, f"__{_name}__", _fwd)
     setattr(Batched, f"__r{_name}__", _rev)
 Batched.T = property(lambda self: dnp.transpose(self))
-
-
-def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
-    fn = dnp.NUMPY_DISPATCH.get(ufunc)
-    if method == "__call__" and fn is not None and not kwargs:
-        return fn(*inputs)
-    name = ufunc.__name__ + ("" if method == "__call__" else "." + method)
-    raise TypeError(f"[np.{name}] has no dualtape version that vmap can batch, and one of its "
-                    "arguments is batched by vmap. Use a dnp op, or compute it outside vmap.")
-
-
-def _array_function(self, func, types, args, kwargs):
-    fn = dnp.NUMPY_DISPATCH.get(func)
-    if fn is not None:
-        return fn(*args, **kwargs)
-    raise TypeError(f"[np.{func.__name__}] has no dualtape version that vmap can batch, and one "
-                    "of its arguments is batched by vmap. Use a dnp op, or compute it outside vmap.")
-
-
-Batched.__array_ufunc__ = _array_ufunc
-Batched.__array_function__ = _array_function
+install_numpy_protocols(Batched, lambda name: (
+    f"[np.{name}] has no dualtape version that vmap can batch, and one of its arguments is "
+    "batched by vmap. Use a dnp op, or compute it outside vmap."))

@@ -68,10 +68,10 @@ def _batched(v, size):
 
 # -- derived: elementwise ops and per-example loops -----------------------------------------
 
-def elementwise(op, values, batched, static, size):
-    """Line up the examples' axes: a batched value whose example has fewer axes than the
-    result gets size-1 axes after the batch axis, so broadcasting keeps the batch axis first."""
-    ndims = [len(_shape(v)) - 1 if b else len(_shape(v)) for v, b in zip(values, batched)]
+def _lined_up(values, batched):
+    """The examples' axes lined up: a batched value whose example has fewer axes than the
+    others' gets size-1 axes after the batch axis, so broadcasting keeps the batch axis first."""
+    ndims = [len(_shape(v)) - b for v, b in zip(values, batched)]
     rank = max(ndims)
     args = []
     for v, b, n in zip(values, batched, ndims):
@@ -79,6 +79,12 @@ def elementwise(op, values, batched, static, size):
             shape = _shape(v)
             v = _reshape(v, shape[:1] + (1,) * (rank - n) + shape[1:])
         args.append(v)
+    return args
+
+
+def elementwise(op, values, batched, static, size):
+    """NumPy's broadcasting, with the examples' axes lined up (`_lined_up`)."""
+    args = _lined_up(values, batched)
     if op is _MUL and len(args) == 2 and args[0].__class__ is np.ndarray and args[1].__class__ is np.ndarray:
         product = _outer_product(*args)
         if product is not None:
@@ -186,16 +192,8 @@ def _same_axis(op, values, batched, static, size):
     axis = _static(op, static, "axis")
     if axis is None:
         return loop(op, values, batched, static, size)
-    ndims = [len(_shape(v)) - b for v, b in zip(values, batched)]
-    rank = max(ndims)
-    args = []
-    for v, b, n in zip(values, batched, ndims):
-        if not b:
-            v = _batched(v, size)
-        if n < rank:
-            shape = _shape(v)
-            v = _reshape(v, shape[:1] + (1,) * (rank - n) + shape[1:])
-        args.append(v)
+    rank = max(len(_shape(v)) - b for v, b in zip(values, batched))
+    args = _lined_up([v if b else _batched(v, size) for v, b in zip(values, batched)], [True] * len(values))
     st = dict(static)
     st["axis"] = _axes(axis, rank, op)
     return op(*args, **st)
@@ -296,15 +294,7 @@ def _flip_axis(axis):
 def _last_two(op, values, batched, static, size):
     """Ops on the last two axes, broadcasting over the ones in front (np.linalg's stacks)."""
     if all(len(_shape(v)) - b >= 2 for v, b in zip(values, batched)):
-        ndims = [len(_shape(v)) - b for v, b in zip(values, batched)]
-        rank = max(ndims)
-        args = []
-        for v, b, n in zip(values, batched, ndims):
-            if b and n < rank:
-                shape = _shape(v)
-                v = _reshape(v, shape[:1] + (1,) * (rank - n) + shape[1:])
-            args.append(v)
-        return op(*args, **static)
+        return op(*_lined_up(values, batched), **static)
     return loop(op, values, batched, static, size)
 
 
