@@ -323,3 +323,13 @@ def test_a_gradient_tape_inside_vectorized_map():
     got = dt.vectorized_map(per_example_w, dt.constant(X, dtype=dt.float64))
     want = np.stack([2 * np.outer(x, x @ W) for x in X])
     np.testing.assert_allclose(np.asarray(got), want, rtol=1e-12)
+
+
+def test_an_outer_vmaps_index_inside_an_inner_vmap():
+    """x[i] with i batched by the outer vmap and x by the inner one: each level takes its own."""
+    table = rng.standard_normal((3, 5, 4))
+    idx = np.array([0, 3])
+    got = dt.vmap(lambda i: dt.vmap(lambda x: x[i])(table))(idx)
+    np.testing.assert_allclose(got, np.stack([np.stack([x[i] for x in table]) for i in idx]))
+    got = dt.vmap(lambda x: dt.vmap(lambda i: x[i])(idx))(table)
+    np.testing.assert_allclose(got, np.stack([np.stack([x[i] for i in idx]) for x in table]))

@@ -9,7 +9,7 @@ on the unwrapped values: older levels (an outer tape, dual number or vmap) see t
 
 from ..forward import dual
 from .batched import Batched
-from .loops import static_batch
+from .loops import loop, static_batch
 from .rules import rule_for
 
 
@@ -29,7 +29,7 @@ def bind_level(op, args, static, level):
     if static:
         found = static_batch(static, level)
         if found is not None:  # a batched index or shape: one call per example
-            return Batched(rule_for(None)(op, values, batched, static, found), level, found)
+            return Batched(loop(op, values, batched, static, found, level), level, found)
     out = rule_for(op)(op, values, batched, static, size)
     return Batched(out, level, size)
 

@@ -19,12 +19,9 @@ def _item(v, i):
     return v[i] if v.__class__ is np.ndarray else dnp.getitem(v, i)
 
 
-def loop(op, values, batched, static, size):
-    """The op once per example, the results stacked: right for every op."""
-    level = None
-    for v in _static_leaves(static):
-        if v.__class__ is Batched:
-            level = v.level
+def loop(op, values, batched, static, size, level=None):
+    """The op once per example, the results stacked: right for every op. `level`: the vmap
+    whose batched values in `static` (an index) are taken per example too."""
     outs = []
     for i in range(size):
         args = [_item(v, i) if b else v for v, b in zip(values, batched)]

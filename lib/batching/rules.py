@@ -29,9 +29,7 @@ apply_rules.PER_EXAMPLE.update(["Sort", "Partition", "Median", "Quantile", "Perc
 
 
 def rule_for(op):
-    """The batching rule of `op` (None: the per-example loop)."""
-    if op is None:
-        return loop
+    """The batching rule of `op`: written, derived (elementwise), or the per-example loop."""
     rule = RULES.get(op.name)
     if rule is not None:
         return rule
