@@ -233,13 +233,3 @@ def test_power_slope_keeps_float32():
 def test_generated_code_keeps_the_plain_slope_for_a_nonzero_literal_exponent():
     source = T.grad(power_three_and_zero).source
     assert "(3 * x ** 2)" in source and "power_slope(x, 0)" in source
-
-
-def test_max_and_min_with_initial():
-    """np.max(x, initial=c) is np.maximum(np.max(x), c): the gradient goes to x's maximum only
-    where it exceeds c (it had been refused on differentiable values)."""
-    x = np.array([[0.1, 0.7, 0.3], [0.9, -0.2, 0.4]])
-    for initial, axis in ((0.5, None), (0.8, 1), (0.0, 0)):
-        np.testing.assert_allclose(dt.grad(lambda x: np.sum(np.max(x, axis=axis, initial=initial)))(x),
-                                   dt.grad(lambda x: np.sum(np.maximum(np.max(x, axis=axis), initial)))(x))
-        assert np.allclose(dt.vmap(lambda r: np.min(r, initial=initial))(x), np.min(x, axis=1, initial=initial))

@@ -301,17 +301,12 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where
 
 
 def max(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
-    """np.max; tied maxima share the gradient evenly, as TF's reduce_max. `initial` is one more
-    value in every group: np.maximum of the group's max and it."""
-    if initial is not None and dnp.size(a):
-        return dnp.maximum(_reduce(MAX, "max", a, axis, keepdims, None, out, where=where), initial)
+    """np.max; tied maxima share the gradient evenly, as TF's reduce_max."""
     return _reduce(MAX, "max", a, axis, keepdims, None, out, initial=initial, where=where)
 
 
 def min(a, axis=None, out=None, keepdims=False, initial=None, where=None):  # noqa: A001
-    """np.min; tied minima share the gradient evenly, as TF's reduce_min. `initial` as max's."""
-    if initial is not None and dnp.size(a):
-        return dnp.minimum(_reduce(MIN, "min", a, axis, keepdims, None, out, where=where), initial)
+    """np.min; tied minima share the gradient evenly, as TF's reduce_min."""
     return _reduce(MIN, "min", a, axis, keepdims, None, out, initial=initial, where=where)
 
 
