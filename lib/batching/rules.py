@@ -419,11 +419,14 @@ def _einsum(op, values, batched, static, size):
 RULES = {}
 
 
+DECLARED = set()  # every name given a rule (tests/test_batching_rules.py: each is a registry op)
+
+
 def _declare(names, rule):
     for name in names:
-        if name not in REGISTRY:
-            raise KeyError(f"batching rule for {name}, which is not a registry op")
-        RULES[name] = rule
+        DECLARED.add(name)
+        if name in REGISTRY:  # (the SciPy ops are declared only where SciPy is installed)
+            RULES[name] = rule
 
 
 _declare(["Sum", "Mean", "Max", "Min", "Prod", "NanSum", "NanMean", "NanMax", "NanMin", "All", "Any",
