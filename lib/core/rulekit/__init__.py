@@ -7,7 +7,8 @@ runtime star-imports them. They are written in modules by subject: `shapes` (bro
 reductions, matmul), `arrays` (linalg, shape, indexing), `batched` (the batch-aware helpers of
 vectorized jacobians), `decompositions` (svd, eigh, qr, cholesky, ...), `numpy_functions`
 (NumPy's further functions: stacking, diagonals, kron, diff, sorting, quantiles), `signal`
-(convolution) and `stats` (scipy.stats' scores).
+(convolution), `fourier` (the FFTs' axes, lengths and half spectra) and `stats` (scipy.stats'
+scores).
 """
 
 import numpy as np
@@ -16,6 +17,7 @@ from .. import dnp
 from .arrays import *  # noqa: F401,F403
 from .batched import *  # noqa: F401,F403
 from .decompositions import *  # noqa: F401,F403
+from .fourier import *  # noqa: F401,F403
 from .shapes import *  # noqa: F401,F403
 from .signal import *  # noqa: F401,F403
 from .stats import *  # noqa: F401,F403
@@ -23,5 +25,5 @@ from .numpy_functions import *  # noqa: F401,F403
 
 # `from dualtape.core.rulekit import *` gives the helpers (and np, dnp), not the modules they
 # are written in
-_MODULES = {"arrays", "batched", "decompositions", "shapes", "signal", "stats", "numpy_functions"}
+_MODULES = {"arrays", "batched", "decompositions", "fourier", "shapes", "signal", "stats", "numpy_functions"}
 __all__ = [name for name in globals() if not name.startswith("_") and name not in _MODULES]
