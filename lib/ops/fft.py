@@ -33,19 +33,19 @@ _NORMS = (None, "backward", "ortho", "forward")
 # (s without axes names the last len(s) axes: NumPy 2 deprecates leaving that implicit)
 
 def _fftn(a, *, s=None, axes=None, norm=None):
-    return np.fft.fftn(a, s, None if s is None else fft_axes(np.ndim(a), s, axes), norm)
+    return np.fft.fftn(a, s, axes if s is None else fft_axes(np.ndim(a), s, axes), norm)
 
 
 def _ifftn(a, *, s=None, axes=None, norm=None):
-    return np.fft.ifftn(a, s, None if s is None else fft_axes(np.ndim(a), s, axes), norm)
+    return np.fft.ifftn(a, s, axes if s is None else fft_axes(np.ndim(a), s, axes), norm)
 
 
 def _rfftn(a, *, s=None, axes=None, norm=None):
-    return np.fft.rfftn(a, s, None if s is None else fft_axes(np.ndim(a), s, axes), norm)
+    return np.fft.rfftn(a, s, axes if s is None else fft_axes(np.ndim(a), s, axes), norm)
 
 
 def _irfftn(a, *, s=None, axes=None, norm=None):
-    return np.fft.irfftn(a, s, None if s is None else fft_axes(np.ndim(a), s, axes), norm)
+    return np.fft.irfftn(a, s, axes if s is None else fft_axes(np.ndim(a), s, axes), norm)
 
 
 def fft_vjp(g, ans, a, *, s=None, axes=None, norm=None):
