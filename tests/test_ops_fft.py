@@ -262,3 +262,36 @@ def test_transformer_differentiates_real_losses_through_spectra(tmp_path):
     df = dt.grad(f, wrt=0)
     assert "np.fft.rfftn(a, fft_single_length(n), (axis,), norm)" in df.source
     np.testing.assert_allclose(df(x, w), numeric_jacobian(f, [x, w], 0), rtol=1e-7, atol=1e-9)
+
+
+# -- tf.signal: TF's innermost-axis transforms -------------------------------------------------
+
+def test_tf_signal_values_and_dtypes():
+    rng = np.random.default_rng(8)
+    x = rng.standard_normal((3, 4, 6)).astype(np.float32)
+    z = (x + 1j * rng.standard_normal((3, 4, 6))).astype(np.complex64)
+    for tf_fn, np_fn, arg in [(tf.signal.fft, np.fft.fft, z), (tf.signal.ifft, np.fft.ifft, z),
+                              (tf.signal.fft2d, np.fft.fft2, z), (tf.signal.ifft2d, np.fft.ifft2, z),
+                              (tf.signal.fft3d, np.fft.fftn, z), (tf.signal.ifft3d, np.fft.ifftn, z),
+                              (tf.signal.rfft, np.fft.rfft, x), (tf.signal.irfft, np.fft.irfft, z),
+                              (tf.signal.rfft2d, np.fft.rfft2, x), (tf.signal.irfft2d, np.fft.irfft2, z),
+                              (tf.signal.rfft3d, np.fft.rfftn, x), (tf.signal.irfft3d, np.fft.irfftn, z),
+                              (tf.signal.fftshift, np.fft.fftshift, x), (tf.signal.ifftshift, np.fft.ifftshift, z)]:
+        out = tf_fn(tf.constant(arg))
+        assert isinstance(out, tf.Tensor) and out.dtype.as_numpy_dtype == np_fn(arg).dtype, tf_fn.__name__
+        np.testing.assert_array_equal(out.numpy(), np_fn(arg))
+    np.testing.assert_array_equal(tf.signal.rfft(x, fft_length=[9]).numpy(), np.fft.rfft(x, n=9))
+    np.testing.assert_array_equal(tf.signal.irfft(z, fft_length=tf.constant([7])).numpy(), np.fft.irfft(z, n=7))
+    np.testing.assert_array_equal(tf.signal.rfft2d(x, fft_length=[3, 5]).numpy(), np.fft.rfft2(x, s=(3, 5)))
+
+
+@pytest.mark.parametrize("call, error, text", [
+    (lambda: tf.signal.fft(tf.constant([1.0, 2.0])), TypeError, "[tf.signal.fft] needs a complex64 or complex128 input"),
+    (lambda: tf.signal.rfft(tf.constant([1.0 + 1j])), TypeError, "[tf.signal.rfft] needs a float32 or float64 input"),
+    (lambda: tf.signal.rfft(tf.constant([1.0, 2.0]), fft_length=[2, 2]), ValueError, "fft_length must hold 1"),
+    (lambda: tf.signal.fft2d(tf.constant([1.0 + 1j])), ValueError, "transforms the innermost 2 axes"),
+])
+def test_tf_signal_errors(call, error, text):
+    with pytest.raises(error) as info:
+        call()
+    assert text in str(info.value)
