@@ -10,6 +10,7 @@ import numpy as np
 
 from . import dnp
 from . import rulekit
+from .dtypes import is_complex_value
 from .registry import GRADIENT_OVERRIDES, LINEAR, NOT_DIFFERENTIABLE
 
 
@@ -63,6 +64,8 @@ def vjp_parts(op, g, ans, values, static, wanted, batch=0):
             part = rule(g, ans, *values, **static) if static else rule(g, ans, *values)
             if op.elementwise and part is not None:
                 part = unbroadcast_to(part, values[i])
+            elif part is not None and (part.__class__ is not _ndarray or part.dtype.kind == "c"):
+                part = real_for(part, values[i])
             parts.append(part)
         return parts
     custom = op.custom_vjp
@@ -97,8 +100,23 @@ def vjp_parts(op, g, ans, values, static, wanted, batch=0):
             part = rule(g, ans, *values)
         if elementwise and part is not None:
             part = unbroadcast_to(part, values[i])
+        elif part is not None:
+            part = real_for(part, values[i])
         parts.append(part)
     return parts
+
+
+def real_for(part, x):
+    """The cotangent of a real input `x` is the real part of a complex `part`.
+
+    A real x entering a complex computation (x * (1 + 2j)) is the map x -> x + 0i, whose
+    transpose keeps the real part (JAX's convention, docs/numerics.md)."""
+    if part is None or not is_complex_value(part) or is_complex_value(x):
+        return part
+    dtype = getattr(x, "dtype", None)
+    if dtype is None and x.__class__ is not float:
+        return part  # an integer or a bool: no gradient is read from it
+    return dnp.real(part)
 
 
 def unbroadcast_to(part, x):
@@ -126,7 +144,9 @@ def unbroadcast_to(part, x):
         part_dtype = getattr(part, "dtype", None)
         if part_dtype is not None and part_dtype is not x_dtype and part_dtype != x_dtype:
             x_np = dnp.result_dtype(x)
-            if x_np.kind in "fc" and part_dtype != x_np:
+            if x_np.kind == "f" and is_complex_value(part):
+                part = dnp.real(part)  # a real input's cotangent: the real part (real_for)
+            if x_np.kind in "fc" and dnp.result_dtype(part) != x_np:
                 part = dnp.cast(part, x_np)
     part_shape = getattr(part, "shape", ())
     x_shape = getattr(x, "shape", None)

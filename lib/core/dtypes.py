@@ -93,19 +93,49 @@ def is_differentiable_dtype(np_dtype):
 
 
 def complex_error(api, what):
-    """The error for a complex value meeting differentiation (tape, duals, functional API)."""
+    """The error for a complex value meeting an op with no complex rules (every mode)."""
     return TypeError(
-        f"[{api}] {what} is complex, and dualtape does not differentiate complex numbers "
-        "yet: its derivatives through complex values were wrong, so every mode refuses them "
-        "until complex differentiation is designed. Fix: hold the real and imaginary parts "
-        "in separate float arrays (z = a + 1j * b: compute with a and b), or apply "
-        "dnp.stop_gradient to the value if no derivative should flow through it.")
+        f"[{api}] {what} is complex, and {api} has no complex derivative rules: its real "
+        "rules would give a wrong derivative, so every mode refuses it. Fix: hold the real "
+        "and imaginary parts in separate float arrays (z = a + 1j * b: compute with a and b), "
+        "apply dnp.stop_gradient to the value if no derivative should flow through it, or "
+        "declare complex rules for the op (defop(..., complex=True), docs/numerics.md).")
 
 
-def refuse_complex(np_dtype, api, what):
-    """Raise complex_error when `np_dtype` is complex."""
-    if np_dtype.kind == "c":
-        raise complex_error(api, f"{what} of dtype {np_dtype.name}")
+def is_complex_value(value):
+    """True for a complex array, scalar or traced value (by its dtype, never its data)."""
+    dtype = getattr(value, "dtype", None)
+    if dtype is None:
+        return value.__class__ is complex
+    kind = getattr(dtype, "kind", None)
+    if kind is None:
+        kind = as_numpy_dtype(dtype).kind
+    return kind == "c"
+
+
+def any_complex(values):
+    """True when a value among `values` is complex (an op without complex rules refuses)."""
+    for v in values:
+        dtype = getattr(v, "dtype", None)
+        if dtype is None:
+            if v.__class__ is complex:
+                return True
+        elif getattr(dtype, "kind", None) == "c" or (dtype.__class__ is not np.dtype and is_complex_value(v)):
+            return True
+    return False
+
+
+def refuse_complex_op(op, values, ans, why):
+    """Raise complex_error when `op` has no complex rules and a value it sees is complex.
+
+    values: the op's inputs that carry a derivative; why: who differentiates (a phrase)."""
+    if op.complex:
+        return
+    for v in (ans, *values):
+        if is_complex_value(v):
+            dtypes = ", ".join(str(getattr(w, "dtype", type(w).__name__)) for w in values)
+            raise complex_error(op.name, f"a value (inputs of dtypes {dtypes}, output of dtype "
+                                         f"{getattr(ans, 'dtype', type(ans).__name__)}; {why})")
 
 
 def to_array(value, dtype=None):

@@ -49,7 +49,7 @@ class Primitive:
 
     __slots__ = ("name", "impl", "vjp", "jvp", "elementwise", "variadic", "domain",
                  "samples", "nondiff_argnums", "batch_jvp", "batch_vjp", "custom_vjp",
-                 "opaque", "__weakref__")
+                 "opaque", "complex", "__weakref__")
 
     def __init__(self, *, name, impl, vjp, jvp, elementwise=False, variadic=False, domain=None, samples=(),
                  nondiff_argnums=(), batch_jvp=False):
@@ -66,6 +66,7 @@ class Primitive:
         self.batch_vjp = elementwise  # VJP rules accept cotangents with a leading batch axis
         self.custom_vjp = None  # custom_gradient: fn(g, values) -> one cotangent per input
         self.opaque = False  # dualtape.primitive: rules are any Python, runtime only (no templates)
+        self.complex = False  # its rules hold for complex values too (see defop's `complex`)
 
     def __call__(self, *args, **static):
         for a in args:
@@ -151,7 +152,7 @@ def _check_rules(name, rules, kind):
 
 
 def defop(name, impl, vjp=None, jvp=None, *, elementwise=False, variadic=False, domain=None,
-          samples=(), nondiff_argnums=(), batch_jvp=None, batch_vjp=None):
+          samples=(), nondiff_argnums=(), batch_jvp=None, batch_vjp=None, complex=False):
     """Declare a primitive and register it under its TF op name.
 
     vjp / jvp: a tuple with one rule per input (None for an input with no gradient), a
@@ -162,6 +163,11 @@ def defop(name, impl, vjp=None, jvp=None, *, elementwise=False, variadic=False, 
     batch_jvp: True when the JVP rules accept tangents with one leading batch axis.
     batch_vjp: True when the VJP rules accept cotangents with one leading batch axis (with
     rulekit.BATCH_NDIM set); elementwise ops always do. Other ops are looped per row.
+    complex: True when the rules are right for complex values, in JAX's convention (the
+    VJP is the transpose of the JVP without conjugation: docs/numerics.md, "Complex
+    numbers"); or a tuple of complex samples, for ops whose inputs need a structure the
+    generic complex sampling breaks (Hermitian matrices). Without it, every mode refuses a
+    complex value differentiated through the op.
     """
     if name in REGISTRY:
         raise RuleError(f"[{name}] is declared twice; op names are unique TF op names.")
@@ -182,6 +188,7 @@ def defop(name, impl, vjp=None, jvp=None, *, elementwise=False, variadic=False, 
         op.vjp = tuple(NOT_DIFFERENTIABLE if i in nondiff_argnums else r for i, r in enumerate(vjp_rules))
     if batch_vjp is not None:
         op.batch_vjp = batch_vjp
+    op.complex = complex
     REGISTRY[name] = op
     return op
 

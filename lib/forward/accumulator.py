@@ -22,7 +22,7 @@ from ..core.apply_rules import jvp_output
 from ..core.registry import GRADIENT_OVERRIDES, Traced
 from ..reverse import tape as _tape
 from ..reverse.dispatch import STATE, new_tag
-from ..core.dtypes import is_differentiable_dtype, refuse_complex
+from ..core.dtypes import any_complex, is_differentiable_dtype, refuse_complex_op
 from ..reverse.tape import UnconnectedGradients, flat_leaves, unconnected_mode, replay
 from ..reverse.tensor import EagerTensor as _EagerTensor
 from ..reverse.tensor import Tensor, wrap
@@ -78,12 +78,14 @@ class ForwardAccumulator:
                             f"{type(primal).__name__}: {primal!r}. Convert it with "
                             "dualtape.constant.")
         dtype = primal.dtype._np
-        refuse_complex(dtype, "ForwardAccumulator", "a primal")
         if not is_differentiable_dtype(dtype):
             raise ValueError(f"[ForwardAccumulator] primal of dtype {primal.dtype.name} cannot be "
                              "watched: only floating tensors have tangents. Cast it to a float.")
-        refuse_complex(np.asarray(tangent).dtype if not isinstance(tangent, Tensor)
-                       else tangent.dtype._np, "ForwardAccumulator", "a tangent")
+        tangent_dtype = np.asarray(tangent).dtype if not isinstance(tangent, Tensor) else tangent.dtype._np
+        if (tangent_dtype.kind == "c") != (dtype.kind == "c"):
+            raise TypeError(f"[ForwardAccumulator] a tangent of dtype {tangent_dtype} for a primal "
+                            f"of dtype {dtype}: a complex primal needs a complex tangent, a real "
+                            "one a real tangent. Cast the tangent to the primal's dtype.")
         if not isinstance(tangent, Tensor):
             tangent = np.asarray(tangent, dtype=dtype)
             tangent.flags.writeable = False
@@ -136,11 +138,10 @@ class ForwardAccumulator:
             return
         ans = out._value
         kind = ans.dtype.kind if ans.__class__ in _PLAIN else out.dtype._np.kind
-        if kind != "f":
-            if kind == "c":
-                refuse_complex(out.dtype._np, op.name, "the result (of an op on a tensor that "
-                               "a ForwardAccumulator watches)")
+        if kind != "f" and kind != "c":
             return
+        if not op.complex and (kind == "c" or any_complex(values)):
+            refuse_complex_op(op, values, ans, "a ForwardAccumulator watches an input")
         stack = STATE.accumulators
         if stack[0] is self and not isinstance(ans, Traced) and _only_newer_tapes(self._dual_level):
             # Nothing outside this accumulator records (no outer accumulator, no tape entered

@@ -19,7 +19,7 @@ from ..core import registry
 from ..core import dnp
 from ..core.apply_rules import SUM_OPS, jvp_output, linear_sum_tangent
 from .batching import batched_jvp
-from ..core.dtypes import complex_error
+from ..core.dtypes import any_complex, refuse_complex_op
 from ..core.duck import is_duck_array
 from ..core.errors import RefusalError
 from ..core.registry import LINEAR, NOT_DIFFERENTIABLE, Traced
@@ -248,9 +248,9 @@ def _bind_level(op, args, static, tag, batch):
         ans = op.impl(*primals, **static) if static else op.impl(*primals)
     else:
         ans = op(*primals, **static)
-    if (ans.dtype.kind if ans.__class__ in _PLAIN else dnp.result_dtype(ans).kind) == "c":
-        raise complex_error(op.name, f"the result (of an op on a dual number of jvp/jacfwd/"
-                                     f"hessian) of dtype {dnp.result_dtype(ans)}")
+    if not op.complex and ((ans.dtype.kind if ans.__class__ in _PLAIN else dnp.result_dtype(ans).kind) == "c"
+                           or any_complex(primals)):
+        refuse_complex_op(op, primals, ans, "a dual number of jvp/jacfwd/hessian is among its inputs")
     if batch is not None:
         tangent = batched_jvp(op, tangents, ans, primals, static, batch)
     else:

@@ -8,7 +8,7 @@ from ..forward.dual import API_OF_TAG, Dual
 from ..forward.inplace import enter_arguments, leave_arguments
 from ..reverse.dispatch import new_tag
 from ..reverse.tensor import Tensor
-from .values import (as_input, as_output, check_outputs, check_tangent, checked_argnums, element_write_refusal,
+from .values import (as_input, as_output, check_input_kinds, check_output_kinds, check_outputs, check_tangent, checked_argnums, element_write_refusal,
                      seen_outside, split_aux, unwrap_aux, zero_tangent)
 
 # -- forward mode ------------------------------------------------------------------------------
@@ -88,17 +88,19 @@ def linearize(f, *primals):
     return out, f_jvp
 
 
-def jacfwd(f, argnums=0, chunk_size=None, has_aux=False):
+def jacfwd(f, argnums=0, chunk_size=None, has_aux=False, holomorphic=False):
     """The Jacobian by forward mode: chunks of `chunk_size` directions per pass (all at once
     by default). Shaped `out.shape + in.shape`; nested outputs and inputs give nested results
     (output structure outside, input structure inside). With `has_aux=True`, f returns
     `(output, aux)` and the function `(jacobian, aux)`. Keyword arguments of the call go to f
-    and are not differentiated.
+    and are not differentiated. holomorphic: f is complex-differentiable from complex inputs to
+    complex outputs, and the Jacobian is f'(z); without it, inputs must be real (JAX's rule).
     """
     def jacobian(*args, **kwargs):
         nums = checked_argnums(argnums, len(args), "jacfwd")
         wrt = [args[i] for i in nums]
         flat_in = [as_input(x, "jacfwd", "the differentiated argument") for x in nest.tree_flatten(wrt)]
+        check_input_kinds(flat_in, "jacfwd", holomorphic)
         sizes = [int(np.prod(dnp.shape(x))) for x in flat_in]
         n = sum(sizes)
         chunk = n if chunk_size is None else max(1, min(int(chunk_size), n))
@@ -138,6 +140,8 @@ def jacfwd(f, argnums=0, chunk_size=None, has_aux=False):
         for start in range(chunk, n, chunk):
             pieces.append(nest.tree_flatten(run(start, min(start + chunk, n))[1]))
         flat_out = nest.tree_flatten(out)
+        if holomorphic:
+            check_output_kinds(flat_out, "jacfwd", True)
         results = []
         for j, o in enumerate(flat_out):
             full = _concat([p[j] for p in pieces])  # (n, *o.shape)

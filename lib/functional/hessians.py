@@ -7,7 +7,7 @@ from ..core import dnp, nest
 from ..forward.second_order import gradient_tangents
 from .forward_mode import jacfwd, run_forward
 from .reverse_mode import grad, jacrev, run_on_tape, unlock
-from .values import (as_input, as_output, at_top_level, check_scalar, check_tangent, checked_argnums, flatten, pack,
+from .values import (as_input, as_output, at_top_level, check_input_kinds, check_scalar, check_tangent, checked_argnums, flatten, pack,
                      split_aux, unwrap_aux)
 
 # -- second order ------------------------------------------------------------------------------
@@ -16,7 +16,7 @@ from .values import (as_input, as_output, at_top_level, check_scalar, check_tang
 # second_order.py); a Hessian's chunks share the recording. Inside another transform, they
 # are jvp of grad, which nests like every other transform.
 
-def hessian(f, argnums=0, chunk_size=None, has_aux=False):
+def hessian(f, argnums=0, chunk_size=None, has_aux=False, holomorphic=False):
     """The Hessian as jacfwd of the reverse-mode gradient (forward-over-reverse, chunked).
 
     With `has_aux=True`, f returns `(scalar, aux)` and the function `(hessian, aux)`, aux
@@ -27,10 +27,14 @@ def hessian(f, argnums=0, chunk_size=None, has_aux=False):
     array([[ 6.,  0.],
            [ 0., 12.]])
     """
-    nested = jacfwd(grad(f, argnums, has_aux=has_aux), argnums, chunk_size=chunk_size, has_aux=has_aux)
+    nested = jacfwd(grad(f, argnums, has_aux=has_aux, holomorphic=holomorphic), argnums,
+                    chunk_size=chunk_size, has_aux=has_aux, holomorphic=holomorphic)
 
     def hess(*args, **kwargs):
-        if not isinstance(argnums, int) or not at_top_level(args):
+        if not holomorphic:  # JAX's hessian is jacfwd(jacrev(f)): real inputs only
+            nums = checked_argnums(argnums, len(args), "hessian")
+            check_input_kinds(flatten([args[i] for i in nums]), "hessian", False)
+        if holomorphic or not isinstance(argnums, int) or not at_top_level(args):
             return nested(*args, **kwargs)
         nums = checked_argnums(argnums, len(args), "hessian")
         if nest.is_pytree_node(args[nums[0]]):

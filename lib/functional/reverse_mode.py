@@ -3,15 +3,15 @@
 import numpy as np
 
 from ..core import dnp, nest
-from ..core.dtypes import refuse_complex
 from ..core.duck import as_array, ones_for
 from ..core.traced import Traced
 from ..forward.inplace import enter_arguments, leave_arguments
 from ..reverse.jacobians import tape_jacobian
 from ..reverse.tape import GradientTape
 from ..reverse.tensor import Tensor, wrap
-from .values import (as_input, as_output, check_outputs, check_scalar, checked_argnums, element_write_refusal, flatten,
-                     pack, split_aux, unwrap, unwrap_aux, zero_tangent)
+from .values import (as_input, as_output, check_cotangent_kind, check_input_kinds, check_output_kinds, check_outputs,
+                     check_scalar, checked_argnums, element_write_refusal, flatten, pack, split_aux, unwrap, unwrap_aux,
+                     zero_tangent)
 
 # -- reverse mode ------------------------------------------------------------------------------
 
@@ -118,7 +118,7 @@ def _pullback(tape, inputs, targets, seeds):
     return [unwrap(grads[t._id]) if t._id in grads else zero_tangent(t) for t in inputs]
 
 
-def value_and_grad(f, argnums=0, has_aux=False):
+def value_and_grad(f, argnums=0, has_aux=False, holomorphic=False):
     """A function returning (f(*args), gradient of f w.r.t. args[argnums]) (reverse mode).
 
     The function returns `(value, gradient)`, or `((value, aux), gradient)` with
@@ -131,6 +131,9 @@ def value_and_grad(f, argnums=0, has_aux=False):
         argnums: the position of the argument to differentiate, or a tuple of positions.
         has_aux: f returns (scalar, aux); aux comes back with f's value, not differentiated,
             as f returned it (traced values inside it come back as plain values).
+        holomorphic: f is complex-differentiable, with complex inputs and a complex output;
+            the gradient is then f'(z). Without it, f must be real-valued, and the gradient
+            of complex inputs is JAX's, dL/dx - i dL/dy (docs/numerics.md).
 
     Keyword arguments of the call go to f and are not differentiated.
 
@@ -145,11 +148,13 @@ def value_and_grad(f, argnums=0, has_aux=False):
             nums = checked_argnums(argnums, len(args), "grad")
             if argnums.__class__ is int or argnums.__class__ is tuple:  # (a list may change)
                 positions[len(args)] = nums
+        if holomorphic:
+            check_input_kinds(flatten([args[i] for i in nums]), "grad", True)
         tape, inputs, out = run_on_tape(f, args, nums, "grad", kwargs, persistent=False)
         try:
             if has_aux:
                 out, aux = split_aux(out, "grad")
-            check_scalar(out, "grad")
+            check_scalar(out, "grad", holomorphic)
             value = getattr(out, "_value", None)
             if value.__class__ in _FLOAT_VALUES and value.dtype.kind == "f":
                 seed = None  # the tape's own seed: ones of the output's shape and dtype
@@ -168,16 +173,16 @@ def value_and_grad(f, argnums=0, has_aux=False):
     return wrapper
 
 
-def grad(f, argnums=0, has_aux=False):
+def grad(f, argnums=0, has_aux=False, holomorphic=False):
     """A function returning the gradient of scalar f w.r.t. args[argnums] (reverse mode).
 
-    `argnums` and `has_aux` are as in `value_and_grad`; with `has_aux=True` the function
-    returns `(gradient, aux)`.
+    `argnums`, `has_aux` and `holomorphic` are as in `value_and_grad`; with `has_aux=True`
+    the function returns `(gradient, aux)`.
 
     >>> grad(lambda x: np.sum(x ** 2))(np.array([1.0, 2.0]))
     array([2., 4.])
     """
-    vg = value_and_grad(f, argnums, has_aux)
+    vg = value_and_grad(f, argnums, has_aux, holomorphic)
 
     def gradient(*args, **kwargs):
         value, g = vg(*args, **kwargs)
@@ -217,7 +222,7 @@ def vjp(f, *primals, has_aux=False):
         for o, s in zip(flat_out, seeds):
             if isinstance(o, Tensor):
                 targets.append(o)
-                refuse_complex(dnp.result_dtype(s), "vjp", "a cotangent")
+                check_cotangent_kind(s, o, "vjp")
                 used.append(s if isinstance(s, Traced) else as_array(s, dtype=dnp.result_dtype(o)))
         grads = _pullback(tape, inputs, targets, used) if targets else [zero_tangent(t) for t in inputs]
         return tuple(nest.tree_unflatten(list(primals), grads))
@@ -227,19 +232,24 @@ def vjp(f, *primals, has_aux=False):
     return (value, vjp_fn, unwrap_aux(aux)) if has_aux else (value, vjp_fn)
 
 
-def jacrev(f, argnums=0, has_aux=False):
+def jacrev(f, argnums=0, has_aux=False, holomorphic=False):
     """The Jacobian by reverse mode: one vectorized backward sweep per chunk of output rows.
 
+    holomorphic: f is complex-differentiable from complex inputs to complex outputs; the
+    Jacobian is then f'(z). Without it, outputs must be real (JAX's rule).
     With `has_aux=True`, f returns `(output, aux)` and the function `(jacobian, aux)`.
     Keyword arguments of the call go to f and are not differentiated."""
 
     def jacobian(*args, **kwargs):
         nums = checked_argnums(argnums, len(args), "jacrev")
+        if holomorphic:
+            check_input_kinds(flatten([args[i] for i in nums]), "jacrev", True)
         tape, inputs, out = run_on_tape(f, args, nums, "jacrev", kwargs)
         try:
             if has_aux:
                 out, aux = split_aux(out, "jacrev")
             check_outputs(out, "jacrev")
+            check_output_kinds(nest.tree_flatten(out), "jacrev", holomorphic)
             wrt = [args[i] for i in nums]
             results = []
             for o in nest.tree_flatten(out):

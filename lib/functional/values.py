@@ -7,7 +7,6 @@ import math
 import numpy as np
 
 from ..core import dnp, nest
-from ..core.dtypes import refuse_complex
 from ..core.errors import RefusalError
 from ..core.duck import as_array, is_duck_array, primal_of
 from ..core.traced import Traced
@@ -27,7 +26,6 @@ def as_input(x, api, what):
     else:
         x = as_array(x)  # a dask array stays lazy
         dtype = x.dtype
-    refuse_complex(dtype, api, what)
     if dtype.kind not in "fc":
         raise TypeError(f"[{api}] {what} has dtype {dtype}, but only floating inputs can be "
                         f"differentiated. Cast it first, e.g. np.asarray(x, dtype=float).")
@@ -54,7 +52,12 @@ def check_tangent(t, p, api, batch=None):
     if (batch is None and t.__class__ is _ndarray and p.__class__ is _ndarray
             and t.dtype == p.dtype and t.shape == p.shape):
         return t  # what np.asarray(t, dtype=p.dtype) gives, already checked
-    refuse_complex(dnp.result_dtype(t), api, "a tangent")
+    t_dtype, p_dtype = dnp.result_dtype(t), dnp.result_dtype(p)
+    if (t_dtype.kind == "c") != (p_dtype.kind == "c"):
+        raise TypeError(f"[{api}] primal and tangent arguments do not match: a primal of dtype "
+                        f"{p_dtype} needs a tangent of dtype {p_dtype}, got {t_dtype} (as JAX, "
+                        "a complex primal has complex tangents and a real one real tangents). "
+                        "Cast the tangent to the primal's dtype.")
     if not isinstance(t, Traced):
         t = as_array(t, dtype=dnp.result_dtype(p))
     expected = tuple(dnp.shape(p)) if batch is None else (batch,) + tuple(dnp.shape(p))
@@ -160,14 +163,17 @@ def at_top_level(values):
     return True
 
 
-def check_scalar(out, api):
+def check_scalar(out, api, holomorphic=False):
     """f's output for grad, value_and_grad, hessian and hvp: one real floating number (as JAX
     requires), or a TypeError naming what f returned and the likely fix."""
     value = getattr(out, "_value", None)
-    if (value.__class__ is _ndarray or value.__class__ is _float64) and value.size == 1 and value.dtype.kind == "f":
+    if ((value.__class__ is _ndarray or value.__class__ is _float64) and value.size == 1
+            and value.dtype.kind == "f" and not holomorphic):
         return  # a tensor holding one float (the common case)
     _check_leaf(out, api, "a scalar")
     kind = dnp.result_dtype(out).kind
+    if kind == "c" or holomorphic:
+        check_output_kinds([out], api, holomorphic)
     if kind not in "fc":
         raise TypeError(f"[{api}] f must return a real floating scalar, got {_described(out)}. "
                         f"{api} differentiates a real number; compute the output in floats "
@@ -236,3 +242,48 @@ def _check_leaf(x, api, needed):
     if kind in "USOV":
         raise TypeError(f"[{api}] f returned {_described(x)}, but {api} needs {needed} of floats. "
                         "Return NumPy arrays or numbers computed from the inputs.")
+
+
+# -- complex values: JAX's rules for which transform takes them --------------------------------
+
+def check_input_kinds(leaves, api, holomorphic):
+    """JAX's checks on the differentiated inputs: with holomorphic=True they must be complex;
+    without it, jacfwd (and hessian, its outer level) takes real inputs only, a complex input
+    having no complex-linear basis direction for a non-holomorphic f."""
+    for leaf in leaves:
+        dtype = dnp.result_dtype(leaf)
+        if holomorphic and dtype.kind != "c":
+            raise TypeError(f"[{api}] {api} with holomorphic=True requires inputs with complex "
+                            f"dtype, but got {dtype}. Pass complex inputs (x.astype(complex)), "
+                            "or drop holomorphic=True for a real input.")
+        if not holomorphic and api in ("jacfwd", "hessian") and dtype.kind == "c":
+            raise TypeError(f"[{api}] jacfwd requires real-valued inputs (input dtype that is a "
+                            f"sub-dtype of np.floating), but got {dtype}. For holomorphic "
+                            "differentiation, pass holomorphic=True. For differentiation of "
+                            "non-holomorphic functions involving complex inputs or integer "
+                            "inputs, use jvp directly.")
+
+
+def check_output_kinds(leaves, api, holomorphic):
+    """JAX's checks on f's outputs: complex with holomorphic=True; real otherwise for grad and
+    jacrev (a complex output's gradient needs a cotangent, which vjp takes)."""
+    for leaf in leaves:
+        dtype = dnp.result_dtype(leaf)
+        if holomorphic and dtype.kind != "c":
+            raise TypeError(f"[{api}] {api} with holomorphic=True requires outputs with complex "
+                            f"dtype, but got {dtype}. Drop holomorphic=True for a real-valued f.")
+        if not holomorphic and dtype.kind == "c":
+            raise TypeError(f"[{api}] {api} requires real-valued outputs (output dtype that is a "
+                            f"sub-dtype of np.floating), but got {dtype}. For holomorphic "
+                            "differentiation, pass holomorphic=True. For differentiation of "
+                            "non-holomorphic functions involving complex outputs, use vjp "
+                            "directly.")
+
+
+def check_cotangent_kind(cotangent, output, api):
+    """A vjp cotangent is complex exactly when its output is (JAX's rule)."""
+    c_dtype, o_dtype = dnp.result_dtype(cotangent), dnp.result_dtype(output)
+    if (c_dtype.kind == "c") != (o_dtype.kind == "c"):
+        raise ValueError(f"[{api}] a cotangent of dtype {c_dtype} for an output of dtype "
+                         f"{o_dtype}: a complex output needs a complex cotangent, a real one a "
+                         "real cotangent (as JAX). Cast the cotangent to the output's dtype.")

@@ -133,7 +133,7 @@ def where_jvp_y(dy, ans, condition, x, y):
 
 WHERE = elementwise_op("SelectV2", np.where, vjp=(None, where_vjp_x, where_vjp_y),
                      jvp=(None, where_jvp_x, where_jvp_y), nondiff_argnums=(0,),
-                     domain={"condition": "bool"})
+                     domain={"condition": "bool"}, complex=True)
 
 
 # Which operand the output follows: x where lo <= x <= hi (TF: the bounds themselves pass the

@@ -79,13 +79,13 @@ def _sample_same_vectors(rng):
 
 
 HSTACK = defop("HStack", _hstack, vjp=hstack_vjp, jvp=LINEAR, variadic=True,
-               samples=(_sample_vectors, _sample_matrices))
+               samples=(_sample_vectors, _sample_matrices), complex=True)
 VSTACK = defop("VStack", _vstack, vjp=vstack_vjp, jvp=LINEAR, variadic=True,
-               samples=(_sample_same_vectors, _sample_rows))
+               samples=(_sample_same_vectors, _sample_rows), complex=True)
 DSTACK = defop("DStack", _dstack, vjp=dstack_vjp, jvp=LINEAR, variadic=True,
-               samples=(_sample_same_vectors, _sample_cubes))
+               samples=(_sample_same_vectors, _sample_cubes), complex=True)
 COLUMN_STACK = defop("ColumnStack", _column_stack, vjp=column_stack_vjp, jvp=LINEAR, variadic=True,
-                     samples=(_sample_same_vectors, _sample_matrices))
+                     samples=(_sample_same_vectors, _sample_matrices), complex=True)
 
 
 def _sequence(api, tup):
@@ -141,7 +141,7 @@ def _sample_append_flat(rng):
 
 
 APPEND = defop("Append", _append, vjp=(append_vjp_arr, append_vjp_values), jvp=LINEAR,
-               samples=(_sample_append, _sample_append_flat))
+               samples=(_sample_append, _sample_append_flat), complex=True)
 
 
 def append(arr, values, axis=None):
@@ -165,9 +165,9 @@ def _sample_matrix(rng):
 
 
 _AT_LEAST = (_sample_scalar, _sample_vector, _sample_matrix)
-ATLEAST_1D = defop("AtLeast1d", np.atleast_1d, vjp=reshape_back_vjp, jvp=LINEAR, samples=_AT_LEAST)
-ATLEAST_2D = defop("AtLeast2d", np.atleast_2d, vjp=reshape_back_vjp, jvp=LINEAR, samples=_AT_LEAST)
-ATLEAST_3D = defop("AtLeast3d", np.atleast_3d, vjp=reshape_back_vjp, jvp=LINEAR, samples=_AT_LEAST)
+ATLEAST_1D = defop("AtLeast1d", np.atleast_1d, vjp=reshape_back_vjp, jvp=LINEAR, samples=_AT_LEAST, complex=True)
+ATLEAST_2D = defop("AtLeast2d", np.atleast_2d, vjp=reshape_back_vjp, jvp=LINEAR, samples=_AT_LEAST, complex=True)
+ATLEAST_3D = defop("AtLeast3d", np.atleast_3d, vjp=reshape_back_vjp, jvp=LINEAR, samples=_AT_LEAST, complex=True)
 
 
 def atleast_1d(ary, *arys):  # `ary` named: the transformer binds it as the op's input
@@ -212,7 +212,7 @@ def _sample_roll_axes(rng):
     return (rng.standard_normal((3, 4)),), {"shift": (1, -3), "axis": (0, 1)}
 
 
-ROLL = defop("Roll", _roll, vjp=roll_vjp, jvp=LINEAR, samples=(_sample_roll, _sample_roll_axes))
+ROLL = defop("Roll", _roll, vjp=roll_vjp, jvp=LINEAR, samples=(_sample_roll, _sample_roll_axes), complex=True)
 
 
 def roll(a, shift, axis=None):
@@ -227,8 +227,8 @@ def fliplr_vjp(g, ans, m):
     return dnp.fliplr(g)
 
 
-FLIPUD = defop("FlipUd", np.flipud, vjp=flipud_vjp, jvp=LINEAR, samples=(_sample_vector, _sample_matrix))
-FLIPLR = defop("FlipLr", np.fliplr, vjp=fliplr_vjp, jvp=LINEAR, samples=(_sample_matrix,))
+FLIPUD = defop("FlipUd", np.flipud, vjp=flipud_vjp, jvp=LINEAR, samples=(_sample_vector, _sample_matrix), complex=True)
+FLIPLR = defop("FlipLr", np.fliplr, vjp=fliplr_vjp, jvp=LINEAR, samples=(_sample_matrix,), complex=True)
 flipud, fliplr = FLIPUD, FLIPLR
 
 
@@ -244,7 +244,7 @@ def _sample_rot90(rng):
     return (rng.standard_normal((2, 3, 2)),), {"k": 3, "axes": (2, 1)}
 
 
-ROT90 = defop("Rot90", _rot90, vjp=rot90_vjp, jvp=LINEAR, samples=(_sample_matrix, _sample_rot90))
+ROT90 = defop("Rot90", _rot90, vjp=rot90_vjp, jvp=LINEAR, samples=(_sample_matrix, _sample_rot90), complex=True)
 
 
 def rot90(m, k=1, axes=(0, 1)):
@@ -268,7 +268,7 @@ def _sample_rollaxis_back(rng):
 
 
 ROLLAXIS = defop("RollAxis", _rollaxis, vjp=rollaxis_vjp, jvp=LINEAR,
-                 samples=(_sample_rollaxis, _sample_rollaxis_back))
+                 samples=(_sample_rollaxis, _sample_rollaxis_back), complex=True)
 
 
 def rollaxis(a, axis, start=0):
@@ -293,7 +293,7 @@ def _sample_diff_axis(rng):
     return (rng.standard_normal((4, 2)),), {"axis": 0}
 
 
-DIFF = defop("Diff", _diff, vjp=diff_vjp, jvp=LINEAR, samples=(_sample_diff, _sample_diff_axis))
+DIFF = defop("Diff", _diff, vjp=diff_vjp, jvp=LINEAR, samples=(_sample_diff, _sample_diff_axis), complex=True)
 
 
 def diff(a, n=1, axis=-1, prepend=np._NoValue, append=np._NoValue):  # noqa: A002
@@ -330,7 +330,7 @@ def _sample_take_along_broadcast(rng):  # one row of indices, broadcast over the
 
 TAKE_ALONG_AXIS = defop("TakeAlongAxis", _take_along_axis, vjp=(take_along_axis_vjp, None),
                         jvp=(take_along_axis_jvp, None),
-                        samples=(_sample_take_along, _sample_take_along_repeats, _sample_take_along_broadcast))
+                        samples=(_sample_take_along, _sample_take_along_repeats, _sample_take_along_broadcast), complex=True)
 
 
 def take_along_axis(arr, indices, axis=-1):

@@ -38,7 +38,7 @@ def _sample_cast_keep_scalar(rng):
 
 
 CAST = defop("Cast", _cast, vjp=cast_vjp, jvp=cast_jvp, batch_vjp=True,
-             samples=(_sample_cast_keep, _sample_cast_keep_scalar))
+             samples=(_sample_cast_keep, _sample_cast_keep_scalar), complex=True)
 
 
 def _np_dtype(dtype):

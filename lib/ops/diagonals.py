@@ -35,8 +35,8 @@ def _sample_band_stack(rng):
     return (rng.standard_normal((2, 3, 3)),), {"k": 1}
 
 
-TRIL = defop("Tril", _tril, vjp=tril_vjp, jvp=LINEAR, samples=(_sample_band, _sample_band_stack))
-TRIU = defop("Triu", _triu, vjp=triu_vjp, jvp=LINEAR, samples=(_sample_band, _sample_band_stack))
+TRIL = defop("Tril", _tril, vjp=tril_vjp, jvp=LINEAR, samples=(_sample_band, _sample_band_stack), complex=True)
+TRIU = defop("Triu", _triu, vjp=triu_vjp, jvp=LINEAR, samples=(_sample_band, _sample_band_stack), complex=True)
 
 
 def tril(m, k=0):
@@ -68,7 +68,7 @@ def _sample_diag_empty(rng):
 
 
 DIAG = defop("Diag", _diag, vjp=diag_vjp, jvp=LINEAR,
-             samples=(_sample_diag_vector, _sample_diag_matrix, _sample_diag_empty))
+             samples=(_sample_diag_vector, _sample_diag_matrix, _sample_diag_empty), complex=True)
 
 
 def diag(v, k=0):
@@ -87,7 +87,7 @@ def _sample_diagflat(rng):
     return (rng.standard_normal((2, 2)),), {"k": -2}
 
 
-DIAGFLAT = defop("DiagFlat", _diagflat, vjp=diagflat_vjp, jvp=LINEAR, samples=(_sample_diagflat,))
+DIAGFLAT = defop("DiagFlat", _diagflat, vjp=diagflat_vjp, jvp=LINEAR, samples=(_sample_diagflat,), complex=True)
 
 
 def diagflat(v, k=0):

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..core import dnp
 from ..core.registry import LINEAR, NOT_DIFFERENTIABLE, elementwise_op
-from ..core.rulekit import log_where_positive, power_slope, zeros_like
+from ..core.rulekit import abs_cotangent, abs_tangent, log_where_positive, power_slope, zeros_like
 
 __all__ = [
     "add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "mod", "remainder",
@@ -28,6 +28,20 @@ def uniform_samples(name, *ranges):
     return (sample,)
 
 
+def complex_samples(name, radius=None, real_low=None):
+    """Complex samples for an elementwise op whose derivative has singular points or branch
+    cuts off the real line (a `complex=` tuple): one (2, 3) complex array inside the disc of
+    `radius` (arctan's and arcsinh's branch points are at +-i), or with real parts above
+    `real_low` (angle's cut is the negative real axis)."""
+    def sample(rng):
+        if radius is not None:
+            modulus = radius * np.sqrt(rng.uniform(0.01, 1.0, (2, 3)))
+            return (modulus * np.exp(1j * rng.uniform(-np.pi, np.pi, (2, 3))),), {}
+        return (rng.uniform(real_low, 3, (2, 3)) + 1j * rng.uniform(-3, 3, (2, 3)),), {}
+    sample.__name__ = sample.__qualname__ = f"_sample_complex_{name}"
+    return (sample,)
+
+
 # -- arithmetic ---------------------------------------------------------------------------
 
 def add_vjp_x(g, ans, x, y):
@@ -38,14 +52,14 @@ def add_vjp_y(g, ans, x, y):
     return g
 
 
-ADD = elementwise_op("AddV2", np.add, vjp=(add_vjp_x, add_vjp_y), jvp=LINEAR)
+ADD = elementwise_op("AddV2", np.add, vjp=(add_vjp_x, add_vjp_y), jvp=LINEAR, complex=True)
 
 
 def sub_vjp_y(g, ans, x, y):
     return -g
 
 
-SUB = elementwise_op("Sub", np.subtract, vjp=(add_vjp_x, sub_vjp_y), jvp=LINEAR)
+SUB = elementwise_op("Sub", np.subtract, vjp=(add_vjp_x, sub_vjp_y), jvp=LINEAR, complex=True)
 
 
 def mul_vjp_x(g, ans, x, y):
@@ -64,7 +78,7 @@ def mul_jvp_y(dy, ans, x, y):
     return x * dy
 
 
-MUL = elementwise_op("Mul", np.multiply, vjp=(mul_vjp_x, mul_vjp_y), jvp=(mul_jvp_x, mul_jvp_y))
+MUL = elementwise_op("Mul", np.multiply, vjp=(mul_vjp_x, mul_vjp_y), jvp=(mul_jvp_x, mul_jvp_y), complex=True)
 
 
 def div_vjp_x(g, ans, x, y):
@@ -84,7 +98,7 @@ def div_jvp_y(dy, ans, x, y):
 
 
 DIV = elementwise_op("RealDiv", np.true_divide, vjp=(div_vjp_x, div_vjp_y),
-                   jvp=(div_jvp_x, div_jvp_y), domain={"y": "nonzero"})
+                   jvp=(div_jvp_x, div_jvp_y), domain={"y": "nonzero"}, complex=True)
 
 FLOORDIV = elementwise_op("FloorDiv", np.floor_divide, vjp=NOT_DIFFERENTIABLE, jvp=NOT_DIFFERENTIABLE)
 
@@ -122,14 +136,14 @@ def pow_jvp_y(dy, ans, x, y):
 
 
 POW = elementwise_op("Pow", np.power, vjp=(pow_vjp_x, pow_vjp_y), jvp=(pow_jvp_x, pow_jvp_y),
-                   domain={"x": "positive"})
+                   domain={"x": "positive"}, complex=True)
 
 
 def neg_vjp(g, ans, x):
     return -g
 
 
-NEG = elementwise_op("Neg", np.negative, vjp=neg_vjp, jvp=LINEAR)
+NEG = elementwise_op("Neg", np.negative, vjp=neg_vjp, jvp=LINEAR, complex=True)
 
 
 def identity_vjp(g, ans, x):
@@ -140,8 +154,8 @@ def _identity(x):
     return np.array(x, copy=True)
 
 
-IDENTITY = elementwise_op("Identity", _identity, vjp=identity_vjp, jvp=LINEAR)
-STOP_GRADIENT = elementwise_op("StopGradient", _identity, vjp=NOT_DIFFERENTIABLE, jvp=NOT_DIFFERENTIABLE)
+IDENTITY = elementwise_op("Identity", _identity, vjp=identity_vjp, jvp=LINEAR, complex=True)
+STOP_GRADIENT = elementwise_op("StopGradient", _identity, vjp=NOT_DIFFERENTIABLE, jvp=NOT_DIFFERENTIABLE, complex=True)
 
 
 def copy(a, order="K", subok=False):
@@ -150,14 +164,14 @@ def copy(a, order="K", subok=False):
 
 
 def abs_vjp(g, ans, x):
-    return g * dnp.sign(x)  # abs'(0) = 0, as TF
+    return abs_cotangent(g, x, ans)  # g sign(x) on reals (abs'(0) = 0, as TF); Re(g) conj(z) / |z|
 
 
 def abs_jvp(dx, ans, x):
-    return dx * dnp.sign(x)
+    return abs_tangent(dx, x, ans)  # dx sign(x) on reals; Re(conj(z) dz) / |z|
 
 
-ABS = elementwise_op("Abs", np.abs, vjp=abs_vjp, jvp=abs_jvp, domain={"x": "nonzero"})
+ABS = elementwise_op("Abs", np.abs, vjp=abs_vjp, jvp=abs_jvp, domain={"x": "nonzero"}, complex=True)
 
 
 def sign_vjp(g, ans, x):
@@ -176,21 +190,23 @@ CEIL = elementwise_op("Ceil", np.ceil, vjp=NOT_DIFFERENTIABLE, jvp=NOT_DIFFERENT
 
 # -- comparisons and logic: never differentiable -------------------------------------------
 
-def _comparison(name, impl):
-    return elementwise_op(name, impl, vjp=NOT_DIFFERENTIABLE, jvp=NOT_DIFFERENTIABLE)
+def _comparison(name, impl, complex=False):
+    """complex: well defined on complex values (equality, finiteness); orderings are not, so
+    an ordering of a differentiated complex value is refused."""
+    return elementwise_op(name, impl, vjp=NOT_DIFFERENTIABLE, jvp=NOT_DIFFERENTIABLE, complex=complex)
 
 
 GREATER = _comparison("Greater", np.greater)
 GREATER_EQUAL = _comparison("GreaterEqual", np.greater_equal)
 LESS = _comparison("Less", np.less)
 LESS_EQUAL = _comparison("LessEqual", np.less_equal)
-EQUAL = _comparison("Equal", np.equal)
-NOT_EQUAL = _comparison("NotEqual", np.not_equal)
+EQUAL = _comparison("Equal", np.equal, complex=True)
+NOT_EQUAL = _comparison("NotEqual", np.not_equal, complex=True)
 LOGICAL_AND = _comparison("LogicalAnd", np.logical_and)
 LOGICAL_OR = _comparison("LogicalOr", np.logical_or)
 LOGICAL_NOT = _comparison("LogicalNot", np.logical_not)
-IS_FINITE = _comparison("IsFinite", np.isfinite)
-IS_NAN = _comparison("IsNan", np.isnan)
+IS_FINITE = _comparison("IsFinite", np.isfinite, complex=True)
+IS_NAN = _comparison("IsNan", np.isnan, complex=True)
 
 
 # -- the dnp functions: NumPy's names and signatures ---------------------------------------

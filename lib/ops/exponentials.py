@@ -29,7 +29,7 @@ def exp_jvp(dx, ans, x):
     return dx * ans
 
 
-EXP = elementwise_op("Exp", np.exp, vjp=exp_vjp, jvp=exp_jvp)
+EXP = elementwise_op("Exp", np.exp, vjp=exp_vjp, jvp=exp_jvp, complex=True)
 
 
 def log_vjp(g, ans, x):
@@ -40,7 +40,7 @@ def log_jvp(dx, ans, x):
     return dx / x
 
 
-LOG = elementwise_op("Log", np.log, vjp=log_vjp, jvp=log_jvp, domain={"x": "positive"})
+LOG = elementwise_op("Log", np.log, vjp=log_vjp, jvp=log_jvp, domain={"x": "positive"}, complex=True)
 
 
 def log1p_vjp(g, ans, x):
@@ -51,7 +51,7 @@ def log1p_jvp(dx, ans, x):
     return dx / (1 + x)
 
 
-LOG1P = elementwise_op("Log1p", np.log1p, vjp=log1p_vjp, jvp=log1p_jvp, domain={"x": "positive"})
+LOG1P = elementwise_op("Log1p", np.log1p, vjp=log1p_vjp, jvp=log1p_jvp, domain={"x": "positive"}, complex=True)
 
 
 def expm1_vjp(g, ans, x):
@@ -62,7 +62,7 @@ def expm1_jvp(dx, ans, x):
     return dx * (ans + 1)
 
 
-EXPM1 = elementwise_op("Expm1", np.expm1, vjp=expm1_vjp, jvp=expm1_jvp)
+EXPM1 = elementwise_op("Expm1", np.expm1, vjp=expm1_vjp, jvp=expm1_jvp, complex=True)
 
 
 def sqrt_vjp(g, ans, x):
@@ -73,7 +73,7 @@ def sqrt_jvp(dx, ans, x):
     return dx * (0.5 / ans)
 
 
-SQRT = elementwise_op("Sqrt", np.sqrt, vjp=sqrt_vjp, jvp=sqrt_jvp, domain={"x": "positive"})
+SQRT = elementwise_op("Sqrt", np.sqrt, vjp=sqrt_vjp, jvp=sqrt_jvp, domain={"x": "positive"}, complex=True)
 
 
 def square_vjp(g, ans, x):
@@ -84,7 +84,7 @@ def square_jvp(dx, ans, x):
     return dx * (2 * x)
 
 
-SQUARE = elementwise_op("Square", np.square, vjp=square_vjp, jvp=square_jvp)
+SQUARE = elementwise_op("Square", np.square, vjp=square_vjp, jvp=square_jvp, complex=True)
 
 
 def reciprocal_vjp(g, ans, x):
@@ -96,7 +96,7 @@ def reciprocal_jvp(dx, ans, x):
 
 
 RECIPROCAL = elementwise_op("Reciprocal", np.reciprocal, vjp=reciprocal_vjp, jvp=reciprocal_jvp,
-                          domain={"x": "nonzero"})
+                          domain={"x": "nonzero"}, complex=True)
 
 
 # -- logarithms and exponentials -----------------------------------------------------------
@@ -110,7 +110,7 @@ def log2_jvp(dx, ans, x):
 
 
 LOG2 = elementwise_op("Log2", np.log2, vjp=log2_vjp, jvp=log2_jvp, domain={"x": "positive"},
-                      samples=uniform_samples("log2", (0.2, 3)))
+                      samples=uniform_samples("log2", (0.2, 3)), complex=True)
 
 
 def log10_vjp(g, ans, x):
@@ -122,7 +122,7 @@ def log10_jvp(dx, ans, x):
 
 
 LOG10 = elementwise_op("Log10", np.log10, vjp=log10_vjp, jvp=log10_jvp, domain={"x": "positive"},
-                       samples=uniform_samples("log10", (0.2, 3)))
+                       samples=uniform_samples("log10", (0.2, 3)), complex=True)
 
 
 def exp2_vjp(g, ans, x):
@@ -133,7 +133,7 @@ def exp2_jvp(dx, ans, x):
     return dx * (ans * 0.6931471805599453)
 
 
-EXP2 = elementwise_op("Exp2", np.exp2, vjp=exp2_vjp, jvp=exp2_jvp, samples=uniform_samples("exp2", (-2, 2)))
+EXP2 = elementwise_op("Exp2", np.exp2, vjp=exp2_vjp, jvp=exp2_jvp, samples=uniform_samples("exp2", (-2, 2)), complex=True)
 
 
 def logaddexp_vjp_x(g, ans, x, y):

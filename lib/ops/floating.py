@@ -11,13 +11,15 @@ import numpy as np
 
 from ..core import dnp
 from ..core.registry import LINEAR, NOT_DIFFERENTIABLE, elementwise_op
+from ..core.rulekit import (angle_cotangent, angle_tangent, conj_cotangent, imag_cotangent,
+                            real_cotangent)
 from .elementwise import round as _round
-from .elementwise import uniform_samples
+from .elementwise import complex_samples, uniform_samples
 
 __all__ = [
     "fabs", "copysign", "heaviside", "fmax", "fmin", "fmod", "nan_to_num", "real", "imag", "conj",
     "conjugate", "trunc", "rint", "fix", "isinf", "isposinf", "isneginf", "signbit", "iscomplex",
-    "isreal", "nextafter", "spacing", "around",
+    "isreal", "nextafter", "spacing", "around", "angle",
 ]
 
 
@@ -153,7 +155,27 @@ NAN_TO_NUM = elementwise_op("NanToNum", _nan_to_num, vjp=nan_to_num_vjp, jvp=nan
 # -- real and imaginary parts, rounding and classification -----------------------------------
 
 def real_vjp(g, ans, x):
-    return g
+    return real_cotangent(g, x)  # Re(g), in x's dtype (g on reals)
+
+
+def conj_vjp(g, ans, x):
+    return conj_cotangent(g)  # Re(c conj(dz)) = Re(conj(c) dz)
+
+
+def imag_vjp(g, ans, x):
+    return imag_cotangent(g, x)  # -i Re(g); zero on reals, where imag(x) = 0
+
+
+def angle_vjp(g, ans, x):
+    return angle_cotangent(g, x)  # -i Re(g) / z; zero on reals
+
+
+def angle_jvp(dx, ans, x):
+    return angle_tangent(dx, x)  # Im(dz / z); zero on reals
+
+
+def _angle(x, deg=False):
+    return np.angle(x, deg=deg)
 
 
 def _real(x):
@@ -164,8 +186,12 @@ def _conj(x):
     return np.conj(x)
 
 
-REAL = elementwise_op("Real", _real, vjp=real_vjp, jvp=LINEAR, samples=uniform_samples("real", (-3, 3)))
-CONJ = elementwise_op("Conj", _conj, vjp=real_vjp, jvp=LINEAR, samples=uniform_samples("conj", (-3, 3)))
+REAL = elementwise_op("Real", _real, vjp=real_vjp, jvp=LINEAR, samples=uniform_samples("real", (-3, 3)),
+                     complex=True)
+CONJ = elementwise_op("Conj", _conj, vjp=conj_vjp, jvp=LINEAR, samples=uniform_samples("conj", (-3, 3)),
+                     complex=True)
+ANGLE = elementwise_op("Angle", _angle, vjp=angle_vjp, jvp=angle_jvp, domain={"x": "nonzero"},
+                      complex=complex_samples("angle", real_low=0.1))
 
 
 def _nondiff(name, impl):
@@ -176,11 +202,12 @@ def _imag(x):
     return np.imag(x)
 
 
-IMAG = _nondiff("Imag", _imag)  # zero on real data: no derivative to carry
+IMAG = elementwise_op("Imag", _imag, vjp=imag_vjp, jvp=LINEAR, complex=True)
 TRUNC, RINT, FIX = _nondiff("Trunc", np.trunc), _nondiff("Rint", np.rint), _nondiff("Fix", np.fix)
 ISINF, SIGNBIT = _nondiff("IsInf", np.isinf), _nondiff("Signbit", np.signbit)
 ISPOSINF, ISNEGINF = _nondiff("IsPosInf", np.isposinf), _nondiff("IsNegInf", np.isneginf)
-ISCOMPLEX, ISREAL = _nondiff("IsComplex", np.iscomplex), _nondiff("IsReal", np.isreal)
+ISCOMPLEX = elementwise_op("IsComplex", np.iscomplex, vjp=NOT_DIFFERENTIABLE, jvp=NOT_DIFFERENTIABLE, complex=True)
+ISREAL = elementwise_op("IsReal", np.isreal, vjp=NOT_DIFFERENTIABLE, jvp=NOT_DIFFERENTIABLE, complex=True)
 NEXTAFTER, SPACING = _nondiff("NextAfter", np.nextafter), _nondiff("Spacing", np.spacing)
 
 
@@ -188,7 +215,7 @@ NEXTAFTER, SPACING = _nondiff("NextAfter", np.nextafter), _nondiff("Spacing", np
 fabs, copysign, heaviside, fmax, fmin, fmod = FABS, COPYSIGN, HEAVISIDE, FMAX, FMIN, FMOD
 trunc, rint, fix, isinf, isposinf, isneginf, signbit = TRUNC, RINT, FIX, ISINF, ISPOSINF, ISNEGINF, SIGNBIT
 iscomplex, isreal, nextafter, spacing, imag = ISCOMPLEX, ISREAL, NEXTAFTER, SPACING, IMAG
-real, conj = REAL, CONJ
+real, conj, angle = REAL, CONJ, ANGLE
 conjugate = CONJ
 
 

@@ -60,7 +60,7 @@ def _sample_mask_rows(rng):
 
 GETITEM = defop("StridedSlice", _getitem, vjp=getitem_vjp, jvp=LINEAR, batch_vjp=True,
                 samples=(_sample_basic, _sample_reversed, _sample_scalar, _sample_fancy_repeats,
-                         _sample_fancy_mixed, _sample_mask, _sample_mask_rows))
+                         _sample_fancy_mixed, _sample_mask, _sample_mask_rows), complex=True)
 
 
 def _unindex(g, *, shape, index):
@@ -98,7 +98,7 @@ def _sample_unindex_basic(rng):
 
 
 STRIDED_SLICE_GRAD = defop("StridedSliceGrad", _unindex, vjp=unindex_vjp, jvp=LINEAR, batch_vjp=True,
-                           samples=(_sample_unindex, _sample_unindex_basic))
+                           samples=(_sample_unindex, _sample_unindex_basic), complex=True)
 
 
 def _gather(params, indices, *, axis):
@@ -123,7 +123,7 @@ def _sample_gather_scalar_index(rng):
 
 GATHER = defop("GatherV2", _gather, vjp=(gather_vjp, None), jvp=LINEAR, nondiff_argnums=(1,),
                batch_vjp=True,
-               samples=(_sample_gather, _sample_gather_matrix_indices, _sample_gather_scalar_index))
+               samples=(_sample_gather, _sample_gather_matrix_indices, _sample_gather_scalar_index), complex=True)
 
 
 def _one_hot(indices, *, depth, on_value, off_value, axis, dtype):

@@ -34,7 +34,7 @@ def _sample_concat_vectors(rng):
 
 
 CONCAT = defop("ConcatV2", _concatenate, vjp=concat_vjp, jvp=LINEAR, variadic=True, batch_vjp=True,
-               samples=(_sample_concat, _sample_concat_rows, _sample_concat_vectors))
+               samples=(_sample_concat, _sample_concat_rows, _sample_concat_vectors), complex=True)
 
 
 def _stack(*arrays, axis):
@@ -58,7 +58,7 @@ def _sample_stack_middle(rng):
 
 
 PACK = defop("Pack", _stack, vjp=stack_vjp, jvp=LINEAR, variadic=True, batch_vjp=True,
-             samples=(_sample_stack, _sample_stack_scalars, _sample_stack_middle))
+             samples=(_sample_stack, _sample_stack_scalars, _sample_stack_middle), complex=True)
 
 
 def _no_out(api, out=None, dtype=None):

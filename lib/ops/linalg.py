@@ -64,7 +64,7 @@ def _sample_vv(rng):
 MATMUL = defop("MatMul", np.matmul, vjp=(matmul_vjp_x, matmul_vjp_y),
                jvp=(matmul_jvp_x, matmul_jvp_y), batch_vjp=True,
                samples=(_sample_mm, _sample_mv, _sample_vm, _sample_batched,
-                        _sample_broadcast_stacks, _sample_vv))
+                        _sample_broadcast_stacks, _sample_vv), complex=True)
 
 matmul = MATMUL
 
@@ -112,7 +112,7 @@ def _sample_einsum_summed_away(rng):
 EINSUM = defop("Einsum", _einsum, vjp=einsum_vjp_rule, jvp=einsum_jvp_rule, variadic=True,
                batch_vjp=True,
                samples=(_sample_einsum_matmul, _sample_einsum_batch_diagonal, _sample_einsum_trace,
-                        _sample_einsum_three, _sample_einsum_broadcast, _sample_einsum_summed_away))
+                        _sample_einsum_three, _sample_einsum_broadcast, _sample_einsum_summed_away), complex=True)
 
 
 def explicit_subscripts(subscripts, shapes):

@@ -9,7 +9,8 @@ import numpy as np
 
 from ..core import dnp
 from ..core.registry import NOT_DIFFERENTIABLE, defop
-from ..core.rulekit import cholesky_jvp_a, cholesky_vjp_a, matrix_scalar, swap_last, unbroadcast
+from ..core.rulekit import (cholesky_jvp_a, cholesky_vjp_a, matrix_scalar, real_part, sign_det_cotangent,
+                            sign_det_tangent, swap_last, unbroadcast)
 
 __all__ = ["linalg_solve", "linalg_inv", "linalg_det", "linalg_slogdet", "linalg_cholesky"]
 
@@ -51,7 +52,7 @@ def _sample_solve_broadcast(rng):
 
 MATRIX_SOLVE = defop("MatrixSolve", np.linalg.solve, vjp=(solve_vjp_a, solve_vjp_b),
                      jvp=(solve_jvp_a, solve_jvp_b), batch_vjp=True,
-                     samples=(_sample_solve, _sample_solve_batched, _sample_solve_broadcast))
+                     samples=(_sample_solve, _sample_solve_batched, _sample_solve_broadcast), complex=True)
 
 
 def inv_vjp(g, ans, a):
@@ -75,7 +76,7 @@ def _sample_general_square(rng):
 
 
 MATRIX_INVERSE = defop("MatrixInverse", np.linalg.inv, vjp=inv_vjp, jvp=inv_jvp, batch_vjp=True,
-                       samples=(_sample_square, _sample_square_stack, _sample_general_square))
+                       samples=(_sample_square, _sample_square_stack, _sample_general_square), complex=True)
 
 
 def det_vjp(g, ans, a):
@@ -88,7 +89,7 @@ def det_jvp(da, ans, a):
 
 MATRIX_DETERMINANT = defop("MatrixDeterminant", np.linalg.det, vjp=det_vjp, jvp=det_jvp,
                            batch_vjp=True,
-                           samples=(_sample_square, _sample_square_stack, _sample_general_square))
+                           samples=(_sample_square, _sample_square_stack, _sample_general_square), complex=True)
 
 
 def _logabsdet(a):
@@ -100,18 +101,27 @@ def _signdet(a):
 
 
 def logabsdet_vjp(g, ans, a):
-    return matrix_scalar(g) * swap_last(dnp.linalg_inv(a))
+    return matrix_scalar(real_part(g)) * swap_last(dnp.linalg_inv(a))  # Re(g) a^-T
 
 
 def logabsdet_jvp(da, ans, a):
-    return dnp.sum(swap_last(dnp.linalg_inv(a)) * da, axis=(-2, -1))
+    return real_part(dnp.sum(swap_last(dnp.linalg_inv(a)) * da, axis=(-2, -1)))  # Re(tr(a^-1 da))
+
+
+def signdet_vjp(g, ans, a):
+    return matrix_scalar(sign_det_cotangent(g, ans)) * swap_last(dnp.linalg_inv(a))
+
+
+def signdet_jvp(da, ans, a):
+    return sign_det_tangent(dnp.sum(swap_last(dnp.linalg_inv(a)) * da, axis=(-2, -1)), ans)
 
 
 LOG_ABS_DETERMINANT = defop("LogMatrixDeterminant", _logabsdet, vjp=logabsdet_vjp,
                             jvp=logabsdet_jvp, batch_vjp=True,
-                            samples=(_sample_square, _sample_square_stack, _sample_general_square))
-SIGN_DETERMINANT = defop("LogMatrixDeterminantSign", _signdet, vjp=NOT_DIFFERENTIABLE,
-                         jvp=NOT_DIFFERENTIABLE)
+                            samples=(_sample_square, _sample_square_stack, _sample_general_square), complex=True)
+# the sign is +-1 on reals (derivative 0), det / |det| on complex values, moving with a's phase
+SIGN_DETERMINANT = defop("LogMatrixDeterminantSign", _signdet, vjp=signdet_vjp, jvp=signdet_jvp,
+                         batch_vjp=True, samples=(_sample_square, _sample_square_stack), complex=True)
 
 
 def _cholesky(a, *, upper=False):

@@ -40,7 +40,7 @@ def _sample_kron_ranks(rng):
 
 
 KRON = defop("Kron", np.kron, vjp=(kron_vjp_a, kron_vjp_b), jvp=(kron_jvp_a, kron_jvp_b),
-             samples=(_sample_kron, _sample_kron_ranks))
+             samples=(_sample_kron, _sample_kron_ranks), complex=True)
 kron = KRON
 
 
@@ -74,7 +74,7 @@ def _sample_cross_axis(rng):
 
 
 CROSS = defop("Cross", _cross, vjp=(cross_vjp_a, cross_vjp_b), jvp=(cross_jvp_a, cross_jvp_b),
-              samples=(_sample_cross, _sample_cross_axis))
+              samples=(_sample_cross, _sample_cross_axis), complex=True)
 
 
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
@@ -143,7 +143,7 @@ def _sample_matrix_power_inverse(rng):
 
 
 MATRIX_POWER = defop("MatrixPower", _matrix_power, vjp=matrix_power_vjp_rule, jvp=matrix_power_jvp_rule,
-                     samples=(_sample_matrix_power, _sample_matrix_power_stack, _sample_matrix_power_inverse))
+                     samples=(_sample_matrix_power, _sample_matrix_power_stack, _sample_matrix_power_inverse), complex=True)
 
 
 def matrix_power(a, n):

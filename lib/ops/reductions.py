@@ -69,7 +69,7 @@ def sum_vjp(g, ans, x, *, axis=None, keepdims=False):
     return unreduce(g, np.shape(x), axis, keepdims)
 
 
-SUM = _reduction("Sum", _sum, sum_vjp, LINEAR)
+SUM = _reduction("Sum", _sum, sum_vjp, LINEAR, complex=True)
 
 
 def _mean(x, *, axis=None, keepdims=False):
@@ -80,7 +80,7 @@ def mean_vjp(g, ans, x, *, axis=None, keepdims=False):
     return unreduce(g, np.shape(x), axis, keepdims) / reduced_size(np.shape(x), axis)
 
 
-MEAN = _reduction("Mean", _mean, mean_vjp, LINEAR)
+MEAN = _reduction("Mean", _mean, mean_vjp, LINEAR, complex=True)
 
 
 # -- prod: exact at zeros -------------------------------------------------------------------------
@@ -103,7 +103,7 @@ def _sample_prod_zeros(rng):
     return (x,), {"axis": 1}
 
 
-PROD = _reduction("Prod", _prod, prod_vjp, prod_jvp, samples=REDUCE_SAMPLES + (_sample_prod_zeros,))
+PROD = _reduction("Prod", _prod, prod_vjp, prod_jvp, samples=REDUCE_SAMPLES + (_sample_prod_zeros,), complex=True)
 
 
 # -- max and min: ties split the gradient evenly, as TF's reduce_max ----------------------------

@@ -36,7 +36,7 @@ def cumsum_vjp(g, ans, x, *, axis=None, exclusive=False, reverse=False):
 CUMSUM = defop("Cumsum", _cumsum, vjp=cumsum_vjp, jvp=LINEAR, batch_vjp=True, samples=(
     normal_sample((3, 4), axis=1), normal_sample((2, 3, 4), axis=-1, reverse=True), normal_sample((2, 3)),
     normal_sample((5,), axis=0, exclusive=True), normal_sample((2, 3, 4), axis=0, exclusive=True, reverse=True),
-    normal_sample(()), normal_sample((1,), axis=-1, exclusive=True)))
+    normal_sample(()), normal_sample((1,), axis=-1, exclusive=True)), complex=True)
 
 
 def cumsum(a, axis=None, dtype=None, out=None, *, exclusive=False, reverse=False):

@@ -39,7 +39,7 @@ def _sample_reshape(rng):
 
 
 RESHAPE = defop("Reshape", _reshape, vjp=reshape_vjp, jvp=LINEAR, batch_vjp=True,
-                samples=(_sample_reshape,))
+                samples=(_sample_reshape,), complex=True)
 
 
 def _broadcast_to(x, *, shape):
@@ -55,7 +55,7 @@ def _sample_broadcast(rng):
 
 
 BROADCAST_TO = defop("BroadcastTo", _broadcast_to, vjp=broadcast_to_vjp, jvp=LINEAR, batch_vjp=True,
-                     samples=(_sample_broadcast,))
+                     samples=(_sample_broadcast,), complex=True)
 
 
 def _transpose(x, *, axes=None):
@@ -77,7 +77,7 @@ def _sample_transpose_default(rng):
 
 
 TRANSPOSE = defop("Transpose", _transpose, vjp=transpose_vjp, jvp=LINEAR, batch_vjp=True,
-                  samples=(_sample_transpose, _sample_transpose_default))
+                  samples=(_sample_transpose, _sample_transpose_default), complex=True)
 
 
 def _swapaxes(x, *, axis1, axis2):
@@ -95,7 +95,7 @@ def _sample_swapaxes(rng):
 
 
 SWAPAXES = defop("Swapaxes", _swapaxes, vjp=swapaxes_vjp, jvp=LINEAR, batch_vjp=True,
-                 samples=(_sample_swapaxes,))
+                 samples=(_sample_swapaxes,), complex=True)
 
 
 def _expand_dims(x, *, axis):
@@ -115,7 +115,7 @@ def _sample_expand_dims_scalar(rng):
 
 
 EXPAND_DIMS = defop("ExpandDims", _expand_dims, vjp=reshape_back_vjp, jvp=LINEAR, batch_vjp=True,
-                    samples=(_sample_expand_dims, _sample_expand_dims_scalar))
+                    samples=(_sample_expand_dims, _sample_expand_dims_scalar), complex=True)
 
 
 def _squeeze(x, *, axis):
@@ -131,7 +131,7 @@ def _sample_squeeze_to_scalar(rng):
 
 
 SQUEEZE = defop("Squeeze", _squeeze, vjp=reshape_back_vjp, jvp=LINEAR, batch_vjp=True,
-                samples=(_sample_squeeze, _sample_squeeze_to_scalar))
+                samples=(_sample_squeeze, _sample_squeeze_to_scalar), complex=True)
 
 
 def _pad(x, *, pad_width, constant_values=0):
@@ -155,7 +155,7 @@ def _sample_pad_4d(rng):
 
 
 PAD = defop("PadV2", _pad, vjp=pad_vjp, jvp=pad_jvp, batch_vjp=True,
-            samples=(_sample_pad, _sample_pad_4d))
+            samples=(_sample_pad, _sample_pad_4d), complex=True)
 
 
 def _tile(x, *, reps):
@@ -183,7 +183,7 @@ def _sample_tile_promotes(rng):
 
 
 TILE = defop("Tile", _tile, vjp=tile_vjp, jvp=LINEAR, batch_vjp=True,
-             samples=(_sample_tile, _sample_tile_3d, _sample_tile_int, _sample_tile_promotes))
+             samples=(_sample_tile, _sample_tile_3d, _sample_tile_int, _sample_tile_promotes), complex=True)
 
 
 # -- public functions, with NumPy's signatures ---------------------------------------------

@@ -180,7 +180,7 @@ def _sample_conv(mode, n, m):
 
 CONV_SAMPLES = tuple(_sample_conv(mode, n, m) for mode in ("full", "same", "valid") for n, m in ((5, 3), (2, 4)))
 CONVOLVE = defop("Convolve", _convolve, vjp=(convolve_vjp_a, convolve_vjp_v),
-                 jvp=(convolve_jvp_a, convolve_jvp_v), samples=CONV_SAMPLES)
+                 jvp=(convolve_jvp_a, convolve_jvp_v), samples=CONV_SAMPLES, complex=True)
 
 
 def convolve(a, v, mode="full"):

@@ -51,7 +51,7 @@ def cumprod_jvp(dx, ans, x, *, axis=None):
 
 
 CUMPROD = defop("Cumprod", _cumprod, vjp=cumprod_vjp, jvp=cumprod_jvp, samples=(
-    _sample((3, 4), 0.5, 1.5), _sample((3, 4), 0.5, 1.5, axis=1), _sample((2, 3, 2), -1.5, -0.5, axis=-1)))
+    _sample((3, 4), 0.5, 1.5), _sample((3, 4), 0.5, 1.5, axis=1), _sample((2, 3, 2), -1.5, -0.5, axis=-1)), complex=True)
 
 
 def cumprod(a, axis=None, dtype=None, out=None):
@@ -297,7 +297,7 @@ def _sample_average_keepdims(rng):
 
 
 AVERAGE = defop("Average", _average, vjp=(average_vjp_a, average_vjp_w), jvp=(average_jvp_a, average_jvp_w),
-                samples=(_sample_average, _sample_average_full, _sample_average_keepdims))
+                samples=(_sample_average, _sample_average_full, _sample_average_keepdims), complex=True)
 
 
 def average(a, axis=None, weights=None, returned=False, *, keepdims=False):

@@ -12,7 +12,7 @@ import numpy as np
 from ..core import dnp
 from ..core.registry import LINEAR, defop, elementwise_op
 from ..core.rulekit import div_no_nan
-from .elementwise import uniform_samples
+from .elementwise import complex_samples, uniform_samples
 
 __all__ = [
     "sin", "cos", "tan", "arcsin", "arccos", "arctan", "arctan2", "sinh", "cosh", "tanh",
@@ -30,7 +30,7 @@ def sin_jvp(dx, ans, x):
     return dx * dnp.cos(x)
 
 
-SIN = elementwise_op("Sin", np.sin, vjp=sin_vjp, jvp=sin_jvp)
+SIN = elementwise_op("Sin", np.sin, vjp=sin_vjp, jvp=sin_jvp, complex=True)
 
 
 def cos_vjp(g, ans, x):
@@ -41,7 +41,7 @@ def cos_jvp(dx, ans, x):
     return dx * -dnp.sin(x)
 
 
-COS = elementwise_op("Cos", np.cos, vjp=cos_vjp, jvp=cos_jvp)
+COS = elementwise_op("Cos", np.cos, vjp=cos_vjp, jvp=cos_jvp, complex=True)
 
 
 def tan_vjp(g, ans, x):
@@ -52,7 +52,7 @@ def tan_jvp(dx, ans, x):
     return dx * (1 + ans * ans)
 
 
-TAN = elementwise_op("Tan", np.tan, vjp=tan_vjp, jvp=tan_jvp, domain={"x": "unit"})
+TAN = elementwise_op("Tan", np.tan, vjp=tan_vjp, jvp=tan_jvp, domain={"x": "unit"}, complex=True)
 
 
 def asin_vjp(g, ans, x):
@@ -63,7 +63,7 @@ def asin_jvp(dx, ans, x):
     return dx / dnp.sqrt(1 - x * x)
 
 
-ASIN = elementwise_op("Asin", np.arcsin, vjp=asin_vjp, jvp=asin_jvp, domain={"x": "unit"})
+ASIN = elementwise_op("Asin", np.arcsin, vjp=asin_vjp, jvp=asin_jvp, domain={"x": "unit"}, complex=True)
 
 
 def acos_vjp(g, ans, x):
@@ -74,7 +74,7 @@ def acos_jvp(dx, ans, x):
     return dx / -dnp.sqrt(1 - x * x)
 
 
-ACOS = elementwise_op("Acos", np.arccos, vjp=acos_vjp, jvp=acos_jvp, domain={"x": "unit"})
+ACOS = elementwise_op("Acos", np.arccos, vjp=acos_vjp, jvp=acos_jvp, domain={"x": "unit"}, complex=True)
 
 
 def atan_vjp(g, ans, x):
@@ -85,7 +85,8 @@ def atan_jvp(dx, ans, x):
     return dx / (1 + x * x)
 
 
-ATAN = elementwise_op("Atan", np.arctan, vjp=atan_vjp, jvp=atan_jvp)
+ATAN = elementwise_op("Atan", np.arctan, vjp=atan_vjp, jvp=atan_jvp,
+                     complex=complex_samples("arctan", radius=0.9))
 
 
 def atan2_vjp_y(g, ans, y, x):
@@ -116,7 +117,7 @@ def sinh_jvp(dx, ans, x):
     return dx * dnp.cosh(x)
 
 
-SINH = elementwise_op("Sinh", np.sinh, vjp=sinh_vjp, jvp=sinh_jvp)
+SINH = elementwise_op("Sinh", np.sinh, vjp=sinh_vjp, jvp=sinh_jvp, complex=True)
 
 
 def cosh_vjp(g, ans, x):
@@ -127,7 +128,7 @@ def cosh_jvp(dx, ans, x):
     return dx * dnp.sinh(x)
 
 
-COSH = elementwise_op("Cosh", np.cosh, vjp=cosh_vjp, jvp=cosh_jvp)
+COSH = elementwise_op("Cosh", np.cosh, vjp=cosh_vjp, jvp=cosh_jvp, complex=True)
 
 
 def tanh_vjp(g, ans, x):
@@ -138,7 +139,7 @@ def tanh_jvp(dx, ans, x):
     return dx * (1 - ans * ans)
 
 
-TANH = elementwise_op("Tanh", np.tanh, vjp=tanh_vjp, jvp=tanh_jvp)
+TANH = elementwise_op("Tanh", np.tanh, vjp=tanh_vjp, jvp=tanh_jvp, complex=True)
 
 
 # -- inverse hyperbolic functions --------------------------------------------------------------
@@ -151,7 +152,8 @@ def asinh_jvp(dx, ans, x):
     return dx / dnp.sqrt(x * x + 1)
 
 
-ASINH = elementwise_op("Asinh", np.arcsinh, vjp=asinh_vjp, jvp=asinh_jvp, samples=uniform_samples("arcsinh", (-3, 3)))
+ASINH = elementwise_op("Asinh", np.arcsinh, vjp=asinh_vjp, jvp=asinh_jvp, samples=uniform_samples("arcsinh", (-3, 3)),
+                      complex=complex_samples("arcsinh", radius=0.9))
 
 
 def acosh_vjp(g, ans, x):
@@ -176,7 +178,7 @@ def atanh_jvp(dx, ans, x):
 
 
 ATANH = elementwise_op("Atanh", np.arctanh, vjp=atanh_vjp, jvp=atanh_jvp, domain={"x": "unit"},
-                       samples=uniform_samples("arctanh", (-0.9, 0.9)))
+                       samples=uniform_samples("arctanh", (-0.9, 0.9)), complex=True)
 
 
 # -- hypot, sinc, angles --------------------------------------------------------------------

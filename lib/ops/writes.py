@@ -61,7 +61,7 @@ def _sample_scalar_values(rng):
 
 PUT_ALONG_AXIS = defop("PutAlongAxis", _put_along_axis, vjp=(put_arr_vjp, None, put_values_vjp),
                        jvp=(put_arr_jvp, None, put_values_jvp), nondiff_argnums=(1,),
-                       samples=(_sample_rows, _sample_repeats_broadcast, _sample_flat, _sample_scalar_values))
+                       samples=(_sample_rows, _sample_repeats_broadcast, _sample_flat, _sample_scalar_values), complex=True)
 
 
 def put_along_axis(arr, indices, values, axis, inplace=False):

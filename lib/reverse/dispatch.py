@@ -11,7 +11,7 @@ import threading
 import numpy as np
 
 from ..core import registry
-from ..core.dtypes import complex_error
+from ..core.dtypes import any_complex, refuse_complex_op
 from ..core.errors import InvalidArgumentError
 from . import tensor
 from .tensor import Tensor
@@ -129,8 +129,12 @@ def record_op(tapes, op, in_ids, values, out, ans, static):
     except AttributeError:
         kind = _dtype(ans).kind
     if kind != "f" and kind != "c":
+        if not op.complex and any_complex(values) and _watches_any(tapes, in_ids):
+            refuse_complex_op(op, values, ans, "a GradientTape watches an input")  # z < w, argmax
         return  # integer, bool and string results carry no gradient (as in TF)
     if op.vjp is _NOT_DIFFERENTIABLE and op.name not in GRADIENT_OVERRIDES:
+        if not op.complex and any_complex(values) and _watches_any(tapes, in_ids):
+            refuse_complex_op(op, values, ans, "a GradientTape watches an input")  # round(z)
         return  # stop_gradient, round, ...: nothing can flow back, so nothing is watched
     saved = None
     out_id = out._id
@@ -141,8 +145,8 @@ def record_op(tapes, op, in_ids, values, out, ans, static):
                 break
         else:
             continue
-        if kind == "c":  # a watched (real) input made a complex value
-            raise _complex_error(op, values, ans)
+        if not op.complex and (kind == "c" or any_complex(values)):
+            refuse_complex_op(op, values, ans, "a GradientTape watches an input")
         if saved is None:
             saved = values
             for v, tid in zip(values, in_ids):  # a tensor's value is read-only already
@@ -156,10 +160,13 @@ def record_op(tapes, op, in_ids, values, out, ans, static):
         tape._entries.append((op, in_ids, saved, out_id, ans, static))
 
 
-def _complex_error(op, values, ans):
-    dtypes = ", ".join(str(_dtype(v)) for v in values)
-    return complex_error(op.name, f"the result (from inputs of dtypes {dtypes}, one of them "
-                                  f"watched by a GradientTape) of dtype {_dtype(ans)}")
+def _watches_any(tapes, in_ids):
+    """True when a tape watches one of the tensors `in_ids`."""
+    for tape in tapes:
+        for tid in in_ids:
+            if tid in tape._watched:
+                return True
+    return False
 
 
 def _dtype(value):

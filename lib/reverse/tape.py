@@ -19,7 +19,7 @@ from ..core import nest
 from ..core import dnp
 from .dispatch import STATE, new_tag
 from .jacobians import tape_batch_jacobian, tape_jacobian
-from ..core.dtypes import is_differentiable_dtype, refuse_complex
+from ..core.dtypes import is_complex_value, is_differentiable_dtype
 from ..core.errors import RefusalError
 from ..core.duck import as_array, ones_for
 from ..core.registry import Traced
@@ -101,7 +101,6 @@ class GradientTape:
                     self._watched.add(t._id)
                     continue
             dtype = t.dtype._np
-            refuse_complex(dtype, "GradientTape.watch", "the watched tensor")
             if not is_differentiable_dtype(dtype):
                 warnings.warn(f"The dtype of the watched tensor must be floating (e.g. tf.float32), "
                               f"got {t.dtype!r}", stacklevel=2)
@@ -112,7 +111,6 @@ class GradientTape:
                 self._watched.add(t._id)
 
     def _watch_variable(self, var):
-        refuse_complex(var.dtype._np, "GradientTape", f"variable '{var.name}', read or watched,")
         if not is_differentiable_dtype(var.dtype._np):
             warnings.warn(f"The dtype of the watched variable must be floating (e.g. tf.float32), "
                           f"got {var.dtype!r}", stacklevel=4)
@@ -158,15 +156,17 @@ class GradientTape:
         if len(seeds) != len(flat_targets):
             raise ValueError(f"[GradientTape.gradient] output_gradients has {len(seeds)} tensors "
                              f"but target has {len(flat_targets)}; give one per target.")
-        for seed in seeds:
-            if seed is not None:
-                refuse_complex(dnp.result_dtype(seed), "GradientTape.gradient", "output_gradients")
+        # TF's convention for complex values is the conjugate of the rules' (JAX's): seeds go
+        # in conjugated and complex gradients come out conjugated (docs/numerics.md)
+        seeds = [dnp.conjugate(seed) if seed is not None and is_complex_value(seed) else seed
+                 for seed in seeds]
         slices = {}  # axis-0 gathers of the sources: TF's IndexedSlices (indexed_slices.py)
         grads = self._backward(flat_targets, seeds, {s._id for s in flat_sources}, slices=slices)
         results = [_as_result(grads.get(s._id), s, unconnected) if s._id not in slices else
                    slices_result(slices[s._id], s) if s._id not in grads else
                    _as_result(merge_slices(grads[s._id], slices[s._id], s._value), s, unconnected)
                    for s in flat_sources]
+        results = [tf_convention(g) for g in results]
         if _is_flat(sources):  # a plain list or tuple of tensors: no walk over the structure
             return sources.__class__(results)
         return nest.pack_sequence_as(sources, results)
@@ -230,7 +230,8 @@ class GradientTape:
         unconnected = unconnected_mode(unconnected_gradients)
         self._check_usable("jacobian")
         zero = unconnected is UnconnectedGradients.ZERO
-        return tape_jacobian(self, target, sources, zero, experimental_use_pfor)
+        return nest.map_structure(tf_convention, tape_jacobian(self, target, sources, zero,
+                                                               experimental_use_pfor))
 
     def batch_jacobian(self, target, source, unconnected_gradients=UnconnectedGradients.NONE,
                        parallel_iterations=None, experimental_use_pfor=True):
@@ -238,7 +239,17 @@ class GradientTape:
         unconnected = unconnected_mode(unconnected_gradients)
         self._check_usable("batch_jacobian")
         zero = unconnected is UnconnectedGradients.ZERO
-        return tape_batch_jacobian(self, target, source, zero, experimental_use_pfor)
+        return tf_convention(tape_batch_jacobian(self, target, source, zero, experimental_use_pfor))
+
+
+def tf_convention(gradient):
+    """A gradient of the rules' convention (JAX's) in TF's: conjugated when complex.
+
+    For a real loss L of z = x + iy, TF's gradient is dL/dx + i dL/dy, JAX's its conjugate
+    (docs/numerics.md, "Complex numbers"); real gradients are the same in both."""
+    if gradient is None or not is_complex_value(gradient):
+        return gradient
+    return dnp.conjugate(gradient)  # dnp: a tape recording this pass sees the conjugation
 
 
 def _is_flat(structure):
@@ -293,6 +304,11 @@ def _seed(target, seed):
     # A traced seed (a tensor, or a dual number: the cotangent of a vjp inside jvp) stays
     # traced, so the levels outside see the backward pass depend on it.
     traced = isinstance(seed, Traced)
+    if is_complex_value(seed) and target.dtype._np.kind != "c":
+        raise TypeError(f"[GradientTape.gradient] output_gradients of dtype "
+                        f"{dnp.result_dtype(seed)} for a target of dtype {target.dtype.name}: a "
+                        "real target's cotangent is real (its imaginary part would be dropped). "
+                        "Pass a real output_gradients, or make the target complex.")
     seed_value = seed if traced else as_array(seed, dtype=target.dtype._np)  # dask stays lazy
     if tuple(dnp.shape(seed_value)) != tuple(np.shape(value)):
         raise ValueError(f"[GradientTape.gradient] output_gradients of shape "

@@ -19,8 +19,8 @@ from ..reverse.tape import GradientTape, UnconnectedGradients
 from ..reverse.tensor import Tensor, constant
 from .closeness import (as_float64, norm_product, adjoint_rtol, assert_adjoint, assert_close, inner,  # noqa: F401
                         tolerances)
-from .strategies import (DOMAIN_KEYWORDS, arrays, broadcastable_shapes, cotangent_like,  # noqa: F401
-                         input_names, inputs_for, tangents_like)
+from .strategies import (DOMAIN_KEYWORDS, arrays, broadcastable_shapes, complex_inputs_for,  # noqa: F401
+                         cotangent_like, input_names, inputs_for, tangents_like)
 from ..functional import jvp as _functional_jvp
 from ..functional import vjp as _functional_vjp
 
@@ -71,7 +71,7 @@ def numeric_jacobian(f, args, argnum=0, eps=1e-6):
 def differentiable_argnums(op, args):
     """Indices of the floating-point array arguments the op has a VJP rule for."""
     return [i for i, a in enumerate(args)
-            if isinstance(a, np.ndarray) and a.dtype.kind == "f"
+            if isinstance(a, np.ndarray) and a.dtype.kind in "fc"
             and op.vjp_rule(i) not in (None, NOT_DIFFERENTIABLE)]
 
 

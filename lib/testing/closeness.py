@@ -10,9 +10,12 @@ TOLERANCES = {
     np.dtype(np.float64): (1e-6, 1e-5, 1e-6),
     np.dtype(np.float32): (1e-3, 2e-2, 2e-3),
     np.dtype(np.float16): (3e-2, 1e-1, 5e-2),
+    np.dtype(np.complex128): (1e-6, 1e-5, 1e-6),  # a complex value: two reals of its precision
+    np.dtype(np.complex64): (1e-3, 2e-2, 2e-3),
 }
 # The dot-product identity has no truncation error: only rounding, hence much tighter.
-ADJOINT_RTOL = {np.dtype(np.float64): 1e-10, np.dtype(np.float32): 1e-4, np.dtype(np.float16): 1e-2}
+ADJOINT_RTOL = {np.dtype(np.float64): 1e-10, np.dtype(np.float32): 1e-4, np.dtype(np.float16): 1e-2,
+                np.dtype(np.complex128): 1e-10, np.dtype(np.complex64): 1e-4}
 
 
 def tolerances(dtype):
@@ -28,7 +31,9 @@ def adjoint_rtol(dtype):
 # -- comparing values -------------------------------------------------------------------------
 
 def as_float64(x):
-    return np.asarray(x, dtype=np.float64)
+    """x in float64, or in complex128 when complex (its imaginary part is compared too)."""
+    x = np.asarray(x)
+    return np.asarray(x, dtype=np.complex128 if x.dtype.kind == "c" else np.float64)
 
 
 def assert_close(actual, expected, rtol, atol=0.0, what="value"):
@@ -55,7 +60,10 @@ def assert_close(actual, expected, rtol, atol=0.0, what="value"):
 
 
 def inner(xs, ys):
-    """Sum of <x_i, y_i> over paired arrays (None counts as zero), in float64."""
+    """Sum of <x_i, y_i> over paired arrays (None counts as zero), in float64.
+
+    Complex values pair by Re(sum(x * y)), without conjugation: the pairing for which a VJP
+    in JAX's convention (the rules') is the transpose of the JVP (docs/numerics.md)."""
     if not isinstance(xs, (list, tuple)):
         xs, ys = [xs], [ys]
     total = 0.0
@@ -65,7 +73,10 @@ def inner(xs, ys):
         x, y = as_float64(x), as_float64(y)
         if x.shape != y.shape:
             raise AssertionError(f"[testing.inner] shapes differ: {x.shape} and {y.shape}.")
-        total += float(np.vdot(x.ravel(), y.ravel()))
+        if x.dtype.kind == "c" or y.dtype.kind == "c":
+            total += float(np.dot(x.ravel(), y.ravel()).real)
+        else:
+            total += float(np.vdot(x.ravel(), y.ravel()))
     return total
 
 

@@ -206,3 +206,77 @@ def inputs_for(op, dtype=np.float64):
                          "(not elementwise, or variadic). Declare samples=(fn(rng) -> (args, "
                          "static), ...) in its defop.")
     return options[0] if len(options) == 1 else st.one_of(*options)
+
+
+# -- complex inputs: for ops declared with complex=True ------------------------------------------
+
+def _imaginary_scale(role):
+    return 0.3 if role == "unit" else 1.0  # |z| < 1 stays true for "unit" (|x| <= 0.9 too)
+
+
+@functools.lru_cache(maxsize=None)
+def complex_inputs_for(op, dtype=np.complex128):
+    """A strategy of (args, static) with complex inputs for an op declared `complex=True`.
+
+    Elementwise ops: the real parts as `inputs_for` draws them (honoring `op.domain`: a
+    "positive" input keeps a real part >= 0.1, away from log's and sqrt's branch cut on the
+    negative reals), imaginary parts drawn in [-3, 3] (scaled to keep |z| < 1 for "unit");
+    with several inputs, a drawn subset of them stays real (a real input meets a complex
+    one), never all. Other ops: `op.complex` when it is a tuple of samples (inputs that need
+    a structure, as Hermitian matrices), else `op.samples` with an imaginary part added to
+    every float array.
+    """
+    from hypothesis import strategies as st
+    dtype = np.dtype(dtype)
+    real_dtype = np.finfo(dtype).dtype
+    if not op.complex:
+        raise ValueError(f"[{op.name}] does not declare complex rules (defop(..., complex=True)); "
+                         "dualtape.testing draws complex inputs only for ops that do.")
+    if isinstance(op.complex, tuple):
+        return st.tuples(st.integers(0, len(op.complex) - 1), st.integers(0, 2**32 - 1)).map(
+            lambda choice: _complex_sample(op.complex[choice[0]], choice[1], dtype, given=True))
+    names = input_names(op) if op.elementwise else None
+    if names is None:
+        return st.tuples(st.integers(0, len(op.samples) - 1), st.integers(0, 2**32 - 1)).map(
+            lambda choice: _complex_sample(op.samples[choice[0]], choice[1], dtype))
+    roles = [op.domain.get(name) for name in names]
+    for name, role in zip(names, roles):
+        if role not in (None, "positive", "nonzero", "unit", "bool"):
+            raise ValueError(f"[{op.name}] domain {role!r} of `{name}` has no complex sampling in "
+                             "dualtape.testing; give complex samples (defop(..., complex=(fn, ...))).")
+
+    @st.composite
+    def draw(draw_):
+        args, static = draw_(inputs_for(op, real_dtype))
+        n = len(args)
+        floats = [np.asarray(a).dtype.kind == "f" for a in args]
+        mask = draw_(st.lists(st.booleans(), min_size=n, max_size=n).filter(
+            lambda m: any(c and f for c, f in zip(m, floats)))) if sum(floats) > 1 else floats
+        out = []
+        for a, role, is_complex, name in zip(args, roles, mask, names):
+            if not is_complex or role == "bool":
+                out.append(a)
+                continue
+            b = draw_(arrays(np.float64, np.shape(a)), label=f"imaginary part of {name}")
+            out.append(np.asarray(a + 1j * _imaginary_scale(role) * b, dtype=dtype))
+        return tuple(out), static
+    return draw()
+
+
+def _complex_sample(sample, seed, dtype, given=False):
+    """A sample's (args, static) with complex float arrays: as given (complex samples), or
+    with an imaginary part of half the real part's spread added to each float array."""
+    rng = np.random.default_rng(seed)
+    args, static = sample(rng)
+    out = []
+    for a in args:
+        if isinstance(a, np.generic):
+            a = np.asarray(a)
+        if isinstance(a, np.ndarray) and a.dtype.kind == "c":
+            out.append(a.astype(dtype))
+        elif isinstance(a, np.ndarray) and a.dtype.kind == "f" and not given:
+            spread = max(float(np.std(a)) if a.size > 1 else float(np.abs(a).max(initial=1.0)), 0.5)
+            out.append(np.asarray(a + 0.5j * spread * rng.standard_normal(a.shape), dtype=dtype))
+        else:
+            out.append(a)
+    return tuple(out), dict(static)

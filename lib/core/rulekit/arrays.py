@@ -122,9 +122,13 @@ def unpad(g, pad_width):
 def cast_back(g, x):
     """`g` cast to x's dtype; None when x is not floating (no gradient into integers, as TF)."""
     dtype = dnp.result_dtype(x)
+    if dtype.kind == "f" and dnp.result_dtype(g).kind == "c":
+        g = dnp.real(g)  # real -> complex is x -> x + 0i: its transpose keeps the real part
     return dnp.cast(g, dtype) if dtype.kind in "fc" else None
 
 
 def cast_tangent(dx, dtype):
     """A Cast's output tangent: `dx` cast to `dtype`, or None for a non-floating result."""
-    return dnp.cast(dx, dtype) if np.dtype(dtype).kind in "fc" else None
+    if dtype is not None and np.dtype(dtype).kind == "f" and dnp.result_dtype(dx).kind == "c":
+        dx = dnp.real(dx)  # complex -> real keeps the real part, as NumPy's astype (and JAX)
+    return dnp.cast(dx, dtype) if dtype is None or np.dtype(dtype).kind in "fc" else None

@@ -205,7 +205,10 @@ def convolve_vjp(g, a, v, mode, argnum, correlate=False):
     n, m = np.shape(a)[0], np.shape(v)[0]
     start = _mode_start(n, m, mode, correlate)
     full = dnp.pad(g, ((start, n + m - 1 - start - np.shape(g)[0]),))
-    return dnp.correlate(full, v if argnum == 0 else a, mode="valid")
+    other = v if argnum == 0 else a
+    if dnp.result_dtype(other).kind == "c":  # np.correlate would conjugate it: convolve, flipped
+        return dnp.convolve(full, other[::-1], mode="valid")
+    return dnp.correlate(full, other, mode="valid")
 
 
 def interp_weights(x, xp):

@@ -146,8 +146,9 @@ def step(x):
 
 
 def log_where_positive(x):
-    """log(x) where x > 0, else 0: Pow's exponent gradient, NaN-free at x <= 0 as in TF."""
-    positive = x > 0
+    """log(x) where x > 0, else 0: Pow's exponent gradient, NaN-free at x <= 0 as in TF. On
+    complex values, the principal log(x) where x != 0 (x ** y is exp(y log x) there)."""
+    positive = dnp.not_equal(x, 0) if dnp.result_dtype(x).kind == "c" else x > 0
     return dnp.where(positive, dnp.log(dnp.where(positive, x, dnp.ones_like(x))), dnp.zeros_like(x))
 
 

@@ -1,0 +1,210 @@
+"""Per-op complex checks generated from the registry: every op declared `complex=True`.
+
+Each op gets complex inputs (`dualtape.testing.complex_inputs_for`: elementwise ops from their
+domain, with some inputs left real; other ops from their samples), and its rules are checked
+in the rules' convention (JAX's, docs/numerics.md): the JVP against central differences
+along real directions and along imaginary ones, separately (a conjugation error flips the
+sign of one of the two); the VJP against the JVP by the dot-product test with the pairing
+Re(sum(c * t)); the tape (TF's convention: conj(VJP(conj(v)))), dual numbers and the
+functional vjp against the rules; second order (forward over reverse) against differences
+of the VJP rules. Ops without complex rules must refuse complex values in every mode.
+"""
+
+import functools
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import dualtape
+from dualtape.core.apply_rules import vjp_parts
+from dualtape.functional import jvp as functional_jvp
+from dualtape.functional import vjp as functional_vjp
+from dualtape.registry import REGISTRY
+from dualtape.testing import (adjoint_rtol, assert_adjoint, assert_close, central_difference,
+                              complex_inputs_for, differentiable_argnums, jvp_of, tolerances, vjp_of)
+
+COMPLEX_OPS = [op for op in REGISTRY.values() if op.has_rules and op.complex]
+
+
+def _name(op):
+    return op.name
+
+
+def _normal(rng, shape, dtype):
+    """Standard normal values of `dtype`: complex ones get a normal imaginary part too."""
+    dtype = np.dtype(dtype)
+    if dtype.kind == "c":
+        return np.asarray(rng.standard_normal(shape) + 1j * rng.standard_normal(shape), dtype=dtype)
+    return np.asarray(rng.standard_normal(shape), dtype=dtype)
+
+
+def _draw_case(data, op):
+    args, static = data.draw(complex_inputs_for(op), label="args, static")
+    argnums = differentiable_argnums(op, args)
+    assert argnums, f"[{op.name}] complex inputs without a differentiable input: fix its samples."
+    ans = np.asarray(op.impl(*args, **static))
+    rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1), label="seed of u, v"))
+    u = [_normal(rng, np.shape(a), a.dtype) if i in argnums else None for i, a in enumerate(args)]
+    v = _normal(rng, ans.shape, ans.dtype)
+    return args, static, argnums, ans, u, v
+
+
+def _part(u, which):
+    """The real-direction (which="real") or imaginary-direction ("imag") part of tangents u:
+    a complex input moves along Re(u) or along i Im(u); a real input along u, or not at all."""
+    out = []
+    for t in u:
+        if t is None or t.dtype.kind != "c":
+            out.append(t if which == "real" or t is None else np.zeros_like(t))
+        else:
+            out.append(np.asarray(t.real if which == "real" else 1j * t.imag, dtype=t.dtype))
+    return out
+
+
+@pytest.mark.parametrize("op", COMPLEX_OPS, ids=_name)
+@given(data=st.data())
+def test_complex_jvp_matches_differences_along_real_and_imaginary_directions(op, data):
+    args, static, argnums, ans, u, v = _draw_case(data, op)
+    eps, rtol, atol = tolerances(np.float64)
+    impl = functools.partial(op.impl, **static)
+    for which in ("real", "imag"):
+        direction = _part(u, which)
+        numeric = central_difference(impl, args, direction, eps)
+        assert_close(jvp_of(op, args, static, direction), numeric, rtol, atol,
+                     what=f"[{op.name}] complex JVP rules vs central differences along {which} directions")
+
+
+@pytest.mark.parametrize("op", COMPLEX_OPS, ids=_name)
+@given(data=st.data())
+def test_complex_vjp_is_adjoint_of_jvp(op, data):
+    """Re<u, VJP(v)> == Re<JVP(u), v>, without conjugation (the rules' convention)."""
+    args, static, argnums, ans, u, v = _draw_case(data, op)
+    vjps = [np.zeros(np.shape(args[i]), args[i].dtype) if p is None else np.asarray(p)
+            for i, p in zip(argnums, vjp_of(op, args, static, v, argnums))]
+    for i, part in zip(argnums, vjps):
+        assert part.dtype == args[i].dtype, (f"[{op.name}] VJP of input {i} has dtype {part.dtype} "
+                                             f"for an input of dtype {args[i].dtype}")
+        assert part.shape == np.shape(args[i])
+    tangent = np.asarray(jvp_of(op, args, static, u))
+    assert tangent.dtype == ans.dtype and tangent.shape == ans.shape, (
+        f"[{op.name}] JVP is {tangent.dtype}{tangent.shape}, ans {ans.dtype}{ans.shape}")
+    assert_adjoint([u[i] for i in argnums], vjps, [tangent], [v], adjoint_rtol(np.float64),
+                   what=f"[{op.name}] complex VJP rules vs JVP rules")
+
+
+@pytest.mark.parametrize("op", COMPLEX_OPS, ids=_name)
+@settings(max_examples=max(2, settings().max_examples // 2))
+@given(data=st.data())
+def test_complex_modes_agree_with_rules(op, data):
+    """The tape gives TF's conj(VJP(conj(v))); functional vjp and jvp give the rules' values."""
+    args, static, argnums, ans, u, v = _draw_case(data, op)
+    parts = vjp_parts(op, v, ans, args, static, argnums)
+    tensors = [dualtape.constant(a) if isinstance(a, np.ndarray) else a for a in args]
+    sources = [tensors[i] for i in argnums]
+    with dualtape.GradientTape() as tape:
+        tape.watch(sources)
+        y = op(*tensors, **static)
+    grads = tape.gradient(y, sources, output_gradients=np.conj(v))
+    tf_parts = vjp_parts(op, v, ans, args, static, argnums)
+    for i, g, part in zip(argnums, grads, tf_parts):
+        assert_close(np.asarray(g), np.conj(np.asarray(part)), 1e-12, 1e-14,
+                     what=f"[{op.name}] tape gradient (TF's convention) of input {i} vs conj of the rules'")
+
+    def restricted(*xs):
+        full = list(args)
+        for i, x in zip(argnums, xs):
+            full[i] = x
+        return op(*full, **static)
+
+    _, pullback = functional_vjp(restricted, *[args[i] for i in argnums])
+    for i, got, part in zip(argnums, pullback(v), parts):
+        assert_close(np.asarray(got), np.asarray(part), 1e-12, 1e-14,
+                     what=f"[{op.name}] functional vjp of input {i} vs the rules")
+    _, tangent = functional_jvp(restricted, tuple(args[i] for i in argnums), tuple(u[i] for i in argnums))
+    assert_close(np.asarray(tangent), np.asarray(jvp_of(op, args, static, u)), 1e-12, 1e-14,
+                 what=f"[{op.name}] dual numbers vs the JVP rules")
+
+
+@pytest.mark.parametrize("op", COMPLEX_OPS, ids=_name)
+@settings(max_examples=max(2, settings().max_examples // 5))
+@given(data=st.data())
+def test_complex_second_order_matches_differenced_vjp(op, data):
+    """Forward over reverse: jvp of x -> VJP_v(x) along real and imaginary directions."""
+    args, static, argnums, ans, u, v = _draw_case(data, op)
+
+    def first_order(*xs):
+        full = list(args)
+        for i, x in zip(argnums, xs):
+            full[i] = x
+        parts = vjp_parts(op, v, op(*full, **static), full, static, argnums)
+        return [dualtape.dnp.zeros_like(full[i]) if p is None else p for i, p in zip(argnums, parts)]
+
+    eps, rtol, atol = tolerances(np.float64)
+    primals = tuple(args[i] for i in argnums)
+    for which in ("real", "imag"):
+        direction = [d for i, d in enumerate(_part(u, which)) if i in argnums]
+        _, tangents = functional_jvp(lambda *xs: tuple(first_order(*xs)), primals, tuple(direction))
+        numeric = central_difference(lambda *xs: [np.asarray(p) for p in first_order(*xs)],
+                                     list(primals), direction, eps)
+        for i, t, n in zip(argnums, tangents, numeric):
+            assert_close(np.asarray(t), n, rtol, atol,
+                         what=f"[{op.name}] second order of input {i} along {which} directions: "
+                              "forward over reverse vs central differences of the VJP rules")
+
+
+def test_complex_ops_are_sampled():
+    """Every op declaring complex rules can be drawn complex (so its rules are checked)."""
+    assert len(COMPLEX_OPS) >= 30
+    for op in COMPLEX_OPS:
+        complex_inputs_for(op)
+
+
+# -- ops without complex rules refuse complex values, in every mode ------------------------------
+
+NON_COMPLEX_OPS = [op for op in REGISTRY.values() if not op.complex and (op.elementwise or op.samples)
+                   and op.name not in ("AdjustContrastv2",)]
+
+
+def _complexified(op, data):
+    """The op's real sample with its first float array made complex, or None when NumPy's
+    implementation refuses complex values anyway (no derivative can be wrong then)."""
+    from dualtape.testing import inputs_for
+    args, static = data.draw(inputs_for(op), label="args, static")
+    index = next((i for i, a in enumerate(args) if isinstance(a, np.ndarray) and a.dtype.kind == "f"), None)
+    if index is None:
+        return None
+    args = list(args)
+    args[index] = np.asarray(args[index] + 0.5j, dtype=np.complex128)
+    try:
+        with np.errstate(all="ignore"):
+            op.impl(*args, **static)
+    except (TypeError, ValueError, np.linalg.LinAlgError):
+        return None
+    return args, static, index
+
+
+@pytest.mark.parametrize("op", NON_COMPLEX_OPS, ids=_name)
+@settings(max_examples=2)
+@given(data=st.data())
+def test_ops_without_complex_rules_refuse_complex_values(op, data):
+    """First promise: the right derivative or a clear error, never a real rule's number."""
+    case = _complexified(op, data)
+    if case is None:
+        return
+    args, static, index = case
+    tensors = [dualtape.constant(a) if isinstance(a, np.ndarray) else a for a in args]
+    with pytest.raises(TypeError, match=rf"^\[{op.name}\] .* no complex derivative rules"):
+        with dualtape.GradientTape() as tape, np.errstate(all="ignore"):
+            tape.watch(tensors[index])
+            op(*tensors, **static)
+
+    def f(z):
+        full = list(args)
+        full[index] = z
+        return op(*full, **static)
+
+    with pytest.raises(TypeError, match=rf"^\[{op.name}\] .* no complex derivative rules"):
+        with np.errstate(all="ignore"):
+            functional_jvp(f, (args[index],), (np.ones_like(args[index]),))
