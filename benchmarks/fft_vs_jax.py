@@ -257,8 +257,15 @@ def main():
     for name, kw, outcome in disagreements:
         print(f"  DISAGREE {name} {kw}: jax {outcome['jax']!r}, dualtape {outcome['dualtape']!r}")
     if failures:
-        print(f"\n{len(failures)} failures:")
-        for f in failures[:60]:
+        kinds = {}
+        for f in failures:
+            label, _, reason = f.partition("] ")
+            key = label[label.rindex("[") + 1:] + "] " + reason.split(":")[0][:60] if "[" in label else f[:60]
+            kinds[key] = kinds.get(key, 0) + 1
+        print(f"\n{len(failures)} failures, by mode and kind:")
+        for key, count in sorted(kinds.items(), key=lambda item: -item[1]):
+            print(f"  {count:5d}  [{key}")
+        for f in failures[:ARGS.show]:
             print("  " + f)
     return 1 if failures or disagreements else 0
 
@@ -269,5 +276,6 @@ if __name__ == "__main__":
                         type=lambda text: [m for m in text.split(",") if m])
     parser.add_argument("--tolerance", type=float, default=1e-9)
     parser.add_argument("--verbose", action="store_true")
+    parser.add_argument("--show", type=int, default=20, help="failures printed in full")
     ARGS = parser.parse_args()
     sys.exit(main())

@@ -122,7 +122,7 @@ def test_dot_product_of_every_sample(name):
     """Re sum(VJP(v) * u) == Re sum(v * JVP(u)), with complex u and v where the op's are."""
     op = REGISTRY[name]
     rng = np.random.default_rng(3)
-    for sample in op.samples:
+    for sample in op.samples + (op.complex if isinstance(op.complex, tuple) else ()):
         (a,), static = sample(rng)
         ans = op.impl(a, **static)
         u = _random(rng, a.shape, a.dtype.kind == "c")
@@ -137,7 +137,7 @@ def test_dot_product_of_every_sample(name):
 def test_jvp_is_the_central_difference_along_real_and_imaginary_directions(name):
     op = REGISTRY[name]
     rng = np.random.default_rng(4)
-    for sample in op.samples:
+    for sample in op.samples + (op.complex if isinstance(op.complex, tuple) else ()):
         (a,), static = sample(rng)
         directions = [rng.standard_normal(a.shape)] + ([1j * rng.standard_normal(a.shape)] if a.dtype.kind == "c" else [])
         for u in directions:
@@ -295,3 +295,38 @@ def test_tf_signal_errors(call, error, text):
     with pytest.raises(error) as info:
         call()
     assert text in str(info.value)
+
+
+# -- the modes on complex values (JAX's convention; the tape's is TF's, its conjugate) ----------
+
+@pytest.mark.parametrize("variant", VARIANTS[::3], ids=_id)
+def test_functional_api_tape_and_duals_agree_with_the_transpose(variant):
+    name, shape, complex_, kw = variant
+    rng = np.random.default_rng(9)
+    a, u = _random(rng, shape, complex_), _random(rng, shape, complex_)
+    f = lambda x: getattr(np.fft, name)(x, **kw)  # noqa: E731  (NumPy's own function, dispatched)
+    ans, pullback = tf.vjp(f, a)
+    v = _random(rng, np.shape(ans), np.iscomplexobj(ans))
+    expected = _transpose(f, a, v)
+    tolerance = dict(rtol=1e-12, atol=1e-12 * max(1.0, np.max(np.abs(expected))))
+    np.testing.assert_allclose(pullback(v)[0], expected, **tolerance)
+    np.testing.assert_allclose(tf.jvp(f, (a,), (u,))[1], f(u), rtol=1e-12, atol=1e-12)
+    x = tf.constant(a)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = f(x)
+    tape_gradient = tape.gradient(y, x, output_gradients=tf.constant(np.conj(v))).numpy()
+    np.testing.assert_allclose(np.conj(tape_gradient), expected, **tolerance)
+
+
+def test_grad_of_a_real_loss_of_a_complex_input_is_jaxs():
+    """grad of L(z) = sum |fft(z)|^2 / n = sum |z|^2 (Parseval) is 2 conj(z) in JAX's
+    convention; the tape's (TF's) is its conjugate, 2 z."""
+    z = np.random.default_rng(10).standard_normal(6) + 1j * np.random.default_rng(11).standard_normal(6)
+    loss = lambda x: np.sum(np.abs(np.fft.fft(x, norm="ortho")) ** 2)  # noqa: E731
+    np.testing.assert_allclose(tf.grad(loss)(z), 2 * np.conj(z), rtol=1e-12)
+    t = tf.constant(z)
+    with tf.GradientTape() as tape:
+        tape.watch(t)
+        y = loss(t)
+    np.testing.assert_allclose(tape.gradient(y, t).numpy(), 2 * z, rtol=1e-12)

@@ -81,11 +81,14 @@ def _sample(shape, dtype=float, **static):
     return sample
 
 
-def _c2c_samples():
-    return (_sample((5,), complex), _sample((6,), complex, norm="ortho"), _sample((4,), float, s=(7,)),
-            _sample((8,), complex, s=(5,), norm="forward"), _sample((3, 4), complex, axes=(0,)),
-            _sample((3, 4), complex, s=(2, 6), axes=(1, 0), norm="ortho"), _sample((2, 3, 4), complex),
-            _sample((2, 3), float, axes=(-1,), norm="backward"))
+# `samples` are real inputs (the registry's real tests); `complex=` the complex ones (the
+# complex tests). Lengths odd and even, padded and truncated (s=), every norm.
+
+def _c2c_samples(dtype):
+    return (_sample((5,), dtype), _sample((6,), dtype, norm="ortho"), _sample((4,), dtype, s=(7,)),
+            _sample((8,), dtype, s=(5,), norm="forward"), _sample((3, 4), dtype, axes=(0,)),
+            _sample((3, 4), dtype, s=(2, 6), axes=(1, 0), norm="ortho"), _sample((2, 3, 4), dtype),
+            _sample((2, 3), dtype, axes=(-1,), norm="backward"))
 
 
 def _r2c_samples():
@@ -94,18 +97,19 @@ def _r2c_samples():
             _sample((1,)))
 
 
-def _c2r_samples():
-    return (_sample((4,), complex), _sample((5,), complex, norm="ortho"), _sample((4,), complex, s=(7,)),
-            _sample((6,), complex, s=(4,), norm="forward"), _sample((3, 4), complex, axes=(0,)),
-            _sample((3, 4), complex, s=(5, 3), axes=(1, 0), norm="ortho"), _sample((2, 3, 4), complex),
-            _sample((3,), float), _sample((1,), complex, s=(1,)), _sample((2,), complex, s=(2,)),
-            _sample((3,), complex, s=(8,)), _sample((2, 3), complex, s=(3, 9), norm="forward"))
+def _c2r_samples(dtype):
+    return (_sample((4,), dtype), _sample((5,), dtype, norm="ortho"), _sample((4,), dtype, s=(7,)),
+            _sample((6,), dtype, s=(4,), norm="forward"), _sample((3, 4), dtype, axes=(0,)),
+            _sample((3, 4), dtype, s=(5, 3), axes=(1, 0), norm="ortho"), _sample((2, 3, 4), dtype),
+            _sample((1,), dtype, s=(1,)), _sample((2,), dtype, s=(2,)), _sample((3,), dtype, s=(8,)),
+            _sample((2, 3), dtype, s=(3, 9), norm="forward"))
 
 
-FFT = defop("FFT", _fftn, vjp=fft_vjp, jvp=LINEAR, samples=_c2c_samples())
-IFFT = defop("IFFT", _ifftn, vjp=ifft_vjp, jvp=LINEAR, samples=_c2c_samples())
-RFFT = defop("RFFT", _rfftn, vjp=rfft_vjp, jvp=LINEAR, samples=_r2c_samples())
-IRFFT = defop("IRFFT", _irfftn, vjp=irfft_vjp, jvp=LINEAR, samples=_c2r_samples())
+FFT = defop("FFT", _fftn, vjp=fft_vjp, jvp=LINEAR, samples=_c2c_samples(float), complex=_c2c_samples(complex))
+IFFT = defop("IFFT", _ifftn, vjp=ifft_vjp, jvp=LINEAR, samples=_c2c_samples(float), complex=_c2c_samples(complex))
+RFFT = defop("RFFT", _rfftn, vjp=rfft_vjp, jvp=LINEAR, samples=_r2c_samples(), complex=_r2c_samples())  # real a only
+IRFFT = defop("IRFFT", _irfftn, vjp=irfft_vjp, jvp=LINEAR, samples=_c2r_samples(float),
+              complex=_c2r_samples(complex))
 
 
 # -- hfft, ihfft: a Hermitian signal's real spectrum and back (NumPy's are 1-D) -------------------
@@ -130,13 +134,16 @@ def ihfft_vjp(g, ans, a, *, n=None, axis=-1, norm=None):
                                          norm=swap_norm(norm)), a, None, axis))
 
 
-HFFT = defop("HFFT", _hfft, vjp=hfft_vjp, jvp=LINEAR, samples=(
-    _sample((4,), complex), _sample((5,), complex, norm="ortho"), _sample((4,), complex, n=7),
-    _sample((6,), complex, n=4, norm="forward"), _sample((3, 4), complex, axis=0), _sample((3,), float),
-    _sample((2,), complex, n=2, norm="backward"), _sample((1,), complex, n=1), _sample((3,), complex, n=10)))
-IHFFT = defop("IHFFT", _ihfft, vjp=ihfft_vjp, jvp=LINEAR, samples=(
-    _sample((6,)), _sample((5,), norm="ortho"), _sample((4,), n=7), _sample((8,), n=5, norm="forward"),
-    _sample((3, 4), axis=0), _sample((1,)), _sample((2, 3), axis=-1, norm="backward")))
+def _hfft_samples(dtype):
+    return (_sample((4,), dtype), _sample((5,), dtype, norm="ortho"), _sample((4,), dtype, n=7),
+            _sample((6,), dtype, n=4, norm="forward"), _sample((3, 4), dtype, axis=0),
+            _sample((2,), dtype, n=2, norm="backward"), _sample((1,), dtype, n=1), _sample((3,), dtype, n=10))
+
+
+_IHFFT_SAMPLES = (_sample((6,)), _sample((5,), norm="ortho"), _sample((4,), n=7), _sample((8,), n=5, norm="forward"),
+                  _sample((3, 4), axis=0), _sample((1,)), _sample((2, 3), axis=-1, norm="backward"))
+HFFT = defop("HFFT", _hfft, vjp=hfft_vjp, jvp=LINEAR, samples=_hfft_samples(float), complex=_hfft_samples(complex))
+IHFFT = defop("IHFFT", _ihfft, vjp=ihfft_vjp, jvp=LINEAR, samples=_IHFFT_SAMPLES, complex=_IHFFT_SAMPLES)  # real a
 
 
 # -- fftshift, ifftshift: rolls by half the length, each the other's transpose ---------------------
@@ -158,9 +165,9 @@ def ifftshift_vjp(g, ans, x, *, axes=None):
 
 
 _SHIFT_SAMPLES = (_sample((5,)), _sample((4,)), _sample((3, 4), axes=(1,)), _sample((3, 5), axes=0),
-                  _sample((2, 3, 5), axes=(0, 2)), _sample((3, 4), complex))
-FFTSHIFT = defop("FFTShift", _fftshift, vjp=fftshift_vjp, jvp=LINEAR, samples=_SHIFT_SAMPLES)
-IFFTSHIFT = defop("IFFTShift", _ifftshift, vjp=ifftshift_vjp, jvp=LINEAR, samples=_SHIFT_SAMPLES)
+                  _sample((2, 3, 5), axes=(0, 2)))
+FFTSHIFT = defop("FFTShift", _fftshift, vjp=fftshift_vjp, jvp=LINEAR, samples=_SHIFT_SAMPLES, complex=True)
+IFFTSHIFT = defop("IFFTShift", _ifftshift, vjp=ifftshift_vjp, jvp=LINEAR, samples=_SHIFT_SAMPLES, complex=True)
 
 
 # -- NumPy's functions: arguments checked, naming the function, then one op -------------------
