@@ -10,7 +10,10 @@ import inspect
 
 import numpy as np
 
+from dualtape.core import dnp
+from dualtape.core.dtypes import complex_error
 from dualtape.core.duck import lazy_scalar, lazy_seed
+from dualtape.core.traced import Traced
 
 from . import pipeline
 from .codegen import emit
@@ -24,7 +27,6 @@ from .frontend.parse import TransformError
 from .runtime.revolve import parse_spec
 from .runtime import shape_of
 from .codegen.tracebacks import name_user_lines
-from .jit.compile import refuse_complex
 
 MAX_SHAPES = 8  # shape specializations per combination of argument types; then the general version
 _SCALAR_TYPES = (float, int, bool, np.float64, np.float32, np.int64, np.int32)
@@ -180,6 +182,31 @@ class Transform:
             v is not None and v[2] is not complex and getattr(v[2], "kind", "") != "c"
             for v in map(arg_value, tuple(args) + tuple(more)))
 
+    def refuse_complex(self, values):
+        """Complex arguments (cotangents, tangents) are differentiated when every op of the
+        function has complex rules, and refused, naming the first op that has none, otherwise
+        (the generated code would apply its real rules: a wrong number)."""
+        for value in values:
+            dtype = getattr(value, "dtype", None)
+            if isinstance(value, complex) or getattr(dtype, "kind", None) == "c":
+                ops = self.module.real_only_ops
+                if ops:
+                    raise complex_error(ops[0], f"a value of {self.f.__name__} (an argument of type "
+                                        f"{type(value).__name__}" + (f" and dtype {dtype}" if dtype is not None
+                                                                     else "") + f", under {self.api})")
+                return
+
+    def real_parts(self, gradient, args, kwargs):
+        """The gradient of a real argument is the real part of what the generated code gives
+        (a real value meeting complex ones: docs/numerics.md); complex arguments' stay complex."""
+        if not _has_complex(gradient):
+            return gradient
+        bound = self._bind(args, kwargs)
+        values = [bound.arguments.get(w) for w in self.wrt]
+        if self.wrt_is_tuple and isinstance(gradient, (tuple, list)) and len(gradient) == len(values):
+            return type(gradient)(_real_like(g, v) for g, v in zip(gradient, values))
+        return _real_like(gradient, values[0]) if len(values) == 1 else gradient
+
     def refuse_integers(self, args, kwargs):
         """A differentiated argument that is an integer or a bool (a Python or NumPy one, or an
         array of them) is refused as dualtape.grad refuses it (the generated code gave `n * n`
@@ -245,22 +272,22 @@ class Transformed(Transform):
                 if not args:
                     raise TypeError(f"[{self.api}] call it as f_vjp(*args, dy).")
                 *args, dy = args
-                refuse_complex(self.api, (dy,))
+                self.refuse_complex([dy])
             if self.mode == "grad" and not kwargs:
                 fn = self._plain.get(shape_key(args))
                 if fn is not None:  # real NumPy arrays and numbers of shapes seen before: nothing to check
                     return fn(*args)
-            refuse_complex(self.api, args)
-            refuse_complex(self.api, kwargs.values())
+            self.refuse_complex(list(args) + list(kwargs.values()))
             self.refuse_integers(args, kwargs)
             if self.mode == "grad":
                 out = self._grad(args, kwargs)
                 if self.preserve_result:
-                    return self._structured(out[0], args, kwargs), out[1]
-                return self._structured(out, args, kwargs)
+                    return self._structured(self.real_parts(out[0], args, kwargs), args, kwargs), out[1]
+                return self._structured(self.real_parts(out, args, kwargs), args, kwargs)
             fn, seed = self._compiled_for(args, kwargs)
             if self.mode == "vjp":
-                return self._structured(fn(*args, **dict(kwargs, **{seed: lazy_scalar(dy, args)})), args, kwargs)
+                gradient = fn(*args, **dict(kwargs, **{seed: lazy_scalar(dy, args)}))
+                return self._structured(self.real_parts(gradient, args, kwargs), args, kwargs)
             return fn(*args, **kwargs)
         except Exception as exc:  # (an error inside generated code: name the user's line)
             name_user_lines(exc)
@@ -283,9 +310,10 @@ class Transformed(Transform):
         and a non-scalar value is refused (JAX's grad does the same)."""
         fn, seed = self._compiled_for(args, kwargs)
         if fn.__dualtape_scalar_output__:
-            if not kwargs and not self.preserve_result and self._is_shaped(args, fn):
-                self._plain[shape_key(args)] = fn
-            return fn(*args, **lazy_seed(kwargs, seed, args))
+            gradient = fn(*args, **lazy_seed(kwargs, seed, args))
+            if not kwargs and not self.preserve_result and self._is_shaped(args, fn) and not _has_complex(gradient):
+                self._plain[shape_key(args)] = fn  # (a complex gradient of real arguments needs real_parts)
+            return gradient
         fn, seed = self._compiled_for(args, kwargs, options={"value": True})
         gradient, value = fn(*args, **lazy_seed(kwargs, seed, args))
         shape = shape_of(value)
@@ -304,6 +332,26 @@ class Transformed(Transform):
             args = args[:-1]
         bound = self._bind(args, kwargs)
         return self._build(arg_kinds(bound), **self._specialize(bound, ()))[0].source()
+
+
+def _has_complex(gradient):
+    if isinstance(gradient, (tuple, list)):
+        return any(_has_complex(g) for g in gradient)
+    if isinstance(gradient, dict):
+        return any(_has_complex(g) for g in gradient.values())
+    return isinstance(gradient, complex) or getattr(getattr(gradient, "dtype", None), "kind", None) == "c"
+
+
+def _real_like(gradient, value):
+    """`gradient`'s real part where `value` is real, through tuples, lists and dicts."""
+    if isinstance(value, (tuple, list)) and isinstance(gradient, (tuple, list)) and len(gradient) == len(value):
+        return type(gradient)(_real_like(g, v) for g, v in zip(gradient, value))
+    if isinstance(value, dict) and isinstance(gradient, dict):
+        return {k: _real_like(g, value[k]) if k in value else g for k, g in gradient.items()}
+    value_complex = isinstance(value, complex) or getattr(getattr(value, "dtype", None), "kind", None) == "c"
+    if value_complex or not _has_complex(gradient):
+        return gradient
+    return np.real(gradient) if not isinstance(gradient, Traced) else dnp.real(gradient)
 
 
 def _like(gradient, value):

@@ -13,7 +13,7 @@ from dualtape.core import nest
 
 from . import pipeline
 from .codegen import emit
-from .api import arg_kinds, make, memo, Transform, param_values, refuse_complex, resolve_argnums, shape_key
+from .api import arg_kinds, make, memo, Transform, param_values, resolve_argnums, shape_key
 from .optimize.concrete import arg_value
 from .frontend.parse import TransformError
 from .codegen.tracebacks import name_user_lines
@@ -78,7 +78,13 @@ class ForwardTransformed(Transform):
         *args, tangents = args
         bound = self._bind(args, kwargs)
         ts = tangents if self.wrt_is_tuple else (tangents,)
-        refuse_complex(self.api, list(args) + list(kwargs.values()) + list(ts))
+        self.refuse_complex(list(args) + list(kwargs.values()) + list(ts))
+        for t, w in zip(ts, self.wrt):
+            primal = bound.arguments.get(w)
+            if _is_complex(t) and not _is_complex(primal):
+                raise TypeError(f"[{self.api}] the tangent of `{w}` is complex but `{w}` is real: a "
+                                "real primal needs a real tangent (as JAX's jvp). Pass the tangent's real "
+                                "part, or make the argument complex.")
         self.refuse_integers(args, kwargs)
         if len(ts) != len(self.wrt):
             raise TypeError(f"[{self.api}] expected {len(self.wrt)} tangents (one per wrt argument "
@@ -123,7 +129,7 @@ class ForwardTransformed(Transform):
                 kwargs[p] = t
             value, tangent = fn(*args, **kwargs)
             if self.mode == "hvp":
-                return tangent
+                return self.real_parts(tangent, args, kwargs)
             return value, tangent
         except Exception as exc:  # (an error inside generated code: name the user's line)
             name_user_lines(exc)
@@ -258,3 +264,8 @@ def _block(rows, xi, xj, block):
     if not size_i or not size_j:
         return np.zeros(np.shape(xi) + np.shape(xj))
     return rows[block].reshape((size_j, size_i)).T.reshape(np.shape(xi) + np.shape(xj))
+
+
+def _is_complex(value):
+    dtype = getattr(value, "dtype", None)
+    return isinstance(value, complex) or getattr(dtype, "kind", None) == "c"

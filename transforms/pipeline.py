@@ -30,6 +30,8 @@ from .frontend.desugar import MethodRewriter, desugar_jumps, desugar_returns, de
 from .frontend.normalize import Normalizer
 from .frontend.parse import FunctionInfo, TransformError, check_supported, error
 from .ir import syntax
+from .ir.analysis import walk_items
+from .ir.nodes import Op
 from .ir.naming import alias_foreign_globals, alias_shadowed_globals, rename_reserved, shadowed_helper
 from .ir.syntax import nodes as n
 from .reverse.sweeps import Reverse
@@ -87,9 +89,12 @@ def tangent_module(module, fn, wrt, kinds, optimize, name, batch, value_only):
 class FunctionIR:
     """A normalized function: its IR body, return atoms, parameters and the names it uses."""
 
-    def __init__(self, info, params, body, ret, ret_name, used, temps, locals_, doc):
+    def __init__(self, info, params, body, ret, ret_name, used, temps, locals_, doc, complex_literal=None,
+                 real_only=()):
         self.info, self.params, self.body, self.ret, self.ret_name = info, params, body, ret, ret_name
         self.used, self.temps, self.locals, self.doc = used, temps, locals_, doc
+        # the first complex literal (text, statement), and the ops without complex rules
+        self.complex_literal, self.real_only = complex_literal, real_only
 
 
 def params_of(fn_node):
@@ -143,7 +148,35 @@ def front_end(fn, wrt, api, normalizer=Normalizer, kinds=None, module=None):
     used = norm.used | locals_
     # un-nesting's temporaries, told apart from user names by origin, not spelling
     locals_ |= {name for name in norm.used if name.startswith("_") and name not in info.namespace}
-    return FunctionIR(info, params, body, ret_atoms, ret_name, used, norm.temps, locals_, doc)
+    return FunctionIR(info, params, body, ret_atoms, ret_name, used, norm.temps, locals_, doc,
+                      getattr(norm, "complex_literal", None), real_only_ops(body, getattr(norm, "constant_parts", [])))
+
+
+def real_only_ops(body, constant_parts):
+    """The ops of a function's IR without complex rules, in order (each once): the generated
+    code differentiates complex values only when there are none. `constant_parts`: values the
+    front end keeps constant that complex values would differentiate (slogdet's sign)."""
+    names = []
+    for item in walk_items(body):
+        if isinstance(item, Op) and item.kind == "prim" and not item.spec.prim.complex:
+            if item.spec.prim.name not in names:
+                names.append(item.spec.prim.name)
+    return tuple(names) + tuple(name for name in constant_parts if name not in names)
+
+
+def complex_ops(module, fir):
+    """Refuse a complex literal in a function using an op without complex rules (the
+    transformer's form of the runtime modes' per-op check); note those ops on the module,
+    whose calls with complex arguments are refused too (api.py)."""
+    module.real_only_ops.extend(name for name in fir.real_only if name not in module.real_only_ops)
+    if fir.complex_literal is not None and fir.real_only:
+        literal, statement = fir.complex_literal
+        raise error(module.api, fir.info, statement,
+                    f"the complex value `{literal}` meets the op {fir.real_only[0]}, which has no "
+                    "complex derivative rules (its real rules would give a wrong derivative)",
+                    "Hold the real and imaginary parts in separate float arrays (z = a + 1j * b: "
+                    "compute with a and b), compute it outside the function, or use ops with complex "
+                    "rules (docs/numerics.md, 'Complex numbers').")
 
 
 def keep_generated_names_free(node, info, api, module):
@@ -168,6 +201,7 @@ def adjoint(module, fn, wrt, kinds, optimize, name, seed_default, tuple_out=Fals
     """The adjoint function of `fn` w.r.t. parameter names `wrt`, and its seed parameter."""
     module.add_namespace(fn)
     fir = front_end(fn, wrt, module.api, kinds=kinds, module=module)
+    complex_ops(module, fir)
     module.user_names |= fir.used
     rev = Reverse(fir, wrt, kinds, module, optimize)  # analyses: activity, kinds, needed values
     module.generating.append(fir.info)
@@ -188,6 +222,7 @@ def tangent(module, fn, wrt, kinds, optimize, name, batch=False, value_only=0):
     the last `value_only` outputs get no tangent."""
     module.add_namespace(fn)
     fir = front_end(fn, wrt, module.api, ForwardNormalizer, kinds=kinds, module=module)
+    complex_ops(module, fir)
     module.generating.append(fir.info)
     try:
         function, params = Forward(fir, wrt, kinds, module, optimize, batch, value_only).generate(name)

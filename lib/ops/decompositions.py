@@ -14,13 +14,13 @@ import numpy as np
 from ..core import dnp
 from ..core.errors import RefusalError
 from ..core.registry import NOT_DIFFERENTIABLE, defop
-from ..core.rulekit import (eigh_jvp_v, eigh_jvp_w, eigh_vjp_v, eigh_vjp_w, norm_direction,
+from ..core.rulekit import (eig_jvp_v, eig_jvp_w, eig_vjp_v, eig_vjp_w, eigh_jvp_v, eigh_jvp_w, eigh_vjp_v, eigh_vjp_w, norm_direction,
                             pinv_jvp, pinv_vjp, qr_jvp_q, qr_jvp_r, qr_vjp_q, qr_vjp_r, svd_jvp_s,
                             svd_jvp_u, svd_jvp_vh, svd_vjp_s, svd_vjp_u, svd_vjp_vh, unreduce,
                             div_no_nan, primal_keepdims)
 from .reductions import NORM
 
-__all__ = ["linalg_svd_u", "linalg_svd_s", "linalg_svd_vh", "linalg_eigh_w", "linalg_eigh_v",
+__all__ = ["linalg_eig", "linalg_eigvals", "linalg_eig_v", "linalg_svd_u", "linalg_svd_s", "linalg_svd_vh", "linalg_eigh_w", "linalg_eigh_v",
            "linalg_qr_q", "linalg_qr_r", "linalg_svd", "linalg_eigh", "linalg_eigvalsh",
            "linalg_qr", "linalg_pinv", "linalg_lstsq", "linalg_norm", "linalg_matrix_rank"]
 
@@ -141,6 +141,52 @@ EIGH_V = defop("SelfAdjointEigVectors", _eigh_v, vjp=eighv_vjp, jvp=eighv_jvp, b
                samples=EIGH_SAMPLES)
 
 
+def _eig_w(a):
+    return np.linalg.eigvals(a)
+
+
+def _eig_v(a):
+    return np.linalg.eig(a)[1]
+
+
+def eigw_vjp(g, ans, a):
+    return eig_vjp_w(g, a)  # V^-T diag(g) V^T
+
+
+def eigw_jvp(da, ans, a):
+    return eig_jvp_w(da, a)  # diag(V^-1 da V)
+
+
+def _s_real_spectrum(rng):  # real eigenvalues: np.linalg.eigvals then returns floats, as the real tests expect
+    q = np.linalg.qr(rng.standard_normal((3, 3)))[0]
+    return (q @ np.diag([-1.0, 1.0, 3.0]) @ np.linalg.inv(q) + 0.1 * np.triu(rng.standard_normal((3, 3))),), {}
+
+
+def _s_complex_spectrum(rng):  # a real matrix with complex eigenvalues (pairs): complex values out
+    return (rng.standard_normal((3, 3)) + np.array([[0.0, 2.0, 0.0], [-2.0, 0.0, 0.0], [0.0, 0.0, 1.0]]),), {}
+
+
+def _s_complex_matrix(rng):
+    return (rng.standard_normal((2, 3, 3)) + 1j * rng.standard_normal((2, 3, 3)),), {}
+
+
+def eigv_vjp(g, ans, a):
+    return eig_vjp_v(g, a)
+
+
+def eigv_jvp(da, ans, a):
+    return eig_jvp_v(da, a)  # in LAPACK's normalization: unit columns, largest component real
+
+
+# The eigenvalues and eigenvectors of a general matrix (simple eigenvalues): complex in general,
+# even for a real matrix; the vectors' derivative follows the normalization LAPACK returns.
+EIG_SAMPLES = (_s_complex_spectrum, _s_complex_matrix, _s_real_spectrum)
+EIG_W = defop("EigValues", _eig_w, vjp=eigw_vjp, jvp=eigw_jvp, batch_vjp=False, samples=(_s_real_spectrum,),
+              complex=EIG_SAMPLES)
+EIG_V = defop("EigVectors", _eig_v, vjp=eigv_vjp, jvp=eigv_jvp, batch_vjp=False, samples=(_s_real_spectrum,),
+              complex=EIG_SAMPLES)
+
+
 def _qr_q(a):
     return np.linalg.qr(a)[0]
 
@@ -223,6 +269,7 @@ MATRIX_RANK = defop("MatrixRank", np.linalg.matrix_rank, vjp=NOT_DIFFERENTIABLE,
 # -- the public functions, as np.linalg's ------------------------------------------------------
 
 SVDResult = namedtuple("SVDResult", ["U", "S", "Vh"])
+EigResult = namedtuple("EigResult", ["eigenvalues", "eigenvectors"])
 EighResult = namedtuple("EighResult", ["eigenvalues", "eigenvectors"])
 QRResult = namedtuple("QRResult", ["Q", "R"])
 
@@ -285,6 +332,22 @@ def linalg_eigh(a, UPLO="L"):  # noqa: N803
 def linalg_eigvalsh(a, UPLO="L"):  # noqa: N803
     _check_matrix("SelfAdjointEigValues", a, square=True)
     return EIGH_W(a, UPLO=_uplo(UPLO))
+
+
+def linalg_eigvals(a):
+    _check_matrix("EigValues", a, square=True)
+    return EIG_W(a)
+
+
+def linalg_eig_v(a):
+    return EIG_V(a)
+
+
+def linalg_eig(a):
+    """np.linalg.eig: (eigenvalues, eigenvectors), complex in general even for a real matrix;
+    the eigenvectors' derivative keeps LAPACK's normalization (unit norm, largest component real)."""
+    _check_matrix("Eig", a, square=True)
+    return EigResult(EIG_W(a), EIG_V(a))
 
 
 def linalg_qr_q(a):
@@ -360,7 +423,8 @@ def linalg_matrix_rank(A, tol=None, hermitian=False, *, rtol=None):  # noqa: N80
     return MATRIX_RANK(A)
 
 
-NUMPY_DECOMPOSITIONS = {np.linalg.svd: linalg_svd, np.linalg.eigh: linalg_eigh,
+NUMPY_DECOMPOSITIONS = {np.linalg.svd: linalg_svd, np.linalg.eigh: linalg_eigh, np.linalg.eig: linalg_eig,
+                        np.linalg.eigvals: linalg_eigvals,
                         np.linalg.eigvalsh: linalg_eigvalsh, np.linalg.qr: linalg_qr,
                         np.linalg.pinv: linalg_pinv, np.linalg.lstsq: linalg_lstsq,
                         np.linalg.norm: linalg_norm, np.linalg.matrix_rank: linalg_matrix_rank}

@@ -8,7 +8,7 @@ its cotangent as slices (`slices`): GradientTape.gradient then gives TF's Indexe
 
 import numpy as np
 
-from ..core.apply_rules import unbroadcast_to, vjp_parts
+from ..core.apply_rules import real_for, unbroadcast_to, vjp_parts
 from ..core.registry import GRADIENT_OVERRIDES, NOT_DIFFERENTIABLE as _NOT_DIFFERENTIABLE
 from .indexed_slices import merge_slices
 from .tensor import EagerTensor as _EagerTensor, alias
@@ -59,7 +59,9 @@ def replay(entries, watched, grads, keep, release, traced, batch=0, slices=None)
                         part = rule(g, ans, *values, **static) if static else rule(g, ans, *values)
                         if part is not None:
                             wanted.append(i)
-                            parts.append(unbroadcast_to(part, values[i]) if op.elementwise else part)
+                            parts.append(unbroadcast_to(part, values[i]) if op.elementwise else
+                                         real_for(part, values[i]) if part.__class__ is not _ndarray
+                                         or part.dtype.kind == "c" else part)
         else:
             wanted = [i for i, tid in enumerate(in_ids) if tid in watched]
             if traced:

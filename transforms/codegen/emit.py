@@ -55,6 +55,7 @@ class Module:
         # (`c += v` on an array that may share memory) instead of raising them: see api.py
         self.defer = False
         self.deferred = []
+        self.real_only_ops = []  # ops without complex rules in its functions (pipeline.complex_ops)
 
     @property
     def functions(self):

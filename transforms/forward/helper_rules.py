@@ -187,6 +187,10 @@ def mm_jvp(dx, ans, *xs, argnum):
     return multi_matmul(*replace_at(xs, argnum, dx))  # noqa: F821 (rulekit's matmul_chain: multilinear)
 
 
+def abs_cotangent_g(dg, ans, g, x, absolute):
+    return abs_cotangent(dg, x, absolute)  # noqa: F821 (real x: sign(x) is piecewise constant)
+
+
 def helper(name, impl, jvp, nondiff_argnums=(), variadic=False):
     """A helper as a primitive whose JVP rules are `jvp` (one per input, or LINEAR; one rule
     for all inputs when `variadic`), its inputs at `nondiff_argnums` not differentiated."""
@@ -265,6 +269,17 @@ HELPERS = {
     rulekit.density_factor: helper("density_factor", rulekit.density_factor, (density_ans, ND)),
     rulekit.loc_scale_factor: helper("loc_scale_factor", rulekit.loc_scale_factor, (lsf_x, lsf_loc, lsf_scale, ND)),
     rulekit_decompositions.matmul_chain: helper("multi_matmul", rulekit_decompositions.matmul_chain, mm_jvp, variadic=True),
+    # the complex rules' helpers, on real values (transforms.hvp refuses complex ones): linear in
+    # the cotangent, their other inputs piecewise constant there
+    rulekit.abs_cotangent: helper("abs_cotangent", rulekit.abs_cotangent, (abs_cotangent_g, ND, ND)),
+    rulekit.real_cotangent: helper("real_cotangent", rulekit.real_cotangent, LINEAR, (1,)),
+    rulekit.imag_cotangent: helper("imag_cotangent", rulekit.imag_cotangent, LINEAR, (1,)),
+    rulekit.conj_cotangent: helper("conj_cotangent", rulekit.conj_cotangent, LINEAR),
+    rulekit.angle_cotangent: helper("angle_cotangent", rulekit.angle_cotangent, LINEAR, (1,)),
+    rulekit.real_part: helper("real_part", rulekit.real_part, LINEAR),
+    rulekit.sign_det_cotangent: helper("sign_det_cotangent", rulekit.sign_det_cotangent, LINEAR, (1,)),
+    rulekit.eig_phase_cotangent: helper("eig_phase_cotangent", rulekit.eig_phase_cotangent, LINEAR, (1,)),
+    rulekit.eig_phase_tangent: helper("eig_phase_tangent", rulekit.eig_phase_tangent, LINEAR, (1,)),
 }
 NONDIFF_HELPERS = {
     runtime.zeros_like, runtime.take_axis, runtime.pad_pairs, runtime.prod_others_tangent, runtime.einsum_vjp_tangent,

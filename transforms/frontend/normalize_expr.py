@@ -98,15 +98,16 @@ class Expressions:
                         value=quote.expr("slogdet_sign(A)", A=a), type_comment=None)
         node.lineno = s.lineno
         out.append(Primal(node, line, text))
+        self.constant_parts = getattr(self, "constant_parts", []) + ["LogMatrixDeterminantSign"]  # (complex_ops)
         logabs = self.fresh(name_hint("logabsdet", a))
         self._emit(Op(target=logabs, kind="prim", expr=quote.expr("slogdet_logabs(A)", A=a), args=[a],
                       line=line, text=text, spec=opmap.lookup(runtime.slogdet_logabs), static={}), out)
         return self.expr(n.Tuple(elts=[syntax.name(sign), syntax.name(logabs)], ctx=n.Load()), out, s, target)
 
-    def refuse_complex(self, e, s):
-        """A complex literal (`1j`) or `complex(...)` meeting a differentiated value is refused:
-        dualtape does not differentiate complex numbers yet (every runtime mode refuses them,
-        and the generated code would give wrong numbers).
+    def note_complex(self, e, s):
+        """Note the first complex literal (`1j`) or `complex(...)` call meeting a value: the
+        pipeline then checks that every op of the function has complex rules (`complex_ops`),
+        as the runtime modes check each op, and refuses the function otherwise.
 
         `expr` calls this at every BinOp and Call on its way down, so each node is looked at
         once: a subtree an enclosing call already found clean is skipped (walking every operand
@@ -122,11 +123,8 @@ class Expressions:
                 if node in checked:
                     continue
                 checked.add(node)
-                if _is_complex(node, self.resolve):
-                    raise self.fail(s, f"the complex value `{syntax.unparse(node)}` meets a differentiated value, "
-                                    "and dualtape does not differentiate complex numbers yet",
-                                    "Hold the real and imaginary parts in separate float arrays "
-                                    "(z = a + 1j * b: compute with a and b), or compute it outside the function.")
+                if _is_complex(node, self.resolve) and getattr(self, "complex_literal", None) is None:
+                    self.complex_literal = (syntax.unparse(node), s)
                 queue.extend(syntax.iter_child_nodes(node))
 
     def list_names(self):
@@ -236,7 +234,7 @@ class Expressions:
                 return syntax.name(target)
             return e
         if isinstance(e, (n.BinOp, n.Call)):
-            self.refuse_complex(e, s)
+            self.note_complex(e, s)
         if isinstance(e, n.BinOp):
             symbol, word = _BINOPS[type(e.op)]
             left, right = e.left, e.right

@@ -26,7 +26,6 @@ import warnings
 
 import numpy as np
 
-from dualtape.core.dtypes import complex_error
 
 from ..ir import syntax
 from ..ir.analysis import value_kind
@@ -62,14 +61,17 @@ def _arg_kinds(bound):
 
 
 def refuse_complex(api, values):
-    """Complex arguments (or cotangents, tangents) are refused, compiled or not, as by every
-    runtime mode: derivatives through complex values are not designed yet (the generated code
-    would give wrong numbers)."""
+    """Complex arguments (or cotangents, tangents) are refused by jit=True: its typed stacks
+    and numba twins of the runtime helpers are real (the generated Python code, jit=False,
+    differentiates complex values)."""
     for value in values:
         dtype = getattr(value, "dtype", None)
         if isinstance(value, complex) or getattr(dtype, "kind", None) == "c":
-            raise complex_error(api, f"an argument of type {type(value).__name__}"
-                                + (f" and dtype {dtype}" if dtype is not None else ""))
+            raise TypeError(f"[{api}] an argument of type {type(value).__name__}"
+                            + (f" and dtype {dtype}" if dtype is not None else "")
+                            + " is complex, and jit=True compiles real code only (its stacks are "
+                            "typed float arrays). Call without jit=True: the generated Python code "
+                            "differentiates complex values.")
 
 
 # -- compiling and calling -----------------------------------------------------------------------
@@ -307,7 +309,9 @@ class Jitted:
         args = tuple(a[()] if isinstance(a, np.ndarray) and a.ndim == 0 else a for a in args)
         kwargs = {k: v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v for k, v in kwargs.items()}
         if self.mode in ("jvp", "hvp"):
+            refuse_complex(self.api, list(args) + list(kwargs.values()))
             args, ts, bound, batch = self.inner._split(args, kwargs)
+            refuse_complex(self.api, ts)
             entry, tparams = self._entry(args, kwargs, (batch,), bound=bound)
             kwargs = dict(kwargs, **{p: t for p, t in zip(tparams, ts)})
             value, tangent = entry(args, kwargs)

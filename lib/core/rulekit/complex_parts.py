@@ -13,7 +13,7 @@ import numpy as np
 from .. import dnp
 from ..duck import primal_of
 
-__all__ = ["real_part", "sign_det_cotangent", "sign_det_tangent", "real_cotangent", "imag_cotangent", "conj_cotangent", "abs_cotangent", "abs_tangent",
+__all__ = ["eig_phase_cotangent", "eig_phase_tangent", "real_part", "sign_det_cotangent", "sign_det_tangent", "real_cotangent", "imag_cotangent", "conj_cotangent", "abs_cotangent", "abs_tangent",
            "angle_cotangent", "angle_tangent", "refuse_complex_zero"]
 
 
@@ -105,3 +105,27 @@ def sign_det_tangent(trace, ans):
     if not _is_complex(ans):
         return dnp.zeros_like(trace)
     return dnp.multiply(dnp.imag(trace), 1j) * ans
+
+
+def _largest_component(v):
+    """1 at each column's entry of largest modulus (LAPACK makes it real), else 0: a constant."""
+    modulus = np.abs(np.asarray(primal_of(v)))
+    return (modulus == np.max(modulus, axis=-2, keepdims=True)).astype(modulus.dtype)
+
+
+def eig_phase_tangent(dv0, v):
+    """-i Im(dv0_k) / v_k per column (k: its largest component, which LAPACK keeps real), the
+    rotation keeping it real; 0 for real eigenvectors (nothing rotates)."""
+    if not _is_complex(v):
+        return dnp.zeros_like(dnp.sum(dv0, axis=-2))
+    pick = _largest_component(v)
+    return dnp.multiply(dnp.imag(dnp.sum(dv0 * pick, axis=-2)) / dnp.real(dnp.sum(v * pick, axis=-2)), -1j)
+
+
+def eig_phase_cotangent(s, v):
+    """The transpose of eig_phase_tangent, placed in a matrix: i Im(s_j) / v_kj at each column's
+    largest component; 0 for real eigenvectors."""
+    if not _is_complex(v) and not _is_complex(s):
+        return dnp.zeros_like(v)
+    pick = _largest_component(v)
+    return pick * dnp.expand_dims(dnp.multiply(dnp.imag(s), 1j) / dnp.real(dnp.sum(v * pick, axis=-2)), -2)

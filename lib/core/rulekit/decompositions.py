@@ -10,9 +10,10 @@ import numpy as np
 
 from .. import dnp
 from .arrays import lower_half_diagonal, symmetrize
+from .complex_parts import eig_phase_cotangent, eig_phase_tangent
 from .shapes import div_no_nan, swap_last, tie_share
 
-__all__ = ["svd_vjp_s", "svd_vjp_u", "svd_vjp_vh", "svd_jvp_s", "svd_jvp_u", "svd_jvp_vh",
+__all__ = ["eig_jvp_w", "eig_vjp_w", "eig_jvp_v", "eig_vjp_v", "svd_vjp_s", "svd_vjp_u", "svd_vjp_vh", "svd_jvp_s", "svd_jvp_u", "svd_jvp_vh",
            "eigh_vjp_w", "eigh_vjp_v", "eigh_jvp_w", "eigh_jvp_v", "cholesky_vjp_a", "cholesky_jvp_a",
            "qr_vjp_q", "qr_vjp_r", "qr_jvp_q", "qr_jvp_r", "pinv_vjp", "pinv_jvp", "norm_direction", "expm_frechet",
            "triangle", "read_triangle", "onto_triangle", "as_columns", "band_to_dense", "dense_to_band",
@@ -322,3 +323,38 @@ def dense_to_band(a, l_and_u):
 
 def band_transpose(ab, l_and_u):
     return dense_to_band(swap_last(band_to_dense(ab, l_and_u)), (l_and_u[1], l_and_u[0]))
+
+
+# -- eigenvalues of a general matrix (complex: JAX's convention, docs/numerics.md) --------------
+
+def eig_jvp_w(da, a):
+    """d w = diag(V^-1 da V): each simple eigenvalue is a holomorphic function of a."""
+    v = dnp.linalg_eig_v(a)
+    return dnp.sum(swap_last(dnp.linalg_inv(v)) * dnp.matmul(da, v), axis=-2)
+
+
+def eig_vjp_w(g, a):
+    """V^-T diag(g) V^T, the transpose of eig_jvp_w for the pairing Re(sum(c * t))."""
+    v = dnp.linalg_eig_v(a)
+    return dnp.matmul(swap_last(dnp.linalg_inv(v)) * _row(g), swap_last(v))
+
+
+def eig_jvp_v(da, a):
+    """dV in LAPACK's normalization (unit columns, each largest component real):
+    dV0 = V (F o V^-1 da V), plus V diag(c) with Re c = -Re(v^H dv0) (unit norm) and
+    Im c = -Im(dv0_k) / v_k (v_k, the largest component, stays real: eig_phase_tangent)."""
+    w, v = dnp.linalg_eigvals(a), dnp.linalg_eig_v(a)
+    dv0 = dnp.matmul(v, _coupling(w) * matmul_chain(dnp.linalg_inv(v), da, v))
+    gauge = eig_phase_tangent(dv0, v) - dnp.real(dnp.sum(dnp.conjugate(v) * dv0, axis=-2))
+    return dv0 + v * _row(gauge)
+
+
+def eig_vjp_v(g, a):
+    """The transpose of eig_jvp_v for the pairing Re(sum(c * t)): with s_j = sum_i g_ij v_ij,
+    the gauge term gives g0 = g - Re(s) conj(V) - i Im(s) / v_k at each largest component
+    (eig_phase_cotangent); then V^-T (F o V^T g0) V^T."""
+    w, v = dnp.linalg_eigvals(a), dnp.linalg_eig_v(a)
+    s = dnp.sum(g * v, axis=-2)
+    g0 = g - _row(dnp.real(s)) * dnp.conjugate(v) - eig_phase_cotangent(s, v)
+    inv_t = swap_last(dnp.linalg_inv(v))
+    return matmul_chain(inv_t, _coupling(w) * dnp.matmul(swap_last(v), g0), swap_last(v))
