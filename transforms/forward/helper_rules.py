@@ -248,10 +248,6 @@ HELPERS = {
     rulekit.average_weights: helper("average_weights", rulekit.average_weights, LINEAR, (0, 2)),
     rulekit.unaverage_weights: helper("unaverage_weights", rulekit.unaverage_weights, LINEAR, (1, 2, 3)),
     rulekit.conv_full_cotangent: helper("conv_full_cotangent", rulekit.conv_full_cotangent, LINEAR, (1, 2, 3, 4)),
-    # the complex parts' cotangents (Real, Imag, Conj): linear in g, x read for its dtype only
-    rulekit.real_cotangent: helper("real_cotangent", rulekit.real_cotangent, LINEAR, (1,)),
-    rulekit.imag_cotangent: helper("imag_cotangent", rulekit.imag_cotangent, LINEAR, (1,)),
-    rulekit.conj_cotangent: helper("conj_cotangent", rulekit.conj_cotangent, LINEAR),
     # the FFT ops' helpers: linear in the spectrum, the rest shapes and axes
     rulekit.fft_resize: helper("fft_resize", rulekit.fft_resize, LINEAR, (1, 2)),
     rulekit.fft_unresize: helper("fft_unresize", rulekit.fft_unresize, LINEAR, (1, 2, 3)),
