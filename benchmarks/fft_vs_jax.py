@@ -12,6 +12,12 @@ LINEAR, and the VJP rule); `functional` is dualtape.vjp / dualtape.jvp (JAX's co
 (JAX's vjp(c) = conj(tape.gradient(output_gradients=conj(c)))); `transformer` is
 dualtape.transforms.vjp / jvp of a one-line function. Each case's difference is
 max |dualtape - jax| / max(1, max |jax|); the run fails above --tolerance (1e-9).
+
+Last run (jax 0.10.2, NumPy 2.4, CPU): 1032 cases (9288 comparisons: the value, and the JVP
+and VJP in each of the four modes), largest difference 6.7e-16 (values), 6.4e-16 (JVPs),
+5.9e-16 (VJPs); 21 error cases: dualtape raises wherever JAX does (19), and only where JAX
+or NumPy does (irfft / hfft of one bin with the default length, where NumPy raises and JAX
+returns an empty array).
 """
 
 import argparse

@@ -330,3 +330,23 @@ def test_grad_of_a_real_loss_of_a_complex_input_is_jaxs():
         tape.watch(t)
         y = loss(t)
     np.testing.assert_allclose(tape.gradient(y, t).numpy(), 2 * z, rtol=1e-12)
+
+
+@pytest.mark.parametrize("variant", VARIANTS[1::4], ids=_id)
+def test_transformer_vjp_and_jvp_are_the_transpose_and_the_op(variant, tmp_path):
+    import dualtape.transforms as dt
+    name, shape, complex_, kw = variant
+    arguments = ", ".join(f"{k}={v!r}" for k, v in kw.items())
+    f = _module_function(tmp_path, f"fft_{name}", f"import numpy as np\n\n\ndef f(a):\n"
+                                                   f"    return np.fft.{name}(a, {arguments})\n")
+    rng = np.random.default_rng(12)
+    a, u = _random(rng, shape, complex_), _random(rng, shape, complex_)
+    ans = f(a)
+    v = _random(rng, np.shape(ans), np.iscomplexobj(ans))
+    expected = _transpose(f, a, v)
+    got = dt.vjp(f)(a, v)
+    got = got[0] if isinstance(got, tuple) else got
+    assert np.asarray(got).dtype == a.dtype
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12 * max(1.0, np.max(np.abs(expected))))
+    tangent = dt.jvp(f)(a, u)
+    np.testing.assert_allclose(tangent[1] if isinstance(tangent, tuple) else tangent, f(u), rtol=1e-12, atol=1e-12)
