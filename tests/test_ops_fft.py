@@ -350,3 +350,76 @@ def test_transformer_vjp_and_jvp_are_the_transpose_and_the_op(variant, tmp_path)
     np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12 * max(1.0, np.max(np.abs(expected))))
     tangent = dt.jvp(f)(a, u)
     np.testing.assert_allclose(tangent[1] if isinstance(tangent, tuple) else tangent, f(u), rtol=1e-12, atol=1e-12)
+
+
+# -- HIPS autograd's tests/test_fft.py, ported: check_grads(modes=["rev"]) to second order -------
+
+def _reverse_agrees_with_differences(fun, args, rng):
+    """autograd's reverse-mode check: for each argument, Re sum(vjp * d) equals the central
+    difference of Re sum(v * fun) along a random real direction d, and, for a complex argument,
+    along an imaginary one (JAX's and autograd's convention)."""
+    out = fun(*args)
+    v = _random(rng, np.shape(out), np.iscomplexobj(out))
+    _, pullback = tf.vjp(fun, *args)
+    cotangents = pullback(v)
+    for i, (x, cotangent) in enumerate(zip(args, cotangents)):
+        assert np.asarray(cotangent).dtype == np.asarray(x).dtype and np.shape(cotangent) == np.shape(x)
+        directions = [rng.standard_normal(np.shape(x))]
+        if np.iscomplexobj(x):
+            directions.append(1j * rng.standard_normal(np.shape(x)))
+        for d in directions:
+            shifted = [list(args), list(args)]
+            shifted[0][i], shifted[1][i] = x + 1e-3 * d, x - 1e-3 * d
+            numeric = np.real(np.sum(v * (fun(*shifted[0]) - fun(*shifted[1])))) / 2e-3
+            analytic = np.real(np.sum(cotangent * d))
+            assert np.isclose(analytic, numeric, rtol=1e-8, atol=1e-10), (i, analytic, numeric)
+    return v
+
+
+def _autograd_check_grads(fun, x, rng):
+    """Order 2, as autograd's default: the check on fun, then on its VJP as a function of (x, v)."""
+    v = _reverse_agrees_with_differences(fun, [x], rng)
+    _reverse_agrees_with_differences(lambda x, v: tf.vjp(fun, x)[1](v)[0], [x, v], rng)
+
+
+def _autograd_cases():
+    rng = np.random.default_rng(1)
+    r = lambda *shape: rng.standard_normal(shape)  # noqa: E731
+    cases = [("fft", np.fft.fft, r(5, 5)), ("fft_ortho", lambda x: np.fft.fft(x, norm="ortho"), r(5, 5)),
+             ("fft_axis", lambda x: np.fft.fft(x, axis=0), r(5, 5)), ("ifft", np.fft.ifft, r(5, 5)),
+             ("fft2", np.fft.fft2, r(5, 5) / 10), ("ifft2", np.fft.ifft2, r(5, 5)), ("fftn", np.fft.fftn, r(5, 5) / 10),
+             ("ifftn", np.fft.ifftn, r(5, 5)), ("rfft", np.fft.rfft, r(4, 4) / 10),
+             ("rfft_ortho", lambda x: np.fft.rfft(x, norm="ortho"), r(4, 4) / 10),
+             ("rfft_axes", lambda x: np.fft.rfft(x, axis=0), r(4, 4) / 10),
+             ("irfft", np.fft.irfft, np.fft.rfft(r(4, 4) / 10)),
+             ("irfft_ortho", lambda x: np.fft.irfft(x, norm="ortho"), np.fft.rfft(r(4, 4) / 10)),
+             ("rfft2", np.fft.rfft2, r(4, 4) / 10), ("irfft2", np.fft.irfft2, np.fft.rfft2(r(4, 4) / 10)),
+             ("rfftn", np.fft.rfftn, r(4, 4, 4) / 10),
+             ("rfftn_odd", np.fft.rfftn, r(5, 5, 5) / 10),  # autograd: NotImplementedError; here it works
+             ("rfftn_subset", lambda x: np.fft.rfftn(x)[(0, 1, 0), (3, 3, 2)], r(4, 4, 4) / 10),
+             ("rfftn_axes", lambda x: np.fft.rfftn(x, axes=(0, 2)), r(4, 4, 4) / 10),
+             ("irfftn", np.fft.irfftn, np.fft.rfftn(r(4, 4, 4) / 10)),
+             ("irfftn_subset", lambda x: np.fft.irfftn(x)[(0, 1, 0), (3, 3, 2)], np.fft.rfftn(r(4, 4, 4) / 10)),
+             ("fftshift", np.fft.fftshift, r(5, 5) / 10), ("fftshift_even", np.fft.fftshift, r(4, 4) / 10),
+             ("fftshift_axes", lambda x: np.fft.fftshift(x, axes=1), r(5, 5) / 10),
+             ("ifftshift", np.fft.ifftshift, r(5, 5)), ("ifftshift_even", np.fft.ifftshift, r(4, 4)),
+             ("ifftshift_axes", lambda x: np.fft.ifftshift(x, axes=1), r(5, 5))]
+    for fn, d in [(np.fft.fft, 5), (np.fft.ifft, 5), (np.fft.rfft, 4), (np.fft.irfft, 4)]:
+        for change, size in ((-2, "smaller"), (2, "bigger")):
+            mat = r(d, d)
+            mat = np.fft.rfft(mat) if fn is np.fft.irfft else mat
+            cases.append((f"{fn.__name__}_n_{size}", lambda x, fn=fn, n=d + change: fn(x, n), mat))
+    for fn, d in [(np.fft.fft2, 5), (np.fft.ifft2, 5), (np.fft.fftn, 5), (np.fft.ifftn, 5), (np.fft.rfft2, 4),
+                  (np.fft.irfft2, 4), (np.fft.rfftn, 4), (np.fft.irfftn, 4)]:
+        mat = r(d, d, d) / 10
+        mat = getattr(np.fft, fn.__name__[1:])(mat) if fn.__name__.startswith("ir") else mat
+        cases.append((f"{fn.__name__}_s", lambda x, fn=fn, d=d: fn(x, s=[d + 2, d - 2], axes=[0, 2]), mat))
+    return cases
+
+
+AUTOGRAD_CASES = _autograd_cases()
+
+
+@pytest.mark.parametrize("name, fun, x", AUTOGRAD_CASES, ids=[case[0] for case in AUTOGRAD_CASES])
+def test_autograd_fft_suite(name, fun, x):
+    _autograd_check_grads(fun, x, np.random.default_rng(13))
