@@ -49,7 +49,7 @@ def _irfftn(a, *, s=None, axes=None, norm=None):
 
 
 def fft_vjp(g, ans, a, *, s=None, axes=None, norm=None):
-    # the DFT matrix is symmetric: the transpose of fftn is fftn, then s='s resizing undone
+    # the DFT matrix is symmetric: the transpose of fftn is fftn; then the resizing s= made is undone
     return real_like(fft_unresize(dnp.fftn(g, axes=fft_axes(np.ndim(a), s, axes), norm=norm), a, s, axes), a)
 
 
