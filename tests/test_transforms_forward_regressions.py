@@ -509,8 +509,22 @@ def test_complex_literal_differentiated():
 
 @pytest.mark.parametrize("transform", [dt.grad, dt.jvp])
 def test_complex_literal_meeting_an_op_without_complex_rules_refused(transform):
-    with pytest.raises(TransformError, match=r"(?s)complex_maximum.*complex value `2j` meets the op Maximum"):
+    with pytest.raises(TransformError, match=r"(?s)complex_maximum.*complex value `2j` is differentiated along with the op Maximum"):
         transform(complex_maximum)
+
+
+def _helper_with_maximum(y):
+    return np.maximum(np.real(y), 0.0) + np.imag(y)
+
+
+def complex_into_helper(x):
+    return _helper_with_maximum(x * (1 + 2j)) * x
+
+
+def test_complex_literal_reaching_a_called_function_without_complex_rules_refused():
+    # the literal in f, the op without complex rules in the function it calls
+    with pytest.raises(TransformError, match=r"(?s)complex value `2j` is differentiated along with the op Maximum"):
+        dt.grad(complex_into_helper)(1.5)
 
 
 def test_hvp_refuses_complex_values():
