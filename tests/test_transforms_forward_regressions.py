@@ -535,6 +535,22 @@ def test_hvp_refuses_complex_values():
         dt.hvp(lambda z: np.abs(z) ** 2)(1.0 + 1.0j, 1.0 + 0j)
 
 
+def holomorphic_poly(z):
+    return z * z + np.exp(z)
+
+
+def test_jacfwd_complex_as_jax():
+    z = np.array([1 + 1j, 0.5 - 2j])
+    np.testing.assert_allclose(dt.jacfwd(holomorphic_poly, holomorphic=True)(z), np.diag(2 * z + np.exp(z)),
+                               rtol=1e-14)
+    with pytest.raises(TypeError, match="jacfwd requires real-valued inputs"):
+        dt.jacfwd(holomorphic_poly)(z)
+    with pytest.raises(TypeError, match="holomorphic=True requires inputs with complex dtype"):
+        dt.jacfwd(holomorphic_poly, holomorphic=True)(z.real)
+    with pytest.raises(TypeError, match=r"\[transforms.jvp\] the tangent of `z` is real but `z` is complex"):
+        dt.jvp(holomorphic_poly)(z, np.ones(2))
+
+
 def _long_sum(n_terms, last="x"):
     """A module-level `f(x) = x * 1 + ... + <last> * n` of n_terms terms, from a file."""
     import importlib.util
