@@ -330,13 +330,13 @@ def band_transpose(ab, l_and_u):
 def eig_jvp_w(da, a):
     """d w = diag(V^-1 da V): each simple eigenvalue is a holomorphic function of a."""
     v = dnp.linalg_eig_v(a)
-    return dnp.sum(swap_last(dnp.linalg_inv(v)) * dnp.matmul(da, v), axis=-2)
+    return dnp.sum(dnp.multiply(swap_last(dnp.linalg_inv(v)), dnp.matmul(da, v)), axis=-2)
 
 
 def eig_vjp_w(g, a):
     """V^-T diag(g) V^T, the transpose of eig_jvp_w for the pairing Re(sum(c * t))."""
     v = dnp.linalg_eig_v(a)
-    return dnp.matmul(swap_last(dnp.linalg_inv(v)) * _row(g), swap_last(v))
+    return dnp.matmul(dnp.multiply(swap_last(dnp.linalg_inv(v)), _row(g)), swap_last(v))
 
 
 def eig_jvp_v(da, a):
@@ -345,8 +345,8 @@ def eig_jvp_v(da, a):
     Im c = -Im(dv0_k) / v_k (v_k, the largest component, stays real: eig_phase_tangent)."""
     w, v = dnp.linalg_eigvals(a), dnp.linalg_eig_v(a)
     dv0 = dnp.matmul(v, _coupling(w) * matmul_chain(dnp.linalg_inv(v), da, v))
-    gauge = eig_phase_tangent(dv0, v) - dnp.real(dnp.sum(dnp.conjugate(v) * dv0, axis=-2))
-    return dv0 + v * _row(gauge)
+    gauge = dnp.subtract(eig_phase_tangent(dv0, v), dnp.real(dnp.sum(dnp.multiply(dnp.conjugate(v), dv0), axis=-2)))
+    return dnp.add(dv0, dnp.multiply(v, _row(gauge)))
 
 
 def eig_vjp_v(g, a):
@@ -354,7 +354,7 @@ def eig_vjp_v(g, a):
     the gauge term gives g0 = g - Re(s) conj(V) - i Im(s) / v_k at each largest component
     (eig_phase_cotangent); then V^-T (F o V^T g0) V^T."""
     w, v = dnp.linalg_eigvals(a), dnp.linalg_eig_v(a)
-    s = dnp.sum(g * v, axis=-2)
-    g0 = g - _row(dnp.real(s)) * dnp.conjugate(v) - eig_phase_cotangent(s, v)
+    s = dnp.sum(dnp.multiply(g, v), axis=-2)
+    g0 = dnp.subtract(dnp.subtract(g, dnp.multiply(_row(dnp.real(s)), dnp.conjugate(v))), eig_phase_cotangent(s, v))
     inv_t = swap_last(dnp.linalg_inv(v))
     return matmul_chain(inv_t, _coupling(w) * dnp.matmul(swap_last(v), g0), swap_last(v))
