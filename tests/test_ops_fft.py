@@ -423,3 +423,38 @@ AUTOGRAD_CASES = _autograd_cases()
 @pytest.mark.parametrize("name, fun, x", AUTOGRAD_CASES, ids=[case[0] for case in AUTOGRAD_CASES])
 def test_autograd_fft_suite(name, fun, x):
     _autograd_check_grads(fun, x, np.random.default_rng(13))
+
+
+# -- whole functions through every mode (dualtape.testing.check_complex_modes) ---------------------
+
+def spectral_filter(z, h):
+    """A real loss of a complex signal filtered in frequency (n= pads it to 8 points)."""
+    return np.sum(np.abs(np.fft.ifft(np.fft.fft(z, n=8) * h, norm="ortho")) ** 2)
+
+
+def real_spectrum(x):
+    """A real input's 2-D half spectrum, resized (s=), of a nonlinear function of it."""
+    return np.fft.rfft2(np.sin(x), s=(3, 5), norm="ortho")
+
+
+def shifted_spectrum(z):
+    """Holomorphic: the DFTs are complex-linear."""
+    return np.fft.fftshift(np.fft.fftn(z * z, axes=(0,)), axes=0)
+
+
+def hermitian_transforms(z):
+    """hfft and irfft read a half spectrum (imaginary parts of DC and Nyquist ignored)."""
+    return np.fft.hfft(z, 7) * np.fft.irfft(z * 1j, 6, norm="forward")[:1] + np.real(np.fft.ihfft(np.abs(z), 5)[1])
+
+
+MODE_CASES = [(spectral_filter, lambda rng: [_random(rng, (6,), True), rng.standard_normal(8)], False),
+              (real_spectrum, lambda rng: [rng.standard_normal((4, 6))], False),
+              (shifted_spectrum, lambda rng: [_random(rng, (3, 2), True)], True),
+              (hermitian_transforms, lambda rng: [_random(rng, (4,), True)], False)]
+
+
+@pytest.mark.parametrize("f, make_args, holomorphic", MODE_CASES, ids=[case[0].__name__ for case in MODE_CASES])
+def test_whole_functions_in_every_mode(f, make_args, holomorphic):
+    from dualtape.testing import check_complex_modes
+    refused = check_complex_modes(f, make_args(np.random.default_rng(14)), holomorphic=holomorphic)
+    assert refused == [], refused
