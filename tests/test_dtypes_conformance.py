@@ -86,6 +86,22 @@ def test_tape_complex_variable_is_tf_conjugate_of_jax():
     np.testing.assert_allclose(tape.gradient(y, v).numpy(), [2.0 + 4.0j], rtol=1e-15)
 
 
+def test_tape_complex_gather_and_jacobian_in_tf_convention():
+    """A gather's IndexedSlices and tape.jacobian are conjugated too (TF: 2 z, conj(f'(z)))."""
+    v = tf.Variable(np.array([1 + 2j, 3 - 1j, 0.5 + 0.5j]))
+    with tf.GradientTape() as tape:
+        y = tf.gather(v, [0, 2])
+        loss = dnp.sum(dnp.real(y * dnp.conj(y)))
+    g = tape.gradient(loss, v)
+    assert type(g).__name__ == "IndexedSlices"
+    np.testing.assert_allclose(g.values.numpy(), [2 + 4j, 1 + 1j], rtol=1e-15)
+    z = tf.constant(np.array([1 + 2j, 3 - 1j]))
+    with tf.GradientTape() as tape:
+        tape.watch(z)
+        w = z * z
+    np.testing.assert_allclose(tape.jacobian(w, z).numpy(), np.diag(np.conj(2 * z.numpy())), rtol=1e-15)
+
+
 def test_accumulator_complex_primal():
     z = tf.constant(np.array([1.0 + 2.0j]))
     with tf.autodiff.ForwardAccumulator(z, np.array([1.0j])) as acc:

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 import dualtape
 from dualtape.core.apply_rules import vjp_parts
+from dualtape import dnp
 from dualtape.functional import jvp as functional_jvp
 from dualtape.functional import vjp as functional_vjp
 from dualtape.registry import REGISTRY
@@ -208,3 +209,50 @@ def test_ops_without_complex_rules_refuse_complex_values(op, data):
     with pytest.raises(TypeError, match=rf"^\[{op.name}\] .* no complex derivative rules"):
         with np.errstate(all="ignore"):
             functional_jvp(f, (args[index],), (np.ones_like(args[index]),))
+
+
+# -- check_grads on complex arguments --------------------------------------------------------------
+
+Z = np.array([1.0 + 0.5j, -0.3 + 1.2j])
+
+
+@pytest.mark.parametrize("f, args", [
+    (lambda z: dualtape.dnp.abs(dualtape.dnp.sin(z) * z), [Z]),
+    (lambda z: z * z + dualtape.dnp.exp(z), [Z]),
+    (lambda x, z: dualtape.dnp.real(dualtape.dnp.multiply(x, z))
+     + dualtape.dnp.imag(dualtape.dnp.multiply(dualtape.dnp.conj(z) * z, x)), [np.array([0.5, 2.0]), Z]),
+], ids=["abs_sin", "holomorphic", "mixed_real_complex"])
+def test_check_grads_differentiates_complex_arguments(f, args):
+    """Every real and imaginary coordinate, both modes, second order (derivative functions)."""
+    from dualtape.testing import check_grads
+    check_grads(f, args, order=2)
+
+
+@pytest.fixture
+def conjugated_square():
+    """x * x with a VJP written in TF's convention (2 conj(x) g) instead of the rules' (2 x g)."""
+    from dualtape.registry import defop
+
+    def vjp(g, ans, x):
+        return g * dnp.conj(x) * 2
+
+    def jvp(dx, ans, x):
+        return dx * x * 2
+
+    op = defop("DualtapeTestConjugatedSquare", lambda x: x * x, vjp=vjp, jvp=jvp, elementwise=True, complex=True)
+    yield op
+    REGISTRY.pop(op.name, None)
+
+
+def test_a_conjugated_rule_cannot_hide(conjugated_square):
+    """The mistake the complex convention invites: right on reals, wrong on complex values."""
+    from dualtape.testing import check_grads
+    check_grads(conjugated_square, [np.array([0.5, -1.5])])  # real values: no difference
+    with pytest.raises(AssertionError, match="reverse-mode gradient"):
+        check_grads(conjugated_square, [Z])
+    args = (Z,)
+    u, v = [np.array([0.3 - 1.0j, 1.0 + 0.2j])], np.array([1.0 + 1.0j, -0.5j])
+    vjps = vjp_of(conjugated_square, args, {}, v, [0])
+    with pytest.raises(AssertionError, match="dot-product"):
+        assert_adjoint(u, vjps, [jvp_of(conjugated_square, args, {}, u)], [v], adjoint_rtol(np.float64),
+                       what="dot-product test")

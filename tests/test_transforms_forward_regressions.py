@@ -509,8 +509,22 @@ def test_complex_literal_differentiated():
 
 @pytest.mark.parametrize("transform", [dt.grad, dt.jvp])
 def test_complex_literal_meeting_an_op_without_complex_rules_refused(transform):
-    with pytest.raises(TransformError, match=r"(?s)complex_maximum.*complex value `2j` meets the op Maximum"):
+    with pytest.raises(TransformError, match=r"(?s)complex_maximum.*complex value `2j` is differentiated along with the op Maximum"):
         transform(complex_maximum)
+
+
+def _helper_with_maximum(y):
+    return np.maximum(np.real(y), 0.0) + np.imag(y)
+
+
+def complex_into_helper(x):
+    return _helper_with_maximum(x * (1 + 2j)) * x
+
+
+def test_complex_literal_reaching_a_called_function_without_complex_rules_refused():
+    # the literal in f, the op without complex rules in the function it calls
+    with pytest.raises(TransformError, match=r"(?s)complex value `2j` is differentiated along with the op Maximum"):
+        dt.grad(complex_into_helper)(1.5)
 
 
 def test_hvp_refuses_complex_values():
@@ -519,6 +533,22 @@ def test_hvp_refuses_complex_values():
         dt.hvp(complex_scale)(1.0, 1.0)
     with pytest.raises(TypeError, match=r"\[abs_cotangent\] .*complex"):
         dt.hvp(lambda z: np.abs(z) ** 2)(1.0 + 1.0j, 1.0 + 0j)
+
+
+def holomorphic_poly(z):
+    return z * z + np.exp(z)
+
+
+def test_jacfwd_complex_as_jax():
+    z = np.array([1 + 1j, 0.5 - 2j])
+    np.testing.assert_allclose(dt.jacfwd(holomorphic_poly, holomorphic=True)(z), np.diag(2 * z + np.exp(z)),
+                               rtol=1e-14)
+    with pytest.raises(TypeError, match="jacfwd requires real-valued inputs"):
+        dt.jacfwd(holomorphic_poly)(z)
+    with pytest.raises(TypeError, match="holomorphic=True requires inputs with complex dtype"):
+        dt.jacfwd(holomorphic_poly, holomorphic=True)(z.real)
+    with pytest.raises(TypeError, match=r"\[transforms.jvp\] the tangent of `z` is real but `z` is complex"):
+        dt.jvp(holomorphic_poly)(z, np.ones(2))
 
 
 def _long_sum(n_terms, last="x"):

@@ -81,10 +81,10 @@ class ForwardTransformed(Transform):
         self.refuse_complex(list(args) + list(kwargs.values()) + list(ts))
         for t, w in zip(ts, self.wrt):
             primal = bound.arguments.get(w)
-            if _is_complex(t) and not _is_complex(primal):
-                raise TypeError(f"[{self.api}] the tangent of `{w}` is complex but `{w}` is real: a "
-                                "real primal needs a real tangent (as JAX's jvp). Pass the tangent's real "
-                                "part, or make the argument complex.")
+            if _is_complex(t) != _is_complex(primal) and not isinstance(primal, (list, tuple, dict)):
+                raise TypeError(f"[{self.api}] the tangent of `{w}` is {'complex' if _is_complex(t) else 'real'} "
+                                f"but `{w}` is {'complex' if _is_complex(primal) else 'real'}: a tangent has its "
+                                "primal's dtype (as JAX's jvp). Cast the tangent to the argument's dtype.")
         self.refuse_integers(args, kwargs)
         if len(ts) != len(self.wrt):
             raise TypeError(f"[{self.api}] expected {len(self.wrt)} tangents (one per wrt argument "
@@ -191,7 +191,21 @@ def _same_structure(x, t):
     return not nest.is_nested(t)
 
 
-def _directions(xs):
+def _check_holomorphic_inputs(xs, holomorphic):
+    """JAX's rule: complex inputs need holomorphic=True (a real basis direction of a complex
+    input is one of two; f'(z) exists for holomorphic f only), which needs complex inputs."""
+    for leaf in (leaf for x in xs for leaf in _leaves(x)):
+        if _is_complex(leaf) and not holomorphic:
+            raise TypeError(f"[transforms.jacfwd] jacfwd requires real-valued inputs (input dtype that is "
+                            f"a sub-dtype of np.floating), but got {np.asarray(leaf).dtype}. For "
+                            "holomorphic differentiation, pass holomorphic=True. For differentiation of "
+                            "non-holomorphic functions involving complex inputs, use jvp directly.")
+        if holomorphic and not _is_complex(leaf):
+            raise TypeError(f"[transforms.jacfwd] jacfwd with holomorphic=True requires inputs with "
+                            f"complex dtype, but got {np.asarray(leaf).dtype}. Pass complex inputs.")
+
+
+def _directions(xs, dtype=float):
     """The basis directions of the arguments `xs` (arrays, or lists, tuples and dicts of them),
     as one batch of N = their total size: (each argument's tangent, each array of it of shape
     (N,) + its shape, and for each argument the slices of the N rows of its arrays)."""
@@ -200,7 +214,7 @@ def _directions(xs):
     total, ends = sum(sizes), np.cumsum([0] + sizes)
     rows = iter([slice(ends[k], ends[k + 1]) for k in range(len(sizes))])
     blocks = [[next(rows) for _ in each] for each in leaves]
-    tangents = tuple(_pack(x, [np.eye(total)[:, block].reshape((total,) + np.shape(leaf))
+    tangents = tuple(_pack(x, [np.eye(total, dtype=dtype)[:, block].reshape((total,) + np.shape(leaf))
                                for leaf, block in zip(each, bs)]) for x, each, bs in zip(xs, leaves, blocks))
     return tangents, blocks
 
@@ -219,17 +233,22 @@ def _wrt_values(transform, args, kwargs):
     return [bound.arguments[w] for w in transform.wrt]
 
 
-def jacfwd(f, argnums=None, *, wrt=None, optimize=True):
+def jacfwd(f, argnums=None, *, wrt=None, optimize=True, holomorphic=False):
     """The Jacobian of f w.r.t. args[argnums] (shape out.shape + x.shape; a tuple of them when
     argnums is a tuple, as JAX's): one call of the generated tangent code, with all basis
-    directions as one vector tangent. `wrt=`: an alias."""
+    directions as one vector tangent. `wrt=`: an alias. holomorphic: f is complex-differentiable
+    from complex inputs to complex outputs (without it, inputs must be real, as JAX's)."""
     fj = jvp(f, resolve_argnums(argnums, wrt, "transforms.jacfwd"), optimize=optimize)
 
     def jacobian(*args, **kwargs):
         xs = _wrt_values(fj, args, kwargs)
-        tangents, blocks = _directions(xs)
+        _check_holomorphic_inputs(xs, holomorphic)
+        tangents, blocks = _directions(xs, complex if holomorphic else float)
         _, dy = fj(*args, tangents if fj.wrt_is_tuple else tangents[0], **kwargs)
         dy = np.asarray(dy)
+        if holomorphic and not _is_complex(dy):
+            raise TypeError(f"[transforms.jacfwd] jacfwd with holomorphic=True requires outputs with "
+                            f"complex dtype, but got {dy.dtype}. Drop holomorphic=True for a real-valued f.")
         out_shape = np.shape(dy)[1:]
         jacs = tuple(_pack(x, [np.moveaxis(dy[block], 0, -1).reshape(out_shape + np.shape(leaf))
                                for leaf, block in zip(_leaves(x), bs)]) for x, bs in zip(xs, blocks))

@@ -67,6 +67,7 @@ def adjoint_module(module, fn, wrt, kinds, optimize, name, seed_default, tuple_o
     """The module holding the adjoint `name` of `fn` (and its helpers); its seed parameter."""
     kinds, traced = emit.traced_kinds(kinds)
     source, seed = adjoint(module, fn, wrt, kinds, optimize, name, seed_default, tuple_out, preserve_result)
+    check_complex(module)
     module.functions.append(source)
     if traced:  # tensors and dual numbers: np.* everywhere, never math.* (see docs)
         module.functions = emit.traced_module(module)
@@ -78,6 +79,7 @@ def tangent_module(module, fn, wrt, kinds, optimize, name, batch, value_only):
     parameters."""
     kinds, traced = emit.traced_kinds(kinds)
     source, params = tangent(module, fn, wrt, kinds, optimize, name, batch, value_only)
+    check_complex(module)
     module.functions.append(source)
     if traced:
         module.functions = emit.traced_module(module)
@@ -165,18 +167,27 @@ def real_only_ops(body, constant_parts):
 
 
 def complex_ops(module, fir):
-    """Refuse a complex literal in a function using an op without complex rules (the
-    transformer's form of the runtime modes' per-op check); note those ops on the module,
-    whose calls with complex arguments are refused too (api.py)."""
+    """Note the function's ops without complex rules, and its first complex literal, on the
+    module: `check_complex` refuses the two together once every function is generated."""
     module.real_only_ops.extend(name for name in fir.real_only if name not in module.real_only_ops)
-    if fir.complex_literal is not None and fir.real_only:
-        literal, statement = fir.complex_literal
-        raise error(module.api, fir.info, statement,
-                    f"the complex value `{literal}` meets the op {fir.real_only[0]}, which has no "
-                    "complex derivative rules (its real rules would give a wrong derivative)",
+    if fir.complex_literal is not None:
+        module.complex_literals.append((fir.info, *fir.complex_literal))
+
+
+def check_complex(module):
+    """Refuse a complex literal in a transformation using an op without complex rules, in that
+    function or in one it calls (the transformer's form of the runtime modes' per-op check);
+    calls with complex arguments are refused likewise (api.py)."""
+    if module.complex_literals and module.real_only_ops:
+        info, literal, statement = module.complex_literals[0]
+        raise error(module.api, info, statement,
+                    f"the complex value `{literal}` is differentiated along with the op "
+                    f"{module.real_only_ops[0]} (here or in a function called), which has no complex "
+                    "derivative rules: its real rules would give a wrong derivative if complex values "
+                    "reach it, and the transformer does not follow dtypes",
                     "Hold the real and imaginary parts in separate float arrays (z = a + 1j * b: "
-                    "compute with a and b), compute it outside the function, or use ops with complex "
-                    "rules (docs/numerics.md, 'Complex numbers').")
+                    "compute with a and b), compute it outside the function, use ops with complex rules "
+                    "(docs/numerics.md, 'Complex numbers'), or use dualtape.grad, which checks each op.")
 
 
 def keep_generated_names_free(node, info, api, module):

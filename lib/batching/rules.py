@@ -373,6 +373,17 @@ def _elementwise_in(argnum):
     return rule
 
 
+@_only_first
+def _fftn(op, values, static, size):
+    """np.fft's N-D transforms: axes=None is every axis, or the last len(s) with s given."""
+    x = values[0]
+    ndim = len(_shape(x)) - 1
+    s, axes = static.get("s"), static.get("axes")
+    if axes is None:
+        axes = range(ndim) if s is None else range(ndim - len(s), ndim)
+    return op(x, **{**static, "axes": tuple(_axis(a, ndim, op) for a in axes)})
+
+
 # -- contractions ----------------------------------------------------------------------------
 
 def _matmul(op, values, batched, static, size):
@@ -460,6 +471,9 @@ _declare(["StridedSlice"], _getitem)
 _declare(["StridedSliceGrad"], _unindex)
 _declare(["MatMul"], _matmul)
 _declare(["Einsum"], _einsum)
+_declare(["FFT", "IFFT", "RFFT", "IRFFT"], _fftn)
+_declare(["HFFT", "IHFFT"], _reduction())
+_declare(["FFTShift", "IFFTShift"], _reduction(key="axes"))
 _declare(["HStack"], _joined(lambda s: s if s else (1,), lambda r: 0 if r == 1 else 1))
 _declare(["VStack"], _joined(lambda s: s if len(s) >= 2 else (1,) + s if s else (1, 1), lambda r: 0))
 _declare(["ColumnStack"], _joined(lambda s: s if len(s) >= 2 else s + (1,) if s else (1, 1), lambda r: 1))

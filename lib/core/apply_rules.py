@@ -11,6 +11,7 @@ import numpy as np
 from . import dnp
 from . import rulekit
 from .dtypes import is_complex_value
+from .traced import RULES_ON_TENSORS, Traced
 from .registry import GRADIENT_OVERRIDES, LINEAR, NOT_DIFFERENTIABLE
 
 
@@ -186,6 +187,16 @@ def jvp_output(op, tangents, ans, values, static, batch=None):
                                 [*tangents, ans, *values], 1)
         if looped is not None:
             return looped[0]
+    if ans.__class__ is _ndarray or not isinstance(ans, Traced):
+        return _jvp_output(op, tangents, ans, values, static, batch)
+    RULES_ON_TENSORS[0] += 1  # rules on tensors: NumPy's promotion in their operators (traced.py)
+    try:
+        return _jvp_output(op, tangents, ans, values, static, batch)
+    finally:
+        RULES_ON_TENSORS[0] -= 1
+
+
+def _jvp_output(op, tangents, ans, values, static, batch=None):
     rules = op.jvp
     if rules is None:
         raise no_jvp_error(op.name)

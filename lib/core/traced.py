@@ -16,6 +16,11 @@ class Traced:
 # updates the traced array in place under NumPy's semantics, but rebinds a number.
 ARGUMENTS = {}
 
+# >0 while rules run on traced values (a traced backward pass, a JVP rule on tensors): their
+# operators then follow NumPy's promotion (a complex cotangent times a real input), not TF's
+# refusal of mixed dtypes, which is for the user's own code (forward/inplace.numpy_semantics)
+RULES_ON_TENSORS = [0]
+
 
 def number_argument(value):
     """True for a traced argument that a running functional transform made from a Python number:

@@ -34,7 +34,7 @@ import numpy as np
 from ..core import dnp
 from ..core.errors import RefusalError
 from ..core.registry import Traced
-from ..core.traced import ARGUMENTS
+from ..core.traced import ARGUMENTS, RULES_ON_TENSORS
 from ..reverse import dispatch
 from ..reverse.dispatch import STATE
 from ..reverse.tensor import EagerTensor, Tensor
@@ -48,6 +48,8 @@ def numpy_semantics(tensor):
     under TF's (a user's GradientTape, or no tape)."""
     value = tensor._value
     if value.__class__ is not np.ndarray and isinstance(value, Traced):
+        return True
+    if RULES_ON_TENSORS[0]:  # rules running on tensors (core/traced.py)
         return True
     tapes = STATE.tapes
     return bool(tapes) and getattr(tapes[-1], "_escape_api", None) is not None

@@ -101,19 +101,19 @@ def _signdet(a):
 
 
 def logabsdet_vjp(g, ans, a):
-    return matrix_scalar(real_part(g)) * swap_last(dnp.linalg_inv(a))  # Re(g) a^-T
+    return dnp.multiply(matrix_scalar(real_part(g)), swap_last(dnp.linalg_inv(a)))  # Re(g) a^-T
 
 
 def logabsdet_jvp(da, ans, a):
-    return real_part(dnp.sum(swap_last(dnp.linalg_inv(a)) * da, axis=(-2, -1)))  # Re(tr(a^-1 da))
+    return real_part(dnp.sum(dnp.multiply(swap_last(dnp.linalg_inv(a)), da), axis=(-2, -1)))  # Re(tr(a^-1 da))
 
 
 def signdet_vjp(g, ans, a):
-    return matrix_scalar(sign_det_cotangent(g, ans)) * swap_last(dnp.linalg_inv(a))
+    return dnp.multiply(matrix_scalar(sign_det_cotangent(g, ans)), swap_last(dnp.linalg_inv(a)))
 
 
 def signdet_jvp(da, ans, a):
-    return sign_det_tangent(dnp.sum(swap_last(dnp.linalg_inv(a)) * da, axis=(-2, -1)), ans)
+    return sign_det_tangent(dnp.sum(dnp.multiply(swap_last(dnp.linalg_inv(a)), da), axis=(-2, -1)), ans)
 
 
 LOG_ABS_DETERMINANT = defop("LogMatrixDeterminant", _logabsdet, vjp=logabsdet_vjp,

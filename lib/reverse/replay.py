@@ -8,6 +8,7 @@ its cotangent as slices (`slices`): GradientTape.gradient then gives TF's Indexe
 
 import numpy as np
 
+from ..core.traced import RULES_ON_TENSORS
 from ..core.apply_rules import PER_EXAMPLE as _PER_EXAMPLE, real_for, unbroadcast_to, vjp_parts
 from ..core.registry import GRADIENT_OVERRIDES, NOT_DIFFERENTIABLE as _NOT_DIFFERENTIABLE
 from .indexed_slices import merge_slices
@@ -18,6 +19,17 @@ _np_add = np.add
 
 
 def replay(entries, watched, grads, keep, release, traced, batch=0, slices=None):
+    """The backward pass (see `_replay`), with RULES_ON_TENSORS set while rules run traced."""
+    if not traced:
+        return _replay(entries, watched, grads, keep, release, traced, batch, slices)
+    RULES_ON_TENSORS[0] += 1
+    try:
+        return _replay(entries, watched, grads, keep, release, traced, batch, slices)
+    finally:
+        RULES_ON_TENSORS[0] -= 1
+
+
+def _replay(entries, watched, grads, keep, release, traced, batch=0, slices=None):
     """The backward pass: walk the records in reverse, adding each op's VJP into `grads`.
 
     grads: {tensor id: cotangent}, seeded with the targets'. keep: ids whose cotangents

@@ -23,7 +23,7 @@ from ..core.dtypes import is_complex_value, is_differentiable_dtype
 from ..core.errors import RefusalError
 from ..core.duck import as_array, ones_for
 from ..core.registry import Traced
-from .indexed_slices import merge_slices, slices_result
+from .indexed_slices import IndexedSlices, merge_slices, slices_result
 from .replay import replay
 from .tensor import EagerTensor as _EagerTensor
 from .tensor import Tensor, wrap
@@ -247,7 +247,13 @@ def tf_convention(gradient):
 
     For a real loss L of z = x + iy, TF's gradient is dL/dx + i dL/dy, JAX's its conjugate
     (docs/numerics.md, "Complex numbers"); real gradients are the same in both."""
-    if gradient is None or not is_complex_value(gradient):
+    if gradient is None:
+        return gradient
+    if isinstance(gradient, IndexedSlices):  # (a gather's rows: conjugate the rows, keep the type)
+        if not is_complex_value(gradient.values):
+            return gradient
+        return IndexedSlices(dnp.conjugate(gradient.values), gradient.indices, gradient.dense_shape)
+    if not is_complex_value(gradient):
         return gradient
     return dnp.conjugate(gradient)  # dnp: a tape recording this pass sees the conjugation
 

@@ -105,9 +105,10 @@ def _reverse(f, args, argnums, cotangent):
     with GradientTape() as tape:
         tape.watch(sources)
         y = f(*tensors)
-    grads = tape.gradient(y, sources, output_gradients=cotangent,
+    # in the rules' (JAX's) convention: TF's tape gives conj(vjp(conj(v))) for complex values
+    grads = tape.gradient(y, sources, output_gradients=np.conj(cotangent),
                           unconnected_gradients=UnconnectedGradients.ZERO)
-    return [np.asarray(g) for g in grads]
+    return [np.conj(np.asarray(g)) for g in grads]
 
 
 def _reverse_hvp(f, args, argnums, cotangent, tangents):
@@ -134,8 +135,10 @@ def _numeric_gradients(f, args, argnums, cotangent, eps, rng):
         x = args[i]
         if x.size <= _MAX_COORDINATES:
             directions = [np.eye(x.size, dtype=x.dtype)[k].reshape(x.shape) for k in range(x.size)]
+            if x.dtype.kind == "c":  # and along each imaginary axis
+                directions += [1j * d for d in directions]
         else:
-            directions = [rng.standard_normal(x.shape).astype(x.dtype) for _ in range(4)]
+            directions = [_normal(rng, x.shape, x.dtype) for _ in range(4)]
         values = []
         for d in directions:
             tangents = [None] * len(args)
@@ -143,6 +146,14 @@ def _numeric_gradients(f, args, argnums, cotangent, eps, rng):
             values.append(float(central_difference(scalar, args, tangents, eps)))
         out.append((directions, np.array(values)))
     return out
+
+
+def _normal(rng, shape, dtype):
+    """Standard normal values of `dtype` (complex ones get a normal imaginary part too)."""
+    values = rng.standard_normal(shape)
+    if np.dtype(dtype).kind == "c":
+        values = values + 1j * rng.standard_normal(shape)
+    return np.asarray(values, dtype=dtype)
 
 
 def check_grads(f, args, order=1, modes=("rev", "fwd"), eps=None, rtol=None, atol=None, seed=0):
@@ -156,7 +167,9 @@ def check_grads(f, args, order=1, modes=("rev", "fwd"), eps=None, rtol=None, ato
     does, runs the order-1 check (in `modes`) on f's derivatives as functions of their
     inputs: "rev", the pullback (x, v) -> vjp(f, x)(v) (its "fwd" check is forward over
     reverse, a jvp through a cotangent that is a dual number); "fwd", (x, u) -> the JVP.
-    Tolerances default by dtype.
+    Tolerances default by dtype. Complex arguments are checked along every real and imaginary
+    coordinate, in the rules' (JAX's) convention (the tape's TF gradient is conjugated back);
+    their nested-tape second order is left to the derivative functions' checks.
 
     >>> import dualtape
     >>> check_grads(lambda x, y: x * dualtape.dnp.exp(y), [np.ones(3), np.zeros((2, 1))])
@@ -168,7 +181,7 @@ def check_grads(f, args, order=1, modes=("rev", "fwd"), eps=None, rtol=None, ato
                          "use a subset of ('rev', 'fwd').")
     args = tuple(_as_array(a) for a in args)
     name = getattr(f, "__qualname__", None) or repr(f)
-    argnums = [i for i, a in enumerate(args) if isinstance(a, np.ndarray) and a.dtype.kind == "f"]
+    argnums = [i for i, a in enumerate(args) if isinstance(a, np.ndarray) and a.dtype.kind in "fc"]
     if not argnums:
         raise ValueError(f"[check_grads] {name} has no floating-point argument to differentiate; "
                          "pass float arrays (ints and bools are held fixed).")
@@ -179,8 +192,8 @@ def check_grads(f, args, order=1, modes=("rev", "fwd"), eps=None, rtol=None, ato
     atol = default_atol if atol is None else atol
     rng = np.random.default_rng(seed)
     y = _value(f, args)
-    v = rng.standard_normal(y.shape).astype(y.dtype if y.dtype.kind == "f" else dtype)
-    u = [rng.standard_normal(args[i].shape).astype(args[i].dtype) for i in argnums]
+    v = _normal(rng, y.shape, y.dtype if y.dtype.kind in "fc" else dtype)
+    u = [_normal(rng, args[i].shape, args[i].dtype) for i in argnums]
     all_u = [None] * len(args)
     for i, t in zip(argnums, u):
         all_u[i] = t
@@ -217,13 +230,14 @@ def check_grads(f, args, order=1, modes=("rev", "fwd"), eps=None, rtol=None, ato
                          what=f"[check_grads] <J^T v, u> of {name} vs <v, differenced J u>")
 
     if order >= 2:
-        hvp = _reverse_hvp(f, args, argnums, v, u)
-        gradient_at = lambda *xs: _reverse(f, xs, argnums, v)  # noqa: E731
-        numeric = central_difference(gradient_at, args, all_u, eps)
-        for i, h, n in zip(argnums, hvp, numeric):
-            assert_close(h, n, rtol, atol,
-                         what=f"[check_grads] second-order (nested tapes) derivative of {name} "
-                              f"w.r.t. argument {i} vs central differences of the gradient")
+        if not any(args[i].dtype.kind == "c" for i in argnums) and y.dtype.kind != "c":
+            hvp = _reverse_hvp(f, args, argnums, v, u)
+            gradient_at = lambda *xs: _reverse(f, xs, argnums, v)  # noqa: E731
+            numeric = central_difference(gradient_at, args, all_u, eps)
+            for i, h, n in zip(argnums, hvp, numeric):
+                assert_close(h, n, rtol, atol,
+                             what=f"[check_grads] second-order (nested tapes) derivative of {name} "
+                                  f"w.r.t. argument {i} vs central differences of the gradient")
         if HAS_FORWARD_MODE:
             for mode in modes:
                 derivative = _derivative_function(f, args, argnums, mode, name)
@@ -265,4 +279,5 @@ def _derivative_function(f, args, argnums, mode, name):
 
 # -- whole programs, every mode (programs.py, check_modes.py) -----------------------------------
 from .check_modes import ALL_MODES, MODES, ModeFailure, Report, Tally, check_modes, refusal  # noqa: E402,F401
+from .complex_modes import check_complex_modes  # noqa: E402,F401
 from .programs import FEATURES, Program, load_module, programs  # noqa: E402,F401

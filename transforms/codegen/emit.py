@@ -56,6 +56,7 @@ class Module:
         self.defer = False
         self.deferred = []
         self.real_only_ops = []  # ops without complex rules in its functions (pipeline.complex_ops)
+        self.complex_literals = []  # (FunctionInfo, literal, statement): its functions' complex literals
 
     @property
     def functions(self):

@@ -13,7 +13,7 @@ import numpy as np
 from .. import dnp
 from ..duck import values_of
 
-__all__ = ["real_part", "sign_det_cotangent", "sign_det_tangent", "real_cotangent", "imag_cotangent", "conj_cotangent", "abs_cotangent", "abs_tangent",
+__all__ = ["eig_phase_cotangent", "eig_phase_tangent", "real_part", "sign_det_cotangent", "sign_det_tangent", "real_cotangent", "imag_cotangent", "conj_cotangent", "abs_cotangent", "abs_tangent",
            "angle_cotangent", "angle_tangent", "refuse_complex_zero"]
 
 
@@ -63,28 +63,28 @@ def abs_cotangent(g, x, ans):
     """|z|'s cotangent: Re(g) conj(z) / |z| (the real rule g sign(x) on reals)."""
     if not _is_complex(x):
         return g * dnp.sign(x)  # abs'(0) = 0, as TF
-    return dnp.real(g) * (dnp.conjugate(refuse_complex_zero(x, "Abs")) / ans)
+    return dnp.multiply(dnp.real(g), dnp.divide(dnp.conjugate(refuse_complex_zero(x, "Abs")), ans))
 
 
 def abs_tangent(dx, x, ans):
     """|z|'s tangent: Re(conj(z) dz) / |z| (dx sign(x) on reals)."""
     if not _is_complex(x):
         return dx * dnp.sign(x)
-    return dnp.real(dnp.conjugate(refuse_complex_zero(x, "Abs")) * dx) / ans
+    return dnp.divide(dnp.real(dnp.multiply(dnp.conjugate(refuse_complex_zero(x, "Abs")), dx)), ans)
 
 
 def angle_cotangent(g, x):
     """angle(z)'s cotangent: -i Re(g) / z (Re(c dz) = g Im(dz / z)); zero on reals."""
     if not _is_complex(x):
         return dnp.zeros_like(g) if dnp.result_dtype(g) == dnp.result_dtype(x) else dnp.zeros_like(x)
-    return dnp.real(g) * (-1j / refuse_complex_zero(x, "Angle"))
+    return dnp.multiply(dnp.real(g), dnp.divide(-1j, refuse_complex_zero(x, "Angle")))
 
 
 def angle_tangent(dx, x):
     """angle(z)'s tangent: Im(dz / z); zero on reals (angle is 0 or pi there)."""
     if not _is_complex(x):
         return dnp.zeros_like(dx)
-    return dnp.imag(dx / refuse_complex_zero(x, "Angle"))
+    return dnp.imag(dnp.divide(dx, refuse_complex_zero(x, "Angle")))
 
 
 def real_part(x):
@@ -97,11 +97,37 @@ def sign_det_cotangent(g, ans):
     d s = i Im(tr(a^-1 da)) s for s = det / |det|, and Re(c i Im(t) s) = Re(i Im(c s) t)."""
     if not _is_complex(ans):
         return dnp.zeros_like(g)
-    return dnp.multiply(dnp.imag(g * ans), 1j)
+    return dnp.multiply(dnp.imag(dnp.multiply(g, ans)), 1j)
 
 
 def sign_det_tangent(trace, ans):
     """slogdet's sign tangent from t = tr(a^-1 da): i Im(t) s; 0 on reals (s is +-1 there)."""
     if not _is_complex(ans):
         return dnp.zeros_like(trace)
-    return dnp.multiply(dnp.imag(trace), 1j) * ans
+    return dnp.multiply(dnp.multiply(dnp.imag(trace), 1j), ans)
+
+
+def _largest_component(v):
+    """1 at each column's entry of largest modulus (LAPACK makes it real), else 0: a constant."""
+    modulus = np.abs(np.asarray(primal_of(v)))
+    return (modulus == np.max(modulus, axis=-2, keepdims=True)).astype(modulus.dtype)
+
+
+def eig_phase_tangent(dv0, v):
+    """-i Im(dv0_k) / v_k per column (k: its largest component, which LAPACK keeps real), the
+    rotation keeping it real; 0 for real eigenvectors (nothing rotates)."""
+    if not _is_complex(v):
+        return dnp.zeros_like(dnp.sum(dv0, axis=-2))
+    pick = _largest_component(v)
+    return dnp.multiply(dnp.divide(dnp.imag(dnp.sum(dnp.multiply(dv0, pick), axis=-2)), dnp.real(dnp.sum(dnp.multiply(v, pick), axis=-2))),
+                        -1j)
+
+
+def eig_phase_cotangent(s, v):
+    """The transpose of eig_phase_tangent, placed in a matrix: i Im(s_j) / v_kj at each column's
+    largest component; 0 for real eigenvectors."""
+    if not _is_complex(v) and not _is_complex(s):
+        return dnp.zeros_like(v)
+    pick = _largest_component(v)
+    return dnp.multiply(pick, dnp.expand_dims(dnp.divide(dnp.multiply(dnp.imag(s), 1j),
+                                                        dnp.real(dnp.sum(dnp.multiply(v, pick), axis=-2))), -2))

@@ -9,8 +9,8 @@ the denominator is exactly 0 (docs/numerics.md, "Decompositions at repeated valu
 import numpy as np
 
 from .. import dnp
-from ..duck import primal_of
 from .arrays import lower_half_diagonal, symmetrize
+from .complex_parts import eig_phase_cotangent, eig_phase_tangent
 from .shapes import div_no_nan, swap_last, tie_share
 
 __all__ = ["eig_jvp_w", "eig_vjp_w", "eig_jvp_v", "eig_vjp_v", "svd_vjp_s", "svd_vjp_u", "svd_vjp_vh", "svd_jvp_s", "svd_jvp_u", "svd_jvp_vh",
@@ -330,49 +330,31 @@ def band_transpose(ab, l_and_u):
 def eig_jvp_w(da, a):
     """d w = diag(V^-1 da V): each simple eigenvalue is a holomorphic function of a."""
     v = dnp.linalg_eig_v(a)
-    return dnp.sum(swap_last(dnp.linalg_inv(v)) * dnp.matmul(da, v), axis=-2)
+    return dnp.sum(dnp.multiply(swap_last(dnp.linalg_inv(v)), dnp.matmul(da, v)), axis=-2)
 
 
 def eig_vjp_w(g, a):
     """V^-T diag(g) V^T, the transpose of eig_jvp_w for the pairing Re(sum(c * t))."""
     v = dnp.linalg_eig_v(a)
-    return dnp.matmul(swap_last(dnp.linalg_inv(v)) * _row(g), swap_last(v))
-
-
-def _largest_component(v):
-    """1 at each column's entry of largest modulus (LAPACK makes it real), else 0: a constant."""
-    modulus = np.abs(np.asarray(primal_of(v)))
-    return (modulus == np.max(modulus, axis=-2, keepdims=True)).astype(modulus.dtype)
+    return dnp.matmul(dnp.multiply(swap_last(dnp.linalg_inv(v)), _row(g)), swap_last(v))
 
 
 def eig_jvp_v(da, a):
     """dV in LAPACK's normalization (unit columns, each largest component real):
     dV0 = V (F o V^-1 da V), plus V diag(c) with Re c = -Re(v^H dv0) (unit norm) and
-    Im c = -Im(dv0_k) / v_k (v_k, the largest component, stays real)."""
+    Im c = -Im(dv0_k) / v_k (v_k, the largest component, stays real: eig_phase_tangent)."""
     w, v = dnp.linalg_eigvals(a), dnp.linalg_eig_v(a)
     dv0 = dnp.matmul(v, _coupling(w) * matmul_chain(dnp.linalg_inv(v), da, v))
-    return dv0 + v * _row(_eig_gauge(dv0, v))
-
-
-def _eig_gauge(dv0, v):
-    """The per-column c of eig_jvp_v (0 for real vectors: their norm holds, nothing rotates)."""
-    pick = _largest_component(v)
-    norm_part = dnp.real(dnp.sum(dnp.conjugate(v) * dv0, axis=-2))
-    if dnp.result_dtype(v).kind != "c":
-        return -norm_part
-    phase_part = dnp.imag(dnp.sum(dv0 * pick, axis=-2)) / dnp.real(dnp.sum(v * pick, axis=-2))
-    return dnp.multiply(norm_part, -1.0) - dnp.multiply(phase_part, 1j)
+    gauge = dnp.subtract(eig_phase_tangent(dv0, v), dnp.real(dnp.sum(dnp.multiply(dnp.conjugate(v), dv0), axis=-2)))
+    return dnp.add(dv0, dnp.multiply(v, _row(gauge)))
 
 
 def eig_vjp_v(g, a):
     """The transpose of eig_jvp_v for the pairing Re(sum(c * t)): with s_j = sum_i g_ij v_ij,
-    the gauge term gives g0 = g - Re(s) conj(V) - i Im(s) / v_k at each largest component;
-    then V^-T (F o V^T g0) V^T."""
+    the gauge term gives g0 = g - Re(s) conj(V) - i Im(s) / v_k at each largest component
+    (eig_phase_cotangent); then V^-T (F o V^T g0) V^T."""
     w, v = dnp.linalg_eigvals(a), dnp.linalg_eig_v(a)
-    s = dnp.sum(g * v, axis=-2)
-    g0 = g - _row(dnp.real(s)) * dnp.conjugate(v)
-    if dnp.result_dtype(v).kind == "c" or dnp.result_dtype(g).kind == "c":
-        pick = _largest_component(v)
-        g0 = g0 - pick * _row(dnp.multiply(dnp.imag(s), 1j) / dnp.real(dnp.sum(v * pick, axis=-2)))
+    s = dnp.sum(dnp.multiply(g, v), axis=-2)
+    g0 = dnp.subtract(dnp.subtract(g, dnp.multiply(_row(dnp.real(s)), dnp.conjugate(v))), eig_phase_cotangent(s, v))
     inv_t = swap_last(dnp.linalg_inv(v))
     return matmul_chain(inv_t, _coupling(w) * dnp.matmul(swap_last(v), g0), swap_last(v))
