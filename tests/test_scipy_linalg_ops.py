@@ -314,3 +314,19 @@ def test_convolve_axes_refusals_name_the_op_and_shapes(shapes, axes, match):
     x, k = (np.ones(s) for s in shapes)
     with pytest.raises(ValueError, match=r"\[ScipyConvolve\].*" + match):
         dualtape.grad(lambda x: np.sum(signal.convolve(x, k, axes=axes)))(x)
+
+
+@needs_scipy
+def test_sqrtm_of_a_matrix_with_a_complex_root_is_refused():
+    # regression: #22, sqrtm returned the real part of SciPy's complex root of a symmetric matrix
+    # with a negative eigenvalue (autograd's test_sqrtm: every mode's derivative was off by 1e15)
+    from dualtape.scipy import linalg  # noqa: PLC0415
+    a = np.diag([2.0, -1.0, 3.0]) + 0.1
+    with pytest.raises(ValueError, match=r"\[MatrixSquareRoot\].*\(3, 3\) float64.*complex.*Fix"):
+        linalg.sqrtm(a)
+    with pytest.raises(ValueError, match=r"MatrixSquareRoot.*negative real axis"):
+        dualtape.jvp(linalg.sqrtm, (a,), (np.eye(3),))
+    with pytest.raises(ValueError, match=r"MatrixSquareRoot.*negative real axis"):
+        dualtape.grad(lambda a: np.sum(linalg.sqrtm(a)))(a)
+    b = a @ a.T + np.eye(3)  # a real root: unchanged
+    np.testing.assert_allclose(linalg.sqrtm(b) @ linalg.sqrtm(b), b, rtol=1e-10)
