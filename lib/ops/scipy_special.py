@@ -15,13 +15,13 @@ import scipy.special as sc
 
 from ..core import dnp
 from ..core.registry import defop, elementwise_op
-from ..core.rulekit import primal_keepdims, unbroadcast, unreduce
+from ..core.rulekit import primal_keepdims, unbroadcast, unreduce, zeros_like
 from .nn import LOG_SOFTMAX, SOFTMAX
 
 __all__ = ["gammaln", "digamma", "polygamma", "erf", "erfc", "erfinv", "erfcinv", "expit", "logit",
            "xlogy", "xlog1py", "betaln", "gamma", "rgamma", "beta", "gammainc", "gammaincc",
            "ndtr", "log_ndtr", "multigammaln", "special_logsumexp", "special_softmax",
-           "special_log_softmax"]
+           "special_log_softmax", "betainc", "gammasgn"]
 
 def gammaln_vjp(g, ans, x):
     return g * dnp.digamma(x)
@@ -263,6 +263,47 @@ GAMMAINC = order_op("Igamma", sc.gammainc, gammainc_vjp, gammainc_jvp, (order_sa
 GAMMAINCC = order_op("Igammac", sc.gammaincc, gammaincc_vjp, gammaincc_jvp, (order_sample(2.5, 0.2, 3.0),))
 
 
+# betainc(a, b, x): the regularized incomplete beta function, differentiable in x (as autograd);
+# d/dx = x^(a-1) (1-x)^(b-1) / B(a, b), the beta density
+
+def betainc_vjp(g, ans, a, b, x):
+    return unbroadcast(g * dnp.exp((a - 1.0) * dnp.log(x) + (b - 1.0) * dnp.log1p(-x)
+                                   - dnp.betaln(a + 0.0 * x, b + 0.0 * x)), np.shape(x))
+
+
+def betainc_jvp(dx, ans, a, b, x):
+    return dx * dnp.exp((a - 1.0) * dnp.log(x) + (b - 1.0) * dnp.log1p(-x) - dnp.betaln(a + 0.0 * x, b + 0.0 * x))
+
+
+def _betainc(a, b, x):
+    return np.asarray(sc.betainc(a, b, x), dtype=np.result_type(x))
+
+
+def _sample_betainc(rng):
+    return (rng.uniform(1.2, 3.0, (3,)), 2.5, rng.uniform(0.1, 0.9, (2, 3))), {}
+
+
+def _sample_betainc_array_b(rng):
+    return (0.8, rng.uniform(0.6, 2.0, (2, 1)), rng.uniform(0.1, 0.9, (2, 3))), {}
+
+
+BETAINC = defop("Betainc", _betainc, (None, None, betainc_vjp), (None, None, betainc_jvp), nondiff_argnums=(0, 1),
+                samples=(_sample_betainc, _sample_betainc_array_b))
+
+
+# gammasgn: the sign of the gamma function, piecewise constant (zero derivative between its poles)
+
+def gammasgn_vjp(g, ans, x):
+    return zeros_like(g)
+
+
+def gammasgn_jvp(dx, ans, x):
+    return zeros_like(dx)
+
+
+GAMMASGN = elementwise_op("Gammasgn", sc.gammasgn, gammasgn_vjp, gammasgn_jvp, domain={"x": "positive"})
+
+
 def ndtr_vjp(g, ans, x):
     return g * dnp.exp(-0.5 * x * x) * 0.3989422804014327
 
@@ -383,6 +424,13 @@ def _all_axes(x, axis):
 erf, erfc, erfinv, erfcinv, expit, logit = ERF, ERFC, ERFINV, ERFCINV, EXPIT, LOGIT
 xlogy, xlog1py, betaln = XLOGY, XLOG1PY, BETALN
 gamma, rgamma, beta, gammainc, gammaincc, ndtr, log_ndtr = GAMMA, RGAMMA, BETA, GAMMAINC, GAMMAINCC, NDTR, LOG_NDTR
+gammasgn = GAMMASGN
+
+
+def betainc(a, b, x):
+    """scipy.special.betainc(a, b, x): differentiable in x."""
+    return BETAINC(a, b, x)
+
 
 SCIPY_SPECIAL = {sc.gammaln: gammaln, sc.digamma: digamma, sc.polygamma: polygamma, sc.erf: erf,
                  sc.erfc: erfc, sc.erfinv: erfinv, sc.erfcinv: erfcinv, sc.expit: expit,
@@ -390,6 +438,7 @@ SCIPY_SPECIAL = {sc.gammaln: gammaln, sc.digamma: digamma, sc.polygamma: polygam
                  sc.gamma: gamma, sc.rgamma: rgamma, sc.beta: beta, sc.gammainc: gammainc,
                  sc.gammaincc: gammaincc, sc.ndtr: ndtr, sc.log_ndtr: log_ndtr,
                  sc.multigammaln: multigammaln, sc.logsumexp: special_logsumexp,
-                 sc.softmax: special_softmax, sc.log_softmax: special_log_softmax}
+                 sc.softmax: special_softmax, sc.log_softmax: special_log_softmax,
+                 sc.betainc: betainc, sc.gammasgn: gammasgn}
 
 dnp.export(globals(), SCIPY_SPECIAL)
