@@ -1,9 +1,10 @@
 """scipy.stats' distributions as registry ops, and their functions with scipy.stats' signatures.
 
-The location-scale families norm, t, gamma and beta are one table, `FAMILIES`: each row holds
-the family's parameters (x, shape parameters, loc, scale), its log-density and CDF in NumPy and
-SciPy's special functions, and how to draw samples. Each row gives two primitives: the density
-(static `method`: logpdf or pdf) and the CDF (cdf or logcdf). Their rules are one formula for
+The location-scale families norm, t, gamma, beta and chi2 are one table, `FAMILIES`: each row
+holds the family's parameters (x, shape parameters, loc, scale), its log-density, CDF and
+survival function in NumPy and SciPy's special functions, and how to draw samples. Each row
+gives two primitives: the density (static `method`: logpdf or pdf) and the CDF (cdf, logcdf, or
+the survival function sf = 1 - cdf and logsf, whose derivatives are the CDF's negated). Their rules are one formula for
 every family: the density's derivative is the density (1 for logpdf) times `stats_score`, the
 log-density's partial derivative (rulekit); the CDF's, in x, loc and scale (not in df, a, b, as
 autograd's), is the density times `loc_scale_factor`. `family_rules` writes these rules for a
@@ -26,16 +27,22 @@ import numpy as np
 import scipy.special as sc
 
 from ..core import dnp
+from ..core.duck import primal_of
 from ..core.registry import NOT_DIFFERENTIABLE, defop
-from ..core.rulekit import (density_factor, loc_scale_factor, mvn_cov_jvp, mvn_cov_vjp,  # noqa: F401  (rule text)
-                            mvn_score_x, stats_score, unbroadcast)
+from ..core.rulekit import (component_column, density_factor, dirichlet_score_alpha, dirichlet_score_x,  # noqa: F401
+                            loc_scale_factor, log_offset, mvn_cov_jvp, mvn_cov_vjp, mvn_entropy_cov_jvp,
+                            mvn_entropy_cov_vjp, mvn_score_x, stats_score, sum_but_components, tail_sign,
+                            unbroadcast)  # (rule text)
 
 __all__ = ["stats_norm_logpdf", "stats_norm_pdf", "stats_norm_cdf", "stats_norm_logcdf",
            "stats_t_logpdf", "stats_t_pdf", "stats_t_cdf", "stats_t_logcdf",
            "stats_gamma_logpdf", "stats_gamma_pdf", "stats_gamma_cdf", "stats_gamma_logcdf",
            "stats_beta_logpdf", "stats_beta_pdf", "stats_beta_cdf", "stats_beta_logcdf",
+           "stats_chi2_logpdf", "stats_chi2_pdf", "stats_chi2_cdf", "stats_chi2_logcdf",
+           "stats_norm_sf", "stats_norm_logsf", "stats_t_sf", "stats_t_logsf", "stats_gamma_sf", "stats_gamma_logsf",
+           "stats_beta_sf", "stats_beta_logsf", "stats_chi2_sf", "stats_chi2_logsf",
            "stats_poisson_logpmf", "stats_poisson_pmf", "stats_poisson_cdf", "stats_poisson_logcdf",
-           "stats_mvn_logpdf", "stats_mvn_pdf"]
+           "stats_mvn_logpdf", "stats_mvn_pdf", "stats_mvn_entropy", "stats_dirichlet_logpdf", "stats_dirichlet_pdf"]
 
 
 # -- the location-scale families' formulas ----------------------------------------------------
@@ -68,14 +75,22 @@ def _gamma_logpdf(x, a, loc, scale):
     y = (x - loc) / scale
     with np.errstate(divide="ignore", invalid="ignore"):
         value = sc.xlogy(a - 1.0, y) - y - sc.gammaln(a) - np.log(scale)
-    return np.where(y > 0, value, -np.inf)
+    return np.where(y >= 0, value, -np.inf)  # at y = 0: 1 / scale for a = 1, as SciPy
 
 
 def _beta_logpdf(x, a, b, loc, scale):
     y = (x - loc) / scale
     with np.errstate(divide="ignore", invalid="ignore"):
         value = sc.xlogy(a - 1.0, y) + sc.xlog1py(b - 1.0, -y) - sc.betaln(a, b) - np.log(scale)
-    return np.where((y > 0) & (y < 1), value, -np.inf)
+    return np.where((y >= 0) & (y <= 1), value, -np.inf)  # the end points: b / scale for a = 1, as SciPy
+
+
+def _chi2_logpdf(x, df, loc, scale):
+    y = (x - loc) / scale
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = (sc.xlogy(0.5 * df - 1.0, y) - 0.5 * y - 0.5 * df * 0.6931471805599453 - sc.gammaln(0.5 * df)
+                 - np.log(scale))
+    return np.where(y >= 0, value, -np.inf)
 
 
 def _density(logpdf):
@@ -85,12 +100,18 @@ def _density(logpdf):
     return impl
 
 
-def _cdf(cdf):
+def _cdf(family):
+    """The CDF op's implementation: static `method` cdf, logcdf, sf (1 - cdf, computed as SciPy does,
+    without cancellation) or logsf."""
     def impl(*args, method):
         with np.errstate(divide="ignore"):
-            value = cdf(*args)
-            return np.asarray(np.log(value) if method == "logcdf" else value, dtype=float_type(*args))
-    impl.__name__ = cdf.__name__
+            if method in ("logcdf", "logsf") and family.log_tails is not None:
+                value = family.log_tails(*args, tail=method[3:])
+            else:
+                value = (family.sf if method in ("sf", "logsf") else family.cdf)(*args)
+                value = np.log(value) if method.startswith("log") else value
+            return np.asarray(value, dtype=float_type(*args))
+    impl.__name__ = family.cdf.__name__
     return impl
 
 
@@ -98,16 +119,44 @@ def _norm_cdf(x, loc, scale):
     return sc.ndtr((x - loc) / scale)
 
 
+def _norm_sf(x, loc, scale):
+    return sc.ndtr((loc - x) / scale)
+
+
+def _norm_log_tails(x, loc, scale, *, tail):
+    return sc.log_ndtr((x - loc) / scale if tail == "cdf" else (loc - x) / scale)  # accurate far in the tails
+
+
 def _t_cdf(x, df, loc, scale):
     return sc.stdtr(df, (x - loc) / scale)
+
+
+def _t_sf(x, df, loc, scale):
+    return sc.stdtr(df, (loc - x) / scale)
 
 
 def _gamma_cdf(x, a, loc, scale):
     return sc.gammainc(a, np.maximum((x - loc) / scale, 0.0))
 
 
+def _gamma_sf(x, a, loc, scale):
+    return sc.gammaincc(a, np.maximum((x - loc) / scale, 0.0))
+
+
 def _beta_cdf(x, a, b, loc, scale):
     return sc.betainc(a, b, np.clip((x - loc) / scale, 0.0, 1.0))
+
+
+def _beta_sf(x, a, b, loc, scale):
+    return sc.betaincc(a, b, np.clip((x - loc) / scale, 0.0, 1.0))
+
+
+def _chi2_cdf(x, df, loc, scale):
+    return sc.gammainc(0.5 * df, 0.5 * np.maximum((x - loc) / scale, 0.0))
+
+
+def _chi2_sf(x, df, loc, scale):
+    return sc.gammaincc(0.5 * df, 0.5 * np.maximum((x - loc) / scale, 0.0))
 
 
 # -- samples ----------------------------------------------------------------------------------
@@ -159,22 +208,30 @@ def _samples(methods, *draws):
 
 class Family(NamedTuple):
     """One location-scale family: scipy.stats' name, the ops' name, the parameters (x first,
-    loc and scale last), log-density and CDF of those parameters, a sample draw for each."""
+    loc and scale last), log-density, CDF and survival function (1 - CDF) of those parameters,
+    a sample draw for each, and optionally the log CDF and log survival function
+    (`log_tails(*params, tail="cdf" or "sf")`) where the log of the CDF loses accuracy."""
     name: str
     op: str
     params: tuple
     logpdf: object
     cdf: object
+    sf: object
     draws: tuple
+    log_tails: object = None
 
 
 FAMILIES = (
-    Family("norm", "Normal", ("x", "loc", "scale"), _norm_logpdf, _norm_cdf, (_normal, _small, _positive)),
-    Family("t", "StudentT", ("x", "df", "loc", "scale"), _t_logpdf, _t_cdf, (_normal, _shape, _small, _positive)),
-    Family("gamma", "GammaDist", ("x", "a", "loc", "scale"), _gamma_logpdf, _gamma_cdf,
+    Family("norm", "Normal", ("x", "loc", "scale"), _norm_logpdf, _norm_cdf, _norm_sf, (_normal, _small, _positive),
+           _norm_log_tails),
+    Family("t", "StudentT", ("x", "df", "loc", "scale"), _t_logpdf, _t_cdf, _t_sf,
+           (_normal, _shape, _small, _positive)),
+    Family("gamma", "GammaDist", ("x", "a", "loc", "scale"), _gamma_logpdf, _gamma_cdf, _gamma_sf,
            (_positive, _shape, _small, _scale)),
-    Family("beta", "BetaDist", ("x", "a", "b", "loc", "scale"), _beta_logpdf, _beta_cdf,
+    Family("beta", "BetaDist", ("x", "a", "b", "loc", "scale"), _beta_logpdf, _beta_cdf, _beta_sf,
            (_unit, _shape, _shape, _tiny, _near_one)),
+    Family("chi2", "Chi2Dist", ("x", "df", "loc", "scale"), _chi2_logpdf, _chi2_cdf, _chi2_sf,
+           (_positive, _shape, _small, _scale)),
 )
 
 CDF_PARAMS = ("x", "loc", "scale")  # a CDF is differentiated in these (loc_scale_factor's 0, 1, 2)
@@ -193,7 +250,7 @@ def rule_text(family):
         rules.append(f"def {name}_density_jvp_{p}(d{p}, ans, {args}, *, method):\n"
                      f"    return d{p} * {slope}\n")
     for i, p in enumerate(CDF_PARAMS):
-        slope = (f'dnp.exp(dnp.stats_{name}_logpdf({args}) - (ans if method == "logcdf" else 0.0)) '
+        slope = (f"tail_sign(method) * dnp.exp(dnp.stats_{name}_logpdf({args}) - log_offset(ans, method)) "
                  f"* loc_scale_factor(x, loc, scale, {i})")
         rules.append(f"def {name}_cdf_vjp_{p}(g, ans, {args}, *, method):\n"
                      f"    return unbroadcast(g * {slope}, np.shape({p}))\n")
@@ -223,13 +280,13 @@ def family_ops(family):
     density_vjp, density_jvp, cdf_vjp, cdf_jvp = family_rules(family)
     density = defop(f"{family.op}Density", _density(family.logpdf), density_vjp, density_jvp,
                     samples=_samples(("logpdf", "pdf"), *family.draws))
-    cdf = defop(f"{family.op}Cdf", _cdf(family.cdf), cdf_vjp, cdf_jvp,
-                samples=_samples(("cdf", "logcdf"), *family.draws))
+    cdf = defop(f"{family.op}Cdf", _cdf(family), cdf_vjp, cdf_jvp,
+                samples=_samples(("cdf", "logcdf", "sf", "logsf"), *family.draws))
     return density, cdf
 
 
-(NORM_DENSITY, NORM_CDF), (T_DENSITY, T_CDF), (GAMMA_DENSITY, GAMMA_CDF), (BETA_DENSITY, BETA_CDF) = (
-    family_ops(family) for family in FAMILIES)
+((NORM_DENSITY, NORM_CDF), (T_DENSITY, T_CDF), (GAMMA_DENSITY, GAMMA_CDF), (BETA_DENSITY, BETA_CDF),
+ (CHI2_DENSITY, CHI2_CDF)) = (family_ops(family) for family in FAMILIES)
 
 
 # -- poisson(k, mu, loc): differentiable in mu ------------------------------------------------
@@ -344,6 +401,92 @@ MVN_DENSITY = defop("MultivariateNormal", _mvn_density, (mvn_vjp_x, mvn_vjp_mean
                              _mvn_sample("logpdf", 3, nonsymmetric=True)))
 
 
+def _mvn_entropy(cov, *, d):
+    lower = np.linalg.cholesky(_cov_matrix(cov, d))
+    value = 0.5 * d * (1.8378770664093453 + 1.0) + np.sum(np.log(np.diagonal(lower)))
+    return np.asarray(value, dtype=float_type(cov))
+
+
+def mvn_entropy_vjp(g, ans, cov, *, d):
+    return mvn_entropy_cov_vjp(g, cov, d)
+
+
+def mvn_entropy_jvp(dcov, ans, cov, *, d):
+    return mvn_entropy_cov_jvp(dcov, cov, d)
+
+
+def _mvn_entropy_sample(kind):
+    def sample(rng):
+        b = rng.standard_normal((3, 3))
+        cov = {"matrix": b @ b.T + 3.0 * np.eye(3), "vector": rng.uniform(0.5, 2.0, 3),
+               "number": np.array(rng.uniform(0.5, 2.0))}[kind]
+        return (cov,), {"d": 3}
+    sample.__name__ = f"_sample_entropy_{kind}"
+    return sample
+
+
+MVN_ENTROPY = defop("MultivariateNormalEntropy", _mvn_entropy, mvn_entropy_vjp, mvn_entropy_jvp,
+                    samples=tuple(_mvn_entropy_sample(kind) for kind in ("matrix", "vector", "number")))
+
+
+# -- dirichlet(x, alpha): the K components along x's first axis, as SciPy ----------------------
+
+def _dirichlet_density(x, alpha, *, method):
+    a = np.reshape(alpha, (-1,) + (1,) * (np.ndim(x) - 1))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = np.sum(sc.xlogy(a - 1.0, x), axis=0) - np.sum(sc.gammaln(alpha)) + sc.gammaln(np.sum(alpha))
+    return finish(value, method, x, alpha)
+
+
+def dirichlet_vjp_x(g, ans, x, alpha, *, method):
+    return dnp.expand_dims(g * density_factor(ans, method), 0) * dirichlet_score_x(x, alpha)
+
+
+def dirichlet_vjp_alpha(g, ans, x, alpha, *, method):
+    return sum_but_components(dnp.expand_dims(g * density_factor(ans, method), 0) * dirichlet_score_alpha(x, alpha))
+
+
+def dirichlet_jvp_x(dx, ans, x, alpha, *, method):
+    return density_factor(ans, method) * dnp.sum(dx * dirichlet_score_x(x, alpha), axis=0)
+
+
+def dirichlet_jvp_alpha(dalpha, ans, x, alpha, *, method):
+    return density_factor(ans, method) * dnp.sum(component_column(dalpha, x) * dirichlet_score_alpha(x, alpha), axis=0)
+
+
+def _dirichlet_sample(method, n):
+    def sample(rng):
+        alpha = rng.uniform(1.2, 3.0, 4)
+        x = rng.dirichlet(alpha, size=n).T if n else rng.dirichlet(alpha)
+        return (x, alpha), {"method": method}
+    sample.__name__ = f"_sample_dirichlet_{method}_{n}"
+    return sample
+
+
+DIRICHLET_DENSITY = defop("DirichletDist", _dirichlet_density, (dirichlet_vjp_x, dirichlet_vjp_alpha),
+                          (dirichlet_jvp_x, dirichlet_jvp_alpha),
+                          samples=(_dirichlet_sample("logpdf", 0), _dirichlet_sample("pdf", 0),
+                                   _dirichlet_sample("logpdf", 3)))
+
+
+def dirichlet_points(x, alpha):
+    """x as the density op takes it, checked as SciPy checks it: alpha a vector of K, x of K (or
+    K - 1, the last component implied) entries along its first axis, each in [0, 1], summing to 1."""
+    ks, xs = np.shape(alpha), np.shape(x)
+    if len(ks) != 1 or not xs or xs[0] not in (ks[0], ks[0] - 1) or len(xs) > 2:
+        raise ValueError(f"[DirichletDist] x of shape {xs} and alpha of shape {ks}: alpha must be a vector of the "
+                         "K concentrations and x hold K (or K - 1) components along its first axis, shape (K,) or "
+                         "(K, N). Fix: pass one point per column, x.T for points in rows.")
+    if xs[0] != ks[0]:  # the last component is 1 - the others, as SciPy
+        x = dnp.concatenate([x, 1.0 - dnp.sum(x, axis=0, keepdims=True)], axis=0)
+    value = np.asarray(primal_of(x))
+    if np.min(value) < 0 or np.max(value) > 1 or np.any(np.abs(np.sum(value, axis=0) - 1.0) > 1e-9):
+        raise ValueError(f"[DirichletDist] the points x of shape {xs} must lie on the simplex (entries in [0, 1], "
+                         f"summing to 1 along the first axis); their sums are {np.sum(value, axis=0)}. "
+                         "Fix: normalize them (x / np.sum(x, axis=0)), as SciPy requires.")
+    return x
+
+
 # -- the public functions, with scipy.stats' signatures ---------------------------------------
 
 def stats_norm_logpdf(x, loc=0.0, scale=1.0, *, method="logpdf"):
@@ -410,6 +553,62 @@ def stats_beta_logcdf(x, a, b, loc=0.0, scale=1.0, *, method="logcdf"):
     return BETA_CDF(x, a, b, loc, scale, method=method)
 
 
+def stats_norm_sf(x, loc=0.0, scale=1.0, *, method="sf"):
+    return NORM_CDF(x, loc, scale, method=method)
+
+
+def stats_norm_logsf(x, loc=0.0, scale=1.0, *, method="logsf"):
+    return NORM_CDF(x, loc, scale, method=method)
+
+
+def stats_t_sf(x, df, loc=0.0, scale=1.0, *, method="sf"):
+    return T_CDF(x, df, loc, scale, method=method)
+
+
+def stats_t_logsf(x, df, loc=0.0, scale=1.0, *, method="logsf"):
+    return T_CDF(x, df, loc, scale, method=method)
+
+
+def stats_gamma_sf(x, a, loc=0.0, scale=1.0, *, method="sf"):
+    return GAMMA_CDF(x, a, loc, scale, method=method)
+
+
+def stats_gamma_logsf(x, a, loc=0.0, scale=1.0, *, method="logsf"):
+    return GAMMA_CDF(x, a, loc, scale, method=method)
+
+
+def stats_beta_sf(x, a, b, loc=0.0, scale=1.0, *, method="sf"):
+    return BETA_CDF(x, a, b, loc, scale, method=method)
+
+
+def stats_beta_logsf(x, a, b, loc=0.0, scale=1.0, *, method="logsf"):
+    return BETA_CDF(x, a, b, loc, scale, method=method)
+
+
+def stats_chi2_logpdf(x, df, loc=0.0, scale=1.0, *, method="logpdf"):
+    return CHI2_DENSITY(x, df, loc, scale, method=method)
+
+
+def stats_chi2_pdf(x, df, loc=0.0, scale=1.0, *, method="pdf"):
+    return CHI2_DENSITY(x, df, loc, scale, method=method)
+
+
+def stats_chi2_cdf(x, df, loc=0.0, scale=1.0, *, method="cdf"):
+    return CHI2_CDF(x, df, loc, scale, method=method)
+
+
+def stats_chi2_logcdf(x, df, loc=0.0, scale=1.0, *, method="logcdf"):
+    return CHI2_CDF(x, df, loc, scale, method=method)
+
+
+def stats_chi2_sf(x, df, loc=0.0, scale=1.0, *, method="sf"):
+    return CHI2_CDF(x, df, loc, scale, method=method)
+
+
+def stats_chi2_logsf(x, df, loc=0.0, scale=1.0, *, method="logsf"):
+    return CHI2_CDF(x, df, loc, scale, method=method)
+
+
 def stats_poisson_logpmf(k, mu, loc=0.0, *, method="logpmf"):
     return POISSON_DENSITY(k, mu, loc, method=method)
 
@@ -436,6 +635,20 @@ def stats_mvn_pdf(x, mean=0.0, cov=1.0, allow_singular=False, *, method="pdf"):
     return MVN_DENSITY(x, 0.0 if mean is None else mean, cov, method=method)
 
 
+def stats_mvn_entropy(mean=None, cov=1.0):
+    """multivariate_normal.entropy(mean, cov), differentiable in cov (read as in logpdf)."""
+    d = np.shape(mean)[-1] if mean is not None and np.ndim(mean) else np.shape(cov)[-1] if np.ndim(cov) else 1
+    return MVN_ENTROPY(cov, d=d)
+
+
+def stats_dirichlet_logpdf(x, alpha, *, method="logpdf"):
+    return DIRICHLET_DENSITY(dirichlet_points(x, alpha), alpha, method=method)
+
+
+def stats_dirichlet_pdf(x, alpha, *, method="pdf"):
+    return DIRICHLET_DENSITY(dirichlet_points(x, alpha), alpha, method=method)
+
+
 class Distribution:
     """A scipy.stats distribution's differentiable methods: `norm.logpdf(x, loc, scale)`."""
 
@@ -449,17 +662,22 @@ class Distribution:
 
 
 norm = Distribution("norm", logpdf=stats_norm_logpdf, pdf=stats_norm_pdf, cdf=stats_norm_cdf,
-                    logcdf=stats_norm_logcdf)
-t = Distribution("t", logpdf=stats_t_logpdf, pdf=stats_t_pdf, cdf=stats_t_cdf, logcdf=stats_t_logcdf)
+                    logcdf=stats_norm_logcdf, sf=stats_norm_sf, logsf=stats_norm_logsf)
+t = Distribution("t", logpdf=stats_t_logpdf, pdf=stats_t_pdf, cdf=stats_t_cdf, logcdf=stats_t_logcdf,
+                 sf=stats_t_sf, logsf=stats_t_logsf)
 gamma = Distribution("gamma", logpdf=stats_gamma_logpdf, pdf=stats_gamma_pdf, cdf=stats_gamma_cdf,
-                     logcdf=stats_gamma_logcdf)
+                     logcdf=stats_gamma_logcdf, sf=stats_gamma_sf, logsf=stats_gamma_logsf)
 beta = Distribution("beta", logpdf=stats_beta_logpdf, pdf=stats_beta_pdf, cdf=stats_beta_cdf,
-                    logcdf=stats_beta_logcdf)
+                    logcdf=stats_beta_logcdf, sf=stats_beta_sf, logsf=stats_beta_logsf)
+chi2 = Distribution("chi2", logpdf=stats_chi2_logpdf, pdf=stats_chi2_pdf, cdf=stats_chi2_cdf,
+                    logcdf=stats_chi2_logcdf, sf=stats_chi2_sf, logsf=stats_chi2_logsf)
 poisson = Distribution("poisson", logpmf=stats_poisson_logpmf, pmf=stats_poisson_pmf, cdf=stats_poisson_cdf,
                        logcdf=stats_poisson_logcdf)
-multivariate_normal = Distribution("multivariate_normal", logpdf=stats_mvn_logpdf, pdf=stats_mvn_pdf)
+multivariate_normal = Distribution("multivariate_normal", logpdf=stats_mvn_logpdf, pdf=stats_mvn_pdf,
+                                   entropy=stats_mvn_entropy)
+dirichlet = Distribution("dirichlet", logpdf=stats_dirichlet_logpdf, pdf=stats_dirichlet_pdf)
 
-for _dist in (norm, t, gamma, beta, poisson, multivariate_normal):
+for _dist in (norm, t, gamma, beta, chi2, poisson, dirichlet, multivariate_normal):
     for _method, _fn in vars(_dist).items():
         if _method != "name":
             dnp.METHOD_DISPATCH[(f"{_dist.name}_gen", _method)] = _fn

@@ -12,13 +12,24 @@ from .. import dnp
 from .decompositions import onto_triangle, read_triangle
 from .shapes import swap_last
 
-__all__ = ["stats_score", "density_factor", "loc_scale_factor", "mvn_score_x", "mvn_cov_vjp",
-           "mvn_cov_jvp"]
+__all__ = ["stats_score", "density_factor", "loc_scale_factor", "tail_sign", "log_offset", "mvn_score_x",
+           "mvn_cov_vjp", "mvn_cov_jvp", "mvn_entropy_cov_vjp", "mvn_entropy_cov_jvp", "dirichlet_score_x",
+           "dirichlet_score_alpha", "component_column", "sum_but_components"]
 
 
 def density_factor(ans, method):
     """d pdf = pdf * d logpdf; d logpdf itself for method 'logpdf' / 'logpmf'."""
     return 1.0 if method.startswith("log") else ans
+
+
+def tail_sign(method):
+    """The survival function sf = 1 - cdf (and logsf) has the CDF's derivative negated."""
+    return -1.0 if method in ("sf", "logsf") else 1.0
+
+
+def log_offset(ans, method):
+    """d log F = dF / F = dF * exp(-log F): the log methods' value, subtracted in the exponent."""
+    return ans if method.startswith("log") else 0.0
 
 
 def loc_scale_factor(x, loc, scale, i):
@@ -37,6 +48,8 @@ def stats_score(dist, args, i):
         return _beta(args[0], args[1], args[2], args[3], args[4], i)
     if dist == "gamma":
         return _gamma(args[0], args[1], args[2], args[3], i)
+    if dist == "chi2":
+        return _chi2(args[0], args[1], args[2], args[3], i)
     return _t(args[0], args[1], args[2], args[3], i)
 
 
@@ -60,6 +73,14 @@ def _gamma(x, a, loc, scale, i):
     if i == 1:
         return dnp.log(y) - dnp.digamma(a)
     dy = (a - 1.0) / y - 1.0
+    return (dy / scale, None, -dy / scale, (-dy * y - 1.0) / scale)[i]
+
+
+def _chi2(x, df, loc, scale, i):
+    y = (x - loc) / scale
+    if i == 1:
+        return 0.5 * (dnp.log(0.5 * y) - dnp.digamma(0.5 * df))
+    dy = (0.5 * df - 1.0) / y - 0.5
     return (dy / scale, None, -dy / scale, (-dy * y - 1.0) / scale)[i]
 
 
@@ -106,10 +127,47 @@ def mvn_cov_vjp(g, x, mean, cov):
     u = dnp.reshape(dnp.matmul(x - mean, p), (-1, d))
     gs = dnp.reshape(g, (-1, 1))
     full = -0.5 * dnp.sum(gs) * p + 0.5 * dnp.matmul(swap_last(u * gs), u)
+    return _onto_cov(full, cov, d)
+
+
+def _onto_cov(full, cov, d):
+    """A symmetric cotangent of the d x d covariance matrix, as one of `cov` as given: a matrix's
+    folded onto the lower triangle SciPy reads, a vector's diagonal, a number's trace."""
     if np.ndim(cov) >= 2:
-        return onto_triangle(full)  # the symmetric cotangent, folded onto the lower triangle SciPy reads
+        return onto_triangle(full)
     diag = dnp.sum(full * np.eye(d, dtype=dnp.result_dtype(full)), axis=-1)
     return diag if np.ndim(cov) == 1 else dnp.sum(diag)
+
+
+def mvn_entropy_cov_vjp(g, cov, d):
+    """d entropy / d cov = 0.5 cov^-1 (entropy = 0.5 (d (1 + log 2 pi) + log det cov))."""
+    return _onto_cov(0.5 * g * dnp.linalg_inv(_cov_matrix(cov, d)), cov, d)
+
+
+def mvn_entropy_cov_jvp(dcov, cov, d):
+    return 0.5 * dnp.sum(dnp.linalg_inv(_cov_matrix(cov, d)) * _cov_matrix(dcov, d))
+
+
+# -- dirichlet: logpdf(x, alpha), the K components of x along its first axis (as SciPy) --------
+
+def component_column(v, x):
+    """A (K,) vector of the components as x's first axis: (K, 1, ...) against x of shape (K, N, ...)."""
+    return dnp.reshape(v, (-1,) + (1,) * (np.ndim(x) - 1))
+
+
+def sum_but_components(v):
+    """Sum over every axis but the first (the components): the cotangent of a (K,) alpha."""
+    return dnp.sum(v, axis=tuple(range(1, np.ndim(v)))) if np.ndim(v) > 1 else v
+
+
+def dirichlet_score_x(x, alpha):
+    """d logpdf / dx_k = (alpha_k - 1) / x_k."""
+    return (component_column(alpha, x) - 1.0) / x
+
+
+def dirichlet_score_alpha(x, alpha):
+    """d logpdf / d alpha_k = digamma(sum alpha) - digamma(alpha_k) + log x_k, shaped as x."""
+    return dnp.digamma(dnp.sum(alpha)) - dnp.digamma(component_column(alpha, x)) + dnp.log(x)
 
 
 def mvn_cov_jvp(dcov, x, mean, cov):

@@ -1,0 +1,119 @@
+"""scipy.stats' and scipy.special's functions added for HIPS autograd's suite (issue 22): chi2,
+the survival functions sf / logsf of every location-scale family, dirichlet, the multivariate
+normal's entropy, betainc and gammasgn. The registry's generated tests check their rules; these
+check the public spellings' values against SciPy, the refusals, and the derivatives autograd's
+tests take, in both modes, against finite differences."""
+
+import numpy as np
+import pytest
+
+import dualtape
+
+st = pytest.importorskip("scipy.stats")
+import scipy.special  # noqa: E402
+
+from dualtape.scipy import special, stats  # noqa: E402
+
+FAMILIES = [("norm", (0.1, 1.3)), ("t", (3.5, 0.1, 1.3)), ("gamma", (2.5, 0.05, 1.2)), ("beta", (2.0, 3.0, -0.5, 4.0)),
+            ("chi2", (3.0, 0.1, 1.2))]
+
+
+def numeric_gradient(f, x, eps=1e-6):
+    return np.array([(f(x + eps * e) - f(x - eps * e)) / (2 * eps) for e in np.eye(len(x))])
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name, params", FAMILIES)
+def test_family_values_equal_scipy(name, params, dtype):
+    x = np.array([0.3, 1.6, 2.5], dtype=dtype)
+    for method in ("logpdf", "pdf", "cdf", "logcdf", "sf", "logsf"):
+        got = getattr(getattr(stats, name), method)(x, *params)
+        assert np.asarray(got).dtype == dtype, (name, method)
+        np.testing.assert_allclose(got, getattr(getattr(st, name), method)(x, *params),
+                                   rtol=1e-5 if dtype == np.float32 else 1e-12, err_msg=f"{name}.{method}")
+
+
+def test_norm_log_tails_are_accurate_far_out():
+    # log(1 - cdf) underflows at x = 40; logsf is computed as SciPy's log_ndtr(-z)
+    np.testing.assert_allclose(stats.norm.logsf(40.0), st.norm.logsf(40.0), rtol=1e-14)
+    np.testing.assert_allclose(stats.norm.logcdf(-40.0, 0.0, 1.0), st.norm.logcdf(-40.0), rtol=1e-14)
+
+
+@pytest.mark.parametrize("name, params", FAMILIES)
+@pytest.mark.parametrize("method", ["sf", "logsf"])
+def test_survival_function_derivatives_in_x_loc_scale(name, params, method):
+    x = np.array([0.4, 1.1, 2.2])
+    fn = getattr(getattr(stats, name), method)
+    *shape, loc, scale = params
+    for argnum in range(3):
+        def f(v, argnum=argnum):
+            args = [x, loc * np.ones(3), scale * np.ones(3)]
+            args[argnum] = v
+            return np.sum(fn(args[0], *shape, args[1], args[2]))
+        at = [x, loc * np.ones(3), scale * np.ones(3)][argnum]
+        numeric = numeric_gradient(f, at)
+        np.testing.assert_allclose(dualtape.grad(f)(at), numeric, rtol=1e-6, atol=1e-9)
+        np.testing.assert_allclose(dualtape.jacfwd(f)(at), numeric, rtol=1e-6, atol=1e-9)
+
+
+def test_densities_at_the_support_boundary_equal_scipy():
+    # regression: #22, gamma.pdf(0, 1) and beta.pdf(0, 1, b) were 0 (the support's end points were
+    # excluded): SciPy gives 1 and b
+    for name, args in [("gamma", (0.0, 1.0)), ("gamma", (0.0, 2.0)), ("beta", (0.0, 1.0, 3.0)),
+                       ("beta", (1.0, 3.0, 1.0)), ("chi2", (0.0, 2.0)), ("chi2", (0.0, 3.0))]:
+        for method in ("pdf", "logpdf"):
+            np.testing.assert_allclose(getattr(getattr(stats, name), method)(*args),
+                                       getattr(getattr(st, name), method)(*args), err_msg=f"{name}.{method}{args}")
+
+
+def test_dirichlet_values_and_derivatives():
+    alpha = np.array([1.5, 2.0, 3.0])
+    x = np.array([0.2, 0.3, 0.5])
+    points = np.array([[0.2, 0.1], [0.3, 0.4], [0.5, 0.5]])
+    for method in ("logpdf", "pdf"):
+        ours, theirs = getattr(stats.dirichlet, method), getattr(st.dirichlet, method)
+        np.testing.assert_allclose(ours(x, alpha), theirs(x, alpha), rtol=1e-12)
+        np.testing.assert_allclose(ours(points, alpha), theirs(points, alpha), rtol=1e-12)
+        np.testing.assert_allclose(ours(x[:2], alpha), theirs(x[:2], alpha), rtol=1e-12)  # the last implied
+        f_alpha = lambda a, ours=ours: np.sum(ours(points, a))  # noqa: E731
+        numeric = numeric_gradient(f_alpha, alpha)
+        np.testing.assert_allclose(dualtape.grad(f_alpha)(alpha), numeric, rtol=1e-6)
+        np.testing.assert_allclose(dualtape.jacfwd(f_alpha)(alpha), numeric, rtol=1e-6)
+        f_x = lambda v, ours=ours: ours(v, alpha)  # noqa: E731  (K - 1 components: stays on the simplex)
+        numeric = numeric_gradient(f_x, x[:2])
+        np.testing.assert_allclose(dualtape.grad(f_x)(x[:2]), numeric, rtol=1e-6)
+        np.testing.assert_allclose(dualtape.jacfwd(f_x)(x[:2]), numeric, rtol=1e-6)
+
+
+@pytest.mark.parametrize("x, alpha, match", [
+    (np.array([0.2, 0.3, 0.6]), np.ones(3), r"\[DirichletDist\] the points x of shape \(3,\) must lie on the simplex"),
+    (np.array([0.5, 0.5]), np.ones(4), r"\[DirichletDist\] x of shape \(2,\) and alpha of shape \(4,\)"),
+    (np.array([-0.2, 0.7, 0.5]), np.ones(3), r"entries in \[0, 1\].*Fix"),
+])
+def test_dirichlet_refuses_what_scipy_refuses(x, alpha, match):
+    with pytest.raises(ValueError):
+        st.dirichlet.logpdf(x, alpha)
+    with pytest.raises(ValueError, match=match):
+        stats.dirichlet.logpdf(x, alpha)
+
+
+def test_mvn_entropy_value_and_derivative_in_cov():
+    b = np.array([[1.0, 0.2, 0.0], [0.3, 1.2, 0.1], [0.0, 0.4, 0.9]])
+    cov = b @ b.T + np.eye(3)
+    np.testing.assert_allclose(stats.multivariate_normal.entropy(np.zeros(3), cov),
+                               st.multivariate_normal.entropy(np.zeros(3), cov), rtol=1e-13)
+    np.testing.assert_allclose(stats.multivariate_normal.entropy(np.zeros(3), 2.0),
+                               st.multivariate_normal.entropy(np.zeros(3), 2.0), rtol=1e-13)
+    g = dualtape.grad(lambda c: stats.multivariate_normal.entropy(None, 0.5 * (c + c.T)))(cov)
+    np.testing.assert_allclose(g, 0.5 * np.linalg.inv(cov), rtol=1e-12)  # d 0.5 log det C = 0.5 C^-1
+
+
+def test_betainc_and_gammasgn():
+    a, b, x = 2.0, np.array([3.0, 1.5]), np.array([0.3, 0.8])
+    np.testing.assert_allclose(special.betainc(a, b, x), scipy.special.betainc(a, b, x))
+    density = x ** (a - 1) * (1 - x) ** (b - 1) / scipy.special.beta(a, b)
+    np.testing.assert_allclose(dualtape.grad(lambda v: np.sum(special.betainc(a, b, v)))(x), density, rtol=1e-12)
+    np.testing.assert_allclose(dualtape.jvp(lambda v: scipy.special.betainc(a, b, v), (x,), (np.ones(2),))[1],
+                               density, rtol=1e-12)  # SciPy's own ufunc, on a dual number
+    np.testing.assert_array_equal(special.gammasgn(np.array([-0.5, 0.5])), [-1.0, 1.0])
+    np.testing.assert_array_equal(dualtape.grad(lambda v: np.sum(scipy.special.gammasgn(v)))(np.array([0.5])), [0.0])
