@@ -117,3 +117,23 @@ def test_betainc_and_gammasgn():
                                density, rtol=1e-12)  # SciPy's own ufunc, on a dual number
     np.testing.assert_array_equal(special.gammasgn(np.array([-0.5, 0.5])), [-1.0, 1.0])
     np.testing.assert_array_equal(dualtape.grad(lambda v: np.sum(scipy.special.gammasgn(v)))(np.array([0.5])), [0.0])
+
+
+def test_the_transformer_reads_scipys_own_spelling_of_the_new_functions(tmp_path):
+    import importlib.util  # noqa: PLC0415
+    import dualtape.transforms as dt  # noqa: PLC0415
+    path = tmp_path / "scipy_spelling.py"
+    path.write_text(
+        "import numpy as np\nimport scipy.special\nimport scipy.stats\n\n\n"
+        "def f(x):\n"
+        "    return (np.sum(scipy.stats.chi2.logpdf(x, 3.0)) + np.sum(scipy.stats.norm.logsf(x, 0.1, 2.0))\n"
+        "            + np.sum(scipy.special.betainc(2.0, 3.0, x / 4.0)))\n\n\n"
+        "def g(a):\n"
+        "    return (scipy.stats.dirichlet.logpdf(np.array([0.2, 0.3]), a)\n"
+        "            + scipy.stats.multivariate_normal.entropy(np.zeros(2), np.diag(a[:2])))\n")
+    spec = importlib.util.spec_from_file_location("scipy_spelling", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    x, a = np.array([0.5, 1.5, 2.5]), np.array([1.5, 2.0, 3.0])
+    np.testing.assert_allclose(dt.grad(module.f)(x), numeric_gradient(module.f, x), rtol=1e-6)
+    np.testing.assert_allclose(dt.grad(module.g)(a), numeric_gradient(module.g, a), rtol=1e-6)

@@ -29,10 +29,10 @@ import scipy.special as sc
 from ..core import dnp
 from ..core.duck import primal_of
 from ..core.registry import NOT_DIFFERENTIABLE, defop
-from ..core.rulekit import (component_column, density_factor, dirichlet_score_alpha, dirichlet_score_x,  # noqa: F401
-                            loc_scale_factor, log_offset, mvn_cov_jvp, mvn_cov_vjp, mvn_entropy_cov_jvp,
-                            mvn_entropy_cov_vjp, mvn_score_x, stats_score, sum_but_components, tail_sign,
-                            unbroadcast)  # (rule text)
+from ..core.rulekit import (component_column, density_factor, dirichlet_components,  # noqa: F401  (rule text)
+                            dirichlet_score_alpha, dirichlet_score_x, loc_scale_factor, log_offset, mvn_cov_jvp,
+                            mvn_cov_vjp, mvn_dimension, mvn_entropy_cov_jvp, mvn_entropy_cov_vjp, mvn_score_x,
+                            stats_score, sum_but_components, tail_sign, unbroadcast)
 
 __all__ = ["stats_norm_logpdf", "stats_norm_pdf", "stats_norm_cdf", "stats_norm_logcdf",
            "stats_t_logpdf", "stats_t_pdf", "stats_t_cdf", "stats_t_logcdf",
@@ -401,18 +401,21 @@ MVN_DENSITY = defop("MultivariateNormal", _mvn_density, (mvn_vjp_x, mvn_vjp_mean
                              _mvn_sample("logpdf", 3, nonsymmetric=True)))
 
 
-def _mvn_entropy(cov, *, d):
+# entropy(mean, cov) = 0.5 (d (1 + log 2 pi) + log det cov): the mean gives only the dimension d
+
+def _mvn_entropy(mean, cov):
+    d = mvn_dimension(mean, cov)
     lower = np.linalg.cholesky(_cov_matrix(cov, d))
     value = 0.5 * d * (1.8378770664093453 + 1.0) + np.sum(np.log(np.diagonal(lower)))
     return np.asarray(value, dtype=float_type(cov))
 
 
-def mvn_entropy_vjp(g, ans, cov, *, d):
-    return mvn_entropy_cov_vjp(g, cov, d)
+def mvn_entropy_vjp(g, ans, mean, cov):
+    return mvn_entropy_cov_vjp(g, cov, mvn_dimension(mean, cov))
 
 
-def mvn_entropy_jvp(dcov, ans, cov, *, d):
-    return mvn_entropy_cov_jvp(dcov, cov, d)
+def mvn_entropy_jvp(dcov, ans, mean, cov):
+    return mvn_entropy_cov_jvp(dcov, cov, mvn_dimension(mean, cov))
 
 
 def _mvn_entropy_sample(kind):
@@ -420,18 +423,19 @@ def _mvn_entropy_sample(kind):
         b = rng.standard_normal((3, 3))
         cov = {"matrix": b @ b.T + 3.0 * np.eye(3), "vector": rng.uniform(0.5, 2.0, 3),
                "number": np.array(rng.uniform(0.5, 2.0))}[kind]
-        return (cov,), {"d": 3}
+        return (np.zeros(3), cov), {}
     sample.__name__ = f"_sample_entropy_{kind}"
     return sample
 
 
-MVN_ENTROPY = defop("MultivariateNormalEntropy", _mvn_entropy, mvn_entropy_vjp, mvn_entropy_jvp,
-                    samples=tuple(_mvn_entropy_sample(kind) for kind in ("matrix", "vector", "number")))
+MVN_ENTROPY = defop("MultivariateNormalEntropy", _mvn_entropy, (None, mvn_entropy_vjp), (None, mvn_entropy_jvp),
+                    nondiff_argnums=(0,), samples=tuple(_mvn_entropy_sample(kind) for kind in ("matrix", "vector", "number")))
 
 
 # -- dirichlet(x, alpha): the K components along x's first axis, as SciPy ----------------------
 
 def _dirichlet_density(x, alpha, *, method):
+    x = dirichlet_components(x, alpha)
     a = np.reshape(alpha, (-1,) + (1,) * (np.ndim(x) - 1))
     with np.errstate(divide="ignore", invalid="ignore"):
         value = np.sum(sc.xlogy(a - 1.0, x), axis=0) - np.sum(sc.gammaln(alpha)) + sc.gammaln(np.sum(alpha))
@@ -454,37 +458,37 @@ def dirichlet_jvp_alpha(dalpha, ans, x, alpha, *, method):
     return density_factor(ans, method) * dnp.sum(component_column(dalpha, x) * dirichlet_score_alpha(x, alpha), axis=0)
 
 
-def _dirichlet_sample(method, n):
+def _dirichlet_sample(method, n, implied=False):
     def sample(rng):
         alpha = rng.uniform(1.2, 3.0, 4)
         x = rng.dirichlet(alpha, size=n).T if n else rng.dirichlet(alpha)
-        return (x, alpha), {"method": method}
-    sample.__name__ = f"_sample_dirichlet_{method}_{n}"
+        return (x[:-1] if implied else x, alpha), {"method": method}
+    sample.__name__ = f"_sample_dirichlet_{method}_{n}" + ("_implied" if implied else "")
     return sample
 
 
 DIRICHLET_DENSITY = defop("DirichletDist", _dirichlet_density, (dirichlet_vjp_x, dirichlet_vjp_alpha),
                           (dirichlet_jvp_x, dirichlet_jvp_alpha),
                           samples=(_dirichlet_sample("logpdf", 0), _dirichlet_sample("pdf", 0),
-                                   _dirichlet_sample("logpdf", 3)))
+                                   _dirichlet_sample("logpdf", 3), _dirichlet_sample("pdf", 0, implied=True),
+                                   _dirichlet_sample("logpdf", 2, implied=True)))
 
 
-def dirichlet_points(x, alpha):
-    """x as the density op takes it, checked as SciPy checks it: alpha a vector of K, x of K (or
-    K - 1, the last component implied) entries along its first axis, each in [0, 1], summing to 1."""
+def check_dirichlet_points(x, alpha):
+    """x checked as SciPy checks it: alpha a vector of K, x of K (or K - 1, the last component
+    implied) entries along its first axis, each in [0, 1], summing to 1."""
     ks, xs = np.shape(alpha), np.shape(x)
     if len(ks) != 1 or not xs or xs[0] not in (ks[0], ks[0] - 1) or len(xs) > 2:
         raise ValueError(f"[DirichletDist] x of shape {xs} and alpha of shape {ks}: alpha must be a vector of the "
                          "K concentrations and x hold K (or K - 1) components along its first axis, shape (K,) or "
                          "(K, N). Fix: pass one point per column, x.T for points in rows.")
-    if xs[0] != ks[0]:  # the last component is 1 - the others, as SciPy
-        x = dnp.concatenate([x, 1.0 - dnp.sum(x, axis=0, keepdims=True)], axis=0)
     value = np.asarray(primal_of(x))
+    if xs[0] != ks[0]:  # the last component is 1 - the others, as SciPy
+        value = np.concatenate([value, 1.0 - np.sum(value, axis=0, keepdims=True)], axis=0)
     if np.min(value) < 0 or np.max(value) > 1 or np.any(np.abs(np.sum(value, axis=0) - 1.0) > 1e-9):
         raise ValueError(f"[DirichletDist] the points x of shape {xs} must lie on the simplex (entries in [0, 1], "
                          f"summing to 1 along the first axis); their sums are {np.sum(value, axis=0)}. "
                          "Fix: normalize them (x / np.sum(x, axis=0)), as SciPy requires.")
-    return x
 
 
 # -- the public functions, with scipy.stats' signatures ---------------------------------------
@@ -637,16 +641,17 @@ def stats_mvn_pdf(x, mean=0.0, cov=1.0, allow_singular=False, *, method="pdf"):
 
 def stats_mvn_entropy(mean=None, cov=1.0):
     """multivariate_normal.entropy(mean, cov), differentiable in cov (read as in logpdf)."""
-    d = np.shape(mean)[-1] if mean is not None and np.ndim(mean) else np.shape(cov)[-1] if np.ndim(cov) else 1
-    return MVN_ENTROPY(cov, d=d)
+    return MVN_ENTROPY(0.0 if mean is None else mean, cov)
 
 
 def stats_dirichlet_logpdf(x, alpha, *, method="logpdf"):
-    return DIRICHLET_DENSITY(dirichlet_points(x, alpha), alpha, method=method)
+    check_dirichlet_points(x, alpha)
+    return DIRICHLET_DENSITY(x, alpha, method=method)
 
 
 def stats_dirichlet_pdf(x, alpha, *, method="pdf"):
-    return DIRICHLET_DENSITY(dirichlet_points(x, alpha), alpha, method=method)
+    check_dirichlet_points(x, alpha)
+    return DIRICHLET_DENSITY(x, alpha, method=method)
 
 
 class Distribution:

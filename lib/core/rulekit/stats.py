@@ -14,7 +14,8 @@ from .shapes import swap_last
 
 __all__ = ["stats_score", "density_factor", "loc_scale_factor", "tail_sign", "log_offset", "mvn_score_x",
            "mvn_cov_vjp", "mvn_cov_jvp", "mvn_entropy_cov_vjp", "mvn_entropy_cov_jvp", "dirichlet_score_x",
-           "dirichlet_score_alpha", "component_column", "sum_but_components"]
+           "dirichlet_score_alpha", "dirichlet_components", "component_column", "sum_but_components",
+           "mvn_dimension"]
 
 
 def density_factor(ans, method):
@@ -139,6 +140,11 @@ def _onto_cov(full, cov, d):
     return diag if np.ndim(cov) == 1 else dnp.sum(diag)
 
 
+def mvn_dimension(mean, cov):
+    """The dimension of a multivariate normal: its mean's length, else its covariance's."""
+    return np.shape(mean)[-1] if np.ndim(mean) else np.shape(cov)[-1] if np.ndim(cov) else 1
+
+
 def mvn_entropy_cov_vjp(g, cov, d):
     """d entropy / d cov = 0.5 cov^-1 (entropy = 0.5 (d (1 + log 2 pi) + log det cov))."""
     return _onto_cov(0.5 * g * dnp.linalg_inv(_cov_matrix(cov, d)), cov, d)
@@ -148,7 +154,14 @@ def mvn_entropy_cov_jvp(dcov, cov, d):
     return 0.5 * dnp.sum(dnp.linalg_inv(_cov_matrix(cov, d)) * _cov_matrix(dcov, d))
 
 
-# -- dirichlet: logpdf(x, alpha), the K components of x along its first axis (as SciPy) --------
+# -- dirichlet: logpdf(x, alpha), the K components of x along its first axis (as SciPy), or
+#    K - 1 of them, the last being 1 - their sum --------------------------------------------
+
+def dirichlet_components(x, alpha):
+    """x with all K components: K - 1 given ones completed by 1 - their sum."""
+    if np.shape(x)[0] == np.shape(alpha)[0]:
+        return x
+    return dnp.concatenate([x, 1.0 - dnp.sum(x, axis=0, keepdims=True)], axis=0)
 
 def component_column(v, x):
     """A (K,) vector of the components as x's first axis: (K, 1, ...) against x of shape (K, N, ...)."""
@@ -161,13 +174,15 @@ def sum_but_components(v):
 
 
 def dirichlet_score_x(x, alpha):
-    """d logpdf / dx_k = (alpha_k - 1) / x_k."""
-    return (component_column(alpha, x) - 1.0) / x
+    """d logpdf / dx_k = (alpha_k - 1) / x_k; with the last component implied, minus its own."""
+    full = (component_column(alpha, x) - 1.0) / dirichlet_components(x, alpha)
+    k = np.shape(x)[0]
+    return full if k == np.shape(alpha)[0] else full[:k] - full[k:]
 
 
 def dirichlet_score_alpha(x, alpha):
     """d logpdf / d alpha_k = digamma(sum alpha) - digamma(alpha_k) + log x_k, shaped as x."""
-    return dnp.digamma(dnp.sum(alpha)) - dnp.digamma(component_column(alpha, x)) + dnp.log(x)
+    return dnp.digamma(dnp.sum(alpha)) - dnp.digamma(component_column(alpha, x)) + dnp.log(dirichlet_components(x, alpha))
 
 
 def mvn_cov_jvp(dcov, x, mean, cov):
