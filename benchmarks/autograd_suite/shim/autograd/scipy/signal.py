@@ -1,8 +1,11 @@
-"""autograd.scipy.signal: dualtape.scipy.signal, then scipy.signal for what dualtape lacks."""
+"""autograd.scipy.signal: autograd's convolve(A, B, axes=(axes_A, axes_B), dot_axes=..., mode) is
+dualtape.scipy.signal.autograd_convolve (dualtape.scipy.signal.convolve has SciPy's signature)."""
 
 import scipy.signal as _scipy_module
 
 import dualtape.scipy.signal as _dualtape_module
+
+convolve = _dualtape_module.autograd_convolve
 
 
 def __getattr__(name):
