@@ -137,3 +137,34 @@ def test_the_transformer_reads_scipys_own_spelling_of_the_new_functions(tmp_path
     x, a = np.array([0.5, 1.5, 2.5]), np.array([1.5, 2.0, 3.0])
     np.testing.assert_allclose(dt.grad(module.f)(x), numeric_gradient(module.f, x), rtol=1e-6)
     np.testing.assert_allclose(dt.grad(module.g)(a), numeric_gradient(module.g, a), rtol=1e-6)
+
+
+def test_mvn_allow_singular_as_scipy_and_its_derivatives_in_x_and_mean():
+    cov = np.diag([1.0, 2.0, 0.0, 0.0])  # variance only along the first two axes
+    mean = np.array([0.1, 0.2, 0.5, -0.3])
+    x = np.array([0.3, -0.2, 0.5, -0.3])  # on the support: x - mean in cov's range
+    points = np.concatenate([np.random.default_rng(0).standard_normal((4, 2)), np.tile(mean[2:], (4, 1))], axis=1)
+    for method in ("logpdf", "pdf"):
+        ours, theirs = getattr(stats.multivariate_normal, method), getattr(st.multivariate_normal, method)
+        for at in (x, points, x + np.array([0.0, 0.0, 0.1, 0.0])):  # the last off the support: -inf / 0
+            np.testing.assert_allclose(ours(at, mean, cov, allow_singular=True),
+                                       theirs(at, mean, cov, allow_singular=True), rtol=1e-12)
+        # along the support (SciPy's density is on it), in x and in mean, both modes
+        f = lambda v, ours=ours: ours(np.concatenate([v, mean[2:]]), mean, cov, allow_singular=True)  # noqa: E731
+        numeric = numeric_gradient(f, x[:2])
+        np.testing.assert_allclose(dualtape.grad(f)(x[:2]), numeric, rtol=1e-6)
+        np.testing.assert_allclose(dualtape.jacfwd(f)(x[:2]), numeric, rtol=1e-6)
+    # a nonsingular cov with allow_singular=True: the same values and derivatives as without
+    full = np.array([[2.0, 0.3], [0.3, 1.0]])
+    g1 = dualtape.grad(lambda c: stats.multivariate_normal.logpdf(x[:2], mean[:2], c, allow_singular=True))(full)
+    g2 = dualtape.grad(lambda c: stats.multivariate_normal.logpdf(x[:2], mean[:2], c))(full)
+    np.testing.assert_allclose(g1, g2, rtol=1e-12)
+
+
+def test_mvn_allow_singular_refuses_the_derivative_in_a_singular_cov():
+    cov = np.diag([1.0, 2.0, 0.0])
+    with pytest.raises(ValueError, match=r"\[MultivariateNormal\] no derivative in cov at a singular covariance"):
+        dualtape.grad(lambda c: stats.multivariate_normal.logpdf(np.zeros(3), np.zeros(3), c, allow_singular=True))(cov)
+    with pytest.raises(ValueError, match=r"\[MultivariateNormal\] no derivative in cov at a singular covariance"):
+        dualtape.jvp(lambda c: stats.multivariate_normal.logpdf(np.zeros(3), np.zeros(3), c, allow_singular=True),
+                     (cov,), (np.eye(3),))

@@ -27,7 +27,7 @@ import numpy as np
 import scipy.special as sc
 
 from ..core import dnp
-from ..core.duck import primal_of
+from ..core import duck
 from ..core.registry import NOT_DIFFERENTIABLE, defop
 from ..core.rulekit import (component_column, density_factor, dirichlet_components,  # noqa: F401  (rule text)
                             dirichlet_score_alpha, dirichlet_score_x, loc_scale_factor, log_offset, mvn_cov_jvp,
@@ -348,8 +348,28 @@ def _cov_matrix(cov, d):
     return np.tril(cov) + np.swapaxes(np.tril(cov, -1), -1, -2)  # SciPy reads the lower triangle (eigh lower=True)
 
 
-def _mvn_density(x, mean, cov, *, method):
+def _mvn_singular_logpdf(x, mean, cov):
+    """SciPy's allow_singular=True: by the eigenvalues of cov (those below SciPy's cutoff are 0),
+    the pseudo-inverse and pseudo-determinant; -inf off the support (cov's range, through mean)."""
     d = np.shape(x)[-1]
+    s, u = np.linalg.eigh(_cov_matrix(cov, d))
+    eps = 1e6 * np.finfo(s.dtype).eps * np.max(np.abs(s))
+    if np.min(s) < -eps:
+        raise ValueError(f"[MultivariateNormal] cov of shape {np.shape(cov)} must be symmetric positive "
+                         f"semidefinite (its lowest eigenvalue is {np.min(s):.3g}). Fix: pass a covariance matrix.")
+    kept = s > eps
+    whiten = u * np.sqrt(np.where(kept, 1.0 / np.where(kept, s, 1.0), 0.0))
+    r = np.asarray(x - mean)
+    maha = np.sum(np.square(r @ whiten), axis=-1)
+    value = -0.5 * (np.sum(kept) * 1.8378770664093453 + np.sum(np.log(s[kept])) + maha)
+    off_support = np.linalg.norm(r @ u[:, ~kept], axis=-1) >= 1e3 * eps
+    return np.where(off_support, -np.inf, value)
+
+
+def _mvn_density(x, mean, cov, *, method, allow_singular=False):
+    d = np.shape(x)[-1]
+    if allow_singular:
+        return finish(_mvn_singular_logpdf(x, mean, cov), method, x, mean, cov)
     lower = np.linalg.cholesky(_cov_matrix(cov, d))
     r = np.asarray(x - mean)
     z = np.linalg.solve(lower, r[..., None])[..., 0] if r.ndim > 1 else np.linalg.solve(lower, r)
@@ -358,47 +378,51 @@ def _mvn_density(x, mean, cov, *, method):
     return finish(value, method, x, mean, cov)
 
 
-def mvn_vjp_x(g, ans, x, mean, cov, *, method):
-    return unbroadcast(dnp.expand_dims(g * density_factor(ans, method), -1) * mvn_score_x(x, mean, cov), np.shape(x))
+def mvn_vjp_x(g, ans, x, mean, cov, *, method, allow_singular=False):
+    return unbroadcast(dnp.expand_dims(g * density_factor(ans, method), -1) * mvn_score_x(x, mean, cov, allow_singular),
+                       np.shape(x))
 
 
-def mvn_vjp_mean(g, ans, x, mean, cov, *, method):
-    return unbroadcast(-dnp.expand_dims(g * density_factor(ans, method), -1) * mvn_score_x(x, mean, cov),
+def mvn_vjp_mean(g, ans, x, mean, cov, *, method, allow_singular=False):
+    return unbroadcast(-dnp.expand_dims(g * density_factor(ans, method), -1) * mvn_score_x(x, mean, cov, allow_singular),
                        np.shape(mean))
 
 
-def mvn_vjp_cov(g, ans, x, mean, cov, *, method):
-    return mvn_cov_vjp(g * density_factor(ans, method), x, mean, cov)
+def mvn_vjp_cov(g, ans, x, mean, cov, *, method, allow_singular=False):
+    return mvn_cov_vjp(g * density_factor(ans, method), x, mean, cov, allow_singular)
 
 
-def mvn_jvp_x(dx, ans, x, mean, cov, *, method):
-    return density_factor(ans, method) * dnp.sum(dx * mvn_score_x(x, mean, cov), axis=-1)
+def mvn_jvp_x(dx, ans, x, mean, cov, *, method, allow_singular=False):
+    return density_factor(ans, method) * dnp.sum(dx * mvn_score_x(x, mean, cov, allow_singular), axis=-1)
 
 
-def mvn_jvp_mean(dmean, ans, x, mean, cov, *, method):
-    return -density_factor(ans, method) * dnp.sum(dmean * mvn_score_x(x, mean, cov), axis=-1)
+def mvn_jvp_mean(dmean, ans, x, mean, cov, *, method, allow_singular=False):
+    return -density_factor(ans, method) * dnp.sum(dmean * mvn_score_x(x, mean, cov, allow_singular), axis=-1)
 
 
-def mvn_jvp_cov(dcov, ans, x, mean, cov, *, method):
-    return density_factor(ans, method) * mvn_cov_jvp(dcov, x, mean, cov)
+def mvn_jvp_cov(dcov, ans, x, mean, cov, *, method, allow_singular=False):
+    return density_factor(ans, method) * mvn_cov_jvp(dcov, x, mean, cov, allow_singular)
 
 
-def _mvn_sample(method, n, nonsymmetric=False):
+def _mvn_sample(method, n, nonsymmetric=False, allow_singular=False):
     def sample(rng):
         b = rng.standard_normal((3, 3))
         shape = (n, 3) if n else (3,)
         cov = b @ b.T + 3.0 * np.eye(3)
         if nonsymmetric:  # the upper triangle is noise SciPy never reads
             cov = np.tril(cov) + np.triu(rng.standard_normal((3, 3)), 1)
-        return (rng.standard_normal(shape), 0.3 * rng.standard_normal(3), cov), {"method": method}
-    sample.__name__ = f"_sample_{method}_{n}" + ("_nonsymmetric" if nonsymmetric else "")
+        static = {"method": method, "allow_singular": True} if allow_singular else {"method": method}
+        return (rng.standard_normal(shape), 0.3 * rng.standard_normal(3), cov), static
+    sample.__name__ = f"_sample_{method}_{n}" + ("_nonsymmetric" if nonsymmetric else "") + (
+        "_allow_singular" if allow_singular else "")
     return sample
 
 
 MVN_DENSITY = defop("MultivariateNormal", _mvn_density, (mvn_vjp_x, mvn_vjp_mean, mvn_vjp_cov),
                     (mvn_jvp_x, mvn_jvp_mean, mvn_jvp_cov),
                     samples=(_mvn_sample("logpdf", 4), _mvn_sample("logpdf", 0), _mvn_sample("pdf", 2),
-                             _mvn_sample("logpdf", 3, nonsymmetric=True)))
+                             _mvn_sample("logpdf", 3, nonsymmetric=True), _mvn_sample("pdf", 2, allow_singular=True),
+                             _mvn_sample("logpdf", 0, nonsymmetric=True, allow_singular=True)))
 
 
 # entropy(mean, cov) = 0.5 (d (1 + log 2 pi) + log det cov): the mean gives only the dimension d
@@ -482,7 +506,7 @@ def check_dirichlet_points(x, alpha):
         raise ValueError(f"[DirichletDist] x of shape {xs} and alpha of shape {ks}: alpha must be a vector of the "
                          "K concentrations and x hold K (or K - 1) components along its first axis, shape (K,) or "
                          "(K, N). Fix: pass one point per column, x.T for points in rows.")
-    value = np.asarray(primal_of(x))
+    value = np.asarray(duck.primal_of(x))
     if xs[0] != ks[0]:  # the last component is 1 - the others, as SciPy
         value = np.concatenate([value, 1.0 - np.sum(value, axis=0, keepdims=True)], axis=0)
     if np.min(value) < 0 or np.max(value) > 1 or np.any(np.abs(np.sum(value, axis=0) - 1.0) > 1e-9):
@@ -631,12 +655,13 @@ def stats_poisson_logcdf(k, mu, loc=0.0, *, method="logcdf"):
 
 def stats_mvn_logpdf(x, mean=0.0, cov=1.0, allow_singular=False, *, method="logpdf"):
     """multivariate_normal.logpdf; `cov` a matrix (its lower triangle is read, as SciPy's), a vector
-    (the diagonal) or a number. allow_singular=True has no derivative here."""
-    return MVN_DENSITY(x, 0.0 if mean is None else mean, cov, method=method)
+    (the diagonal) or a number. allow_singular=True: a singular cov is allowed, as in SciPy (the
+    density on its support); the derivative in cov is refused where cov is singular."""
+    return MVN_DENSITY(x, 0.0 if mean is None else mean, cov, method=method, allow_singular=bool(allow_singular))
 
 
 def stats_mvn_pdf(x, mean=0.0, cov=1.0, allow_singular=False, *, method="pdf"):
-    return MVN_DENSITY(x, 0.0 if mean is None else mean, cov, method=method)
+    return MVN_DENSITY(x, 0.0 if mean is None else mean, cov, method=method, allow_singular=bool(allow_singular))
 
 
 def stats_mvn_entropy(mean=None, cov=1.0):

@@ -9,6 +9,7 @@ the density times. The special functions they call (dnp.digamma, ...) exist when
 import numpy as np
 
 from .. import dnp
+from .numpy_functions import primal_of
 from .decompositions import onto_triangle, read_triangle
 from .shapes import swap_last
 
@@ -111,20 +112,35 @@ def _cov_matrix(cov, d):
     return read_triangle(cov)  # scipy.linalg.eigh(cov, lower=True): the upper triangle is never read
 
 
-def _precision(x, cov):
-    return dnp.linalg_inv(_cov_matrix(cov, np.shape(x)[-1]))
+def _precision(x, cov, allow_singular=False):
+    """cov^-1; with allow_singular, its pseudo-inverse (SciPy's density on cov's support)."""
+    matrix = _cov_matrix(cov, np.shape(x)[-1])
+    return dnp.linalg_pinv(matrix) if allow_singular else dnp.linalg_inv(matrix)
 
 
-def mvn_score_x(x, mean, cov):
+def _nonsingular(x, cov, allow_singular):
+    """The derivative in cov exists where cov is nonsingular: refuse it at a singular one."""
+    if allow_singular:
+        matrix = np.asarray(primal_of(_cov_matrix(cov, np.shape(x)[-1])))
+        s = np.linalg.eigvalsh(matrix)
+        if np.min(s) <= 1e6 * np.finfo(s.dtype).eps * np.max(np.abs(s)):
+            raise ValueError(f"[MultivariateNormal] no derivative in cov at a singular covariance (shape "
+                             f"{np.shape(matrix)}, eigenvalues {s}): with allow_singular=True the density lives "
+                             "on cov's range, which changes with cov. Fix: keep cov constant (dnp.stop_gradient) "
+                             "or differentiate at a nonsingular one.")
+    return cov
+
+
+def mvn_score_x(x, mean, cov, allow_singular=False):
     """d logpdf / dx = -(x - mean) cov^-1, one row per point."""
-    return -dnp.matmul(x - mean, _precision(x, cov))
+    return -dnp.matmul(x - mean, _precision(x, cov, allow_singular))
 
 
-def mvn_cov_vjp(g, x, mean, cov):
+def mvn_cov_vjp(g, x, mean, cov, allow_singular=False):
     """sum_n g_n d logpdf_n / d cov = -0.5 sum(g) P + 0.5 P R^T diag(g) R P, P = cov^-1
     (a scalar cov gets the trace, a vector one the diagonal, a matrix the lower triangle)."""
     d = np.shape(x)[-1]
-    p = _precision(x, cov)
+    p = _precision(x, _nonsingular(x, cov, allow_singular))
     u = dnp.reshape(dnp.matmul(x - mean, p), (-1, d))
     gs = dnp.reshape(g, (-1, 1))
     full = -0.5 * dnp.sum(gs) * p + 0.5 * dnp.matmul(swap_last(u * gs), u)
@@ -185,8 +201,8 @@ def dirichlet_score_alpha(x, alpha):
     return dnp.digamma(dnp.sum(alpha)) - dnp.digamma(component_column(alpha, x)) + dnp.log(dirichlet_components(x, alpha))
 
 
-def mvn_cov_jvp(dcov, x, mean, cov):
-    p = _precision(x, cov)
+def mvn_cov_jvp(dcov, x, mean, cov, allow_singular=False):
+    p = _precision(x, _nonsingular(x, cov, allow_singular))
     dc = _cov_matrix(dcov, np.shape(x)[-1])
     u = dnp.matmul(x - mean, p)
     return 0.5 * dnp.sum(dnp.matmul(u, dc) * u, axis=-1) - 0.5 * dnp.sum(p * dc)
