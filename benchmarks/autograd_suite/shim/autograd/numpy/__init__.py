@@ -11,7 +11,8 @@ from numpy import *  # noqa: F401,F403
 
 from dualtape.core.traced import Traced as _Traced
 
-from . import fft, linalg, random  # noqa: F401
+del fft, linalg, random  # (numpy's, from the star import: `from . import` would keep them)
+from . import fft, linalg, random  # noqa: E402,F401
 
 
 def _holds_traced(obj):
@@ -34,6 +35,14 @@ def array(obj, *args, **kwargs):
         dtype = kwargs.get("dtype", args[0] if args else None)
         return out if dtype is None else out.astype(dtype)
     return _np.array(obj, *args, **kwargs)
+
+
+def make_diagonal(D, offset=0, axis1=0, axis2=1):
+    """autograd.numpy's own complement of np.diagonal (NumPy has none): D's last axis on the
+    diagonal of a new last pair of axes, written with NumPy functions dualtape records."""
+    if not (offset == 0 and axis1 == -1 and axis2 == -2):
+        raise NotImplementedError("Currently make_diagonal only supports offset=0, axis1=-1, axis2=-2")
+    return _np.expand_dims(D, -1) * _np.eye(_np.shape(D)[-1])
 
 
 def __getattr__(name):
