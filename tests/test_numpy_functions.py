@@ -136,3 +136,14 @@ def f_einsum_sublist(x):
 
 def test_einsum_sublist_form_in_the_runtime_modes():
     check_modes(f_einsum_sublist, [X], modes=RUNTIME)
+
+
+def f_cross_axes(x):
+    # np.cross with the vectors of a, of b and of the result on different axes (issue 22: refused before)
+    a = np.reshape(np.concatenate([x[0], x[1]]), (3, 2))
+    return np.sum(np.cross(a, x, axisa=0, axisb=1, axisc=0) ** 2) + np.sum(np.cross(x, a.T, axisc=0) * X.T)
+
+
+def test_cross_with_axisa_axisb_axisc_in_every_mode():
+    np.testing.assert_allclose(dt.dnp.cross(X.T, X, axisa=0, axisb=1, axisc=0), np.cross(X.T, X, axisa=0, axisb=1, axisc=0))
+    check_modes(f_cross_axes, [X])
