@@ -168,3 +168,32 @@ def test_mvn_allow_singular_refuses_the_derivative_in_a_singular_cov():
     with pytest.raises(ValueError, match=r"\[MultivariateNormal\] no derivative in cov at a singular covariance"):
         dualtape.jvp(lambda c: stats.multivariate_normal.logpdf(np.zeros(3), np.zeros(3), c, allow_singular=True),
                      (cov,), (np.eye(3),))
+
+
+@pytest.mark.parametrize("name, f", [
+    ("Igamma", lambda a: special.gammainc(a, 1.0)),
+    ("Igammac", lambda a: scipy.special.gammaincc(a, 1.0)),  # SciPy's own ufunc on a traced value
+    ("Betainc", lambda a: special.betainc(a, 2.0, 0.3)),
+    ("Betainc", lambda b: special.betainc(2.0, b, 0.3)),
+    ("BesselIv", lambda v: special.iv(v, 2.0)),
+    ("BesselIve", lambda v: special.ive(v, 2.0)),
+    ("BesselJv", lambda v: special.jv(v, 2.0)),
+    ("StudentTCdf", lambda df: stats.t.cdf(0.5, df)),
+    ("GammaDistCdf", lambda a: stats.gamma.sf(0.5, a)),
+    ("BetaDistCdf", lambda b: stats.beta.logcdf(0.5, 2.0, b)),
+    ("Chi2DistCdf", lambda df: stats.chi2.cdf(0.5, df)),
+])
+def test_a_shape_or_order_parameter_without_a_rule_is_refused_in_every_mode(name, f):
+    # regression: #22, the derivative in gammainc's a, a Bessel order v or t.cdf's df was a silent 0
+    # (the parameter was declared not differentiable); it exists, and dualtape does not compute it
+    for run in (lambda: dualtape.grad(f)(2.0), lambda: dualtape.jvp(f, (2.0,), (1.0,))):
+        with pytest.raises(LookupError, match=rf"\[{name}\] has no derivative with respect to .*Fix"):
+            run()
+
+
+def test_the_other_arguments_of_those_functions_stay_differentiable():
+    x = np.array([0.4, 1.3])
+    for f in (lambda v: special.gammainc(1.5, v), lambda v: special.iv(0.5, v), lambda v: stats.t.cdf(v, 3.5),
+              lambda v: special.betainc(1.5, 2.5, v / 2.0)):
+        g = dualtape.grad(lambda v: np.sum(f(v)))(x)
+        np.testing.assert_allclose(g, numeric_gradient(lambda v: np.sum(f(v)), x), rtol=1e-6)

@@ -32,7 +32,7 @@ from ..core.registry import NOT_DIFFERENTIABLE, defop
 from ..core.rulekit import (component_column, density_factor, dirichlet_components,  # noqa: F401  (rule text)
                             dirichlet_score_alpha, dirichlet_score_x, loc_scale_factor, log_offset, mvn_cov_jvp,
                             mvn_cov_vjp, mvn_dimension, mvn_entropy_cov_jvp, mvn_entropy_cov_vjp, mvn_score_x,
-                            stats_score, sum_but_components, tail_sign, unbroadcast)
+                            no_derivative, stats_score, sum_but_components, tail_sign, unbroadcast)
 
 __all__ = ["stats_norm_logpdf", "stats_norm_pdf", "stats_norm_cdf", "stats_norm_logcdf",
            "stats_t_logpdf", "stats_t_pdf", "stats_t_cdf", "stats_t_logcdf",
@@ -200,6 +200,15 @@ def _near_one(rng):
     return rng.uniform(1.0, 1.05)  # (x - loc) / scale stays inside (0, 1) for beta
 
 
+def _number(draw):
+    """A draw as one Python int, which the generated tests keep constant (they differentiate
+    float inputs): a CDF's shape parameter, whose derivative is refused."""
+    def number(rng):
+        return int(np.ceil(np.ravel(draw(rng))[0]))
+    number.__name__ = f"{draw.__name__}_int"
+    return number
+
+
 def _samples(methods, *draws):
     return tuple(_sampler(m, *draws) for m in methods)
 
@@ -249,6 +258,12 @@ def rule_text(family):
                      f"    return unbroadcast(g * {slope}, np.shape({p}))\n")
         rules.append(f"def {name}_density_jvp_{p}(d{p}, ans, {args}, *, method):\n"
                      f"    return d{p} * {slope}\n")
+    for p in family.params:  # a shape parameter's CDF derivative dualtape does not compute: refused
+        if p not in CDF_PARAMS:
+            rules.append(f"def {name}_cdf_vjp_{p}(g, ans, {args}, *, method):\n"
+                         f'    return no_derivative("{family.op}Cdf", "{p}", g)\n')
+            rules.append(f"def {name}_cdf_jvp_{p}(d{p}, ans, {args}, *, method):\n"
+                         f'    return no_derivative("{family.op}Cdf", "{p}", d{p})\n')
     for i, p in enumerate(CDF_PARAMS):
         slope = (f"tail_sign(method) * dnp.exp(dnp.stats_{name}_logpdf({args}) - log_offset(ans, method)) "
                  f"* loc_scale_factor(x, loc, scale, {i})")
@@ -280,8 +295,9 @@ def family_ops(family):
     density_vjp, density_jvp, cdf_vjp, cdf_jvp = family_rules(family)
     density = defop(f"{family.op}Density", _density(family.logpdf), density_vjp, density_jvp,
                     samples=_samples(("logpdf", "pdf"), *family.draws))
+    constant_shapes = (draw if p in CDF_PARAMS else _number(draw) for p, draw in zip(family.params, family.draws))
     cdf = defop(f"{family.op}Cdf", _cdf(family), cdf_vjp, cdf_jvp,
-                samples=_samples(("cdf", "logcdf", "sf", "logsf"), *family.draws))
+                samples=_samples(("cdf", "logcdf", "sf", "logsf"), *constant_shapes))
     return density, cdf
 
 
