@@ -145,7 +145,8 @@ def f_cross_axes(x):
 
 
 def test_cross_with_axisa_axisb_axisc_in_every_mode():
-    np.testing.assert_allclose(dt.dnp.cross(X.T, X, axisa=0, axisb=1, axisc=0), np.cross(X.T, X, axisa=0, axisb=1, axisc=0))
+    np.testing.assert_allclose(dt.dnp.cross(X.T, X, axisa=0, axisb=1, axisc=0),
+                               np.cross(X.T, X, axisa=0, axisb=1, axisc=0))
     check_modes(f_cross_axes, [X])
 
 

@@ -54,7 +54,10 @@ def pytest_runtest_makereport(item, call):
         RESULTS[nodeid] = {"outcome": "out_of_scope", "detail": str(report.longrepr[-1])[:300]}
     elif report.failed:
         wrong = call.excinfo is not None and call.excinfo.errisinstance(AssertionError) and call.when == "call"
-        detail = f"{call.excinfo.typename}: {str(call.excinfo.value)[:400]}" if call.excinfo else str(report.longrepr)[:400]
+        if call.excinfo is not None:
+            detail = f"{call.excinfo.typename}: {str(call.excinfo.value)[:400]}"
+        else:
+            detail = str(report.longrepr)[:400]
         RESULTS[nodeid] = {"outcome": "wrong" if wrong else "error", "detail": detail}
     elif call.when == "call" and nodeid not in RESULTS:
         RESULTS[nodeid] = {"outcome": "passed", "detail": ""}

@@ -320,7 +320,8 @@ def _sample_gradient_edges(rng):
     return (rng.standard_normal((2, 6)),), {"axis": 1, "edge_order": 2, "spacing": 0.5}
 
 
-GRADIENT = defop("Gradient", _gradient, vjp=gradient_vjp, jvp=LINEAR, samples=(_sample_gradient, _sample_gradient_edges))
+GRADIENT = defop("Gradient", _gradient, vjp=gradient_vjp, jvp=LINEAR,
+                 samples=(_sample_gradient, _sample_gradient_edges))
 
 
 def gradient(f, *varargs, axis=None, edge_order=1):

@@ -400,7 +400,8 @@ def mvn_vjp_x(g, ans, x, mean, cov, *, method, allow_singular=False):
 
 
 def mvn_vjp_mean(g, ans, x, mean, cov, *, method, allow_singular=False):
-    return unbroadcast(-dnp.expand_dims(g * density_factor(ans, method), -1) * mvn_score_x(x, mean, cov, allow_singular),
+    return unbroadcast(-dnp.expand_dims(g * density_factor(ans, method), -1)
+                       * mvn_score_x(x, mean, cov, allow_singular),
                        np.shape(mean))
 
 
@@ -469,7 +470,8 @@ def _mvn_entropy_sample(kind):
 
 
 MVN_ENTROPY = defop("MultivariateNormalEntropy", _mvn_entropy, (None, mvn_entropy_vjp), (None, mvn_entropy_jvp),
-                    nondiff_argnums=(0,), samples=tuple(_mvn_entropy_sample(kind) for kind in ("matrix", "vector", "number")))
+                    nondiff_argnums=(0,),
+                    samples=tuple(_mvn_entropy_sample(kind) for kind in ("matrix", "vector", "number")))
 
 
 # -- dirichlet(x, alpha): the K components along x's first axis, as SciPy ----------------------

@@ -198,7 +198,8 @@ def dirichlet_score_x(x, alpha):
 
 def dirichlet_score_alpha(x, alpha):
     """d logpdf / d alpha_k = digamma(sum alpha) - digamma(alpha_k) + log x_k, shaped as x."""
-    return dnp.digamma(dnp.sum(alpha)) - dnp.digamma(component_column(alpha, x)) + dnp.log(dirichlet_components(x, alpha))
+    return (dnp.digamma(dnp.sum(alpha)) - dnp.digamma(component_column(alpha, x))
+            + dnp.log(dirichlet_components(x, alpha)))
 
 
 def mvn_cov_jvp(dcov, x, mean, cov, allow_singular=False):
