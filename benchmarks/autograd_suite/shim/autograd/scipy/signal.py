@@ -5,7 +5,7 @@ import scipy.signal as _scipy_module
 
 import dualtape.scipy.signal as _dualtape_module
 
-convolve = _dualtape_module.autograd_convolve
+convolve = getattr(_dualtape_module, "autograd_convolve", None) or _dualtape_module.convolve  # (older dualtape)
 
 
 def __getattr__(name):
