@@ -3,4 +3,5 @@ autograd.scipy.stats): norm, t, gamma, beta, chi2 (logpdf, pdf, cdf, logcdf, sf,
 (logpmf, pmf, cdf, logcdf), dirichlet (logpdf, pdf) and multivariate_normal (logpdf, pdf,
 entropy)."""
 
-from ..ops.scipy_stats import beta, chi2, dirichlet, gamma, multivariate_normal, norm, poisson, t  # noqa: F401
+from ..ops.scipy_multivariate import dirichlet, multivariate_normal  # noqa: F401
+from ..ops.scipy_stats import beta, chi2, gamma, norm, poisson, t  # noqa: F401
