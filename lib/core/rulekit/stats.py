@@ -9,6 +9,7 @@ the density times. The special functions they call (dnp.digamma, ...) exist when
 import numpy as np
 
 from .. import dnp
+from ..traced import Traced
 from .numpy_functions import primal_of
 from .decompositions import onto_triangle, read_triangle
 from .shapes import swap_last
@@ -120,8 +121,9 @@ def _precision(x, cov, allow_singular=False):
 
 def _nonsingular(x, cov, allow_singular):
     """The derivative in cov exists where cov is nonsingular: refuse it at a singular one."""
-    if allow_singular:
-        matrix = np.asarray(primal_of(_cov_matrix(cov, np.shape(x)[-1])))
+    matrix = primal_of(_cov_matrix(cov, np.shape(x)[-1])) if allow_singular else None
+    # (a vmap's batch of covariances is not read here: the inverse raises at an exactly singular one)
+    if matrix is not None and not isinstance(matrix, Traced):
         s = np.linalg.eigvalsh(matrix)
         if np.min(s) <= 1e6 * np.finfo(s.dtype).eps * np.max(np.abs(s)):
             raise ValueError(f"[MultivariateNormal] no derivative in cov at a singular covariance (shape "
