@@ -23,7 +23,7 @@ Each test ends as one of
               the reason for each)
 and the script prints them per file and in total. pytest runs in a subprocess, with the shim
 first on sys.path. Nothing in dualtape's own test suite needs this; tests/test_autograd_suite.py
-runs it on two files.
+runs it on three files.
 """
 
 import argparse

@@ -1,4 +1,4 @@
-"""Rule helpers of scipy.stats' distributions (dualtape.ops.scipy_stats): the partial
+"""Rule helpers of scipy.stats' distributions (dualtape.ops.scipy_stats, scipy_multivariate): the partial
 derivatives of each log-density, written with `dnp` so second derivatives work.
 
 `stats_score(dist, args, i)` is d logpdf / d args[i], broadcast like the density;
