@@ -188,7 +188,7 @@ def _same_axis(op, values, batched, static, size):
     unbatched inputs broadcast to the batch, batched ones of fewer axes get size-1 axes after
     the batch axis (as `elementwise` does), then `axis` shifts past the batch axis."""
     axis = _static(op, static, "axis")
-    if axis is None:
+    if axis is None or any(k in static for k in ("axisa", "axisb", "axisc")):  # (cross's own axes)
         return loop(op, values, batched, static, size)
     rank = max(len(_shape(v)) - b for v, b in zip(values, batched))
     args = _lined_up([v if b else _batched(v, size) for v, b in zip(values, batched)], [True] * len(values))

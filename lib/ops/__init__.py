@@ -13,6 +13,6 @@ try:  # SciPy is an optional extra (`dualtape[scipy]`): its ops exist only when 
 except ImportError:
     scipy = None
 else:
-    from . import scipy_special, scipy_bessel, scipy_stats, scipy_linalg, scipy_signal  # noqa: F401
+    from . import scipy_special, scipy_bessel, scipy_stats, scipy_multivariate, scipy_linalg, scipy_signal  # noqa: F401
 from . import assembly, diagonals, products, statistics, sorting  # noqa: F401  (NumPy's further functions)
 from . import writes  # noqa: F401  (functional put_along_axis)
