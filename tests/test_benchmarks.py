@@ -84,7 +84,7 @@ def test_check_programs_reports_progress_and_each_failure_as_found(monkeypatch, 
 
     seen = []
 
-    def fake_check_modes(program, raise_on_failure):
+    def fake_check_modes(program, raise_on_failure, modes):
         seen.append(program)
         n = len(seen)
         failures = [("tape", "wrong", f"message {n}\nprogram:\n{program.source}")] if n in (2, 3, 5) else []
