@@ -33,7 +33,7 @@ from .surface.tf_ops import (abs, add, argmax, argmin, broadcast_to, cast, clip_
                      reduce_any, reduce_logsumexp, reduce_max, reduce_mean, reduce_min, reduce_prod,
                      reduce_std, reduce_sum, reduce_variance, reshape, round, shape, sigmoid, sign,
                      sin, size, split, sqrt, square, squeeze, stack, stop_gradient, subtract, tanh,
-                     tensordot, tile, transpose, where, zeros, zeros_like)
+                     tensordot, tile, transpose, vectorized_map, where, zeros, zeros_like)
 from .surface.variables import Variable
 from . import optimizers
 
@@ -44,7 +44,7 @@ __version__ = "0.1.0"
 from .forward import dual as _dual  # noqa: E402,F401  (forward mode: installs the dual-number binder)
 from .surface import array_methods as _array_methods  # noqa: E402,F401  (x.sum(), x.T, ... on tensors and duals)
 from .surface import autodiff  # noqa: E402
-from .functional import grad, value_and_grad, jvp, vjp, jacfwd, jacrev, hessian, hvp, linearize, jacobian  # noqa: E402
+from .functional import grad, value_and_grad, jvp, vjp, jacfwd, jacrev, hessian, hvp, linearize, jacobian, vmap  # noqa: E402
 from .core.nest import register_pytree_node, register_pytree_node_class  # noqa: E402  (JAX-style pytrees)
 
 # Module paths of the flat layout that users import (`import dualtape.math`,

@@ -15,6 +15,12 @@ from .traced import RULES_ON_TENSORS, Traced
 from .registry import GRADIENT_OVERRIDES, LINEAR, NOT_DIFFERENTIABLE
 
 
+# Ops whose rules compute plain values (indices, orders) from their primals: under a vmap
+# they run once per example (batching/rules.py fills both, and checks every op's rules).
+PER_EXAMPLE = set()
+per_example = [None]  # fn(rule(*args) -> list of parts, args, n_parts) -> parts, or None (nothing batched)
+
+
 def no_gradient_error(op_name):
     return LookupError(f"gradient registry has no entry for: {op_name}")
 
@@ -45,6 +51,11 @@ def vjp_parts(op, g, ans, values, static, wanted, batch=0):
     batch: 0, or k when `g` carries a leading axis of k cotangents (vectorized jacobians);
     the parts then carry it too. Ops whose rules are not batch-aware are looped per row.
     """
+    if op.name in PER_EXAMPLE and per_example[0] is not None:
+        looped = per_example[0](lambda g, ans, *values: vjp_parts(op, g, ans, values, static, wanted, batch),
+                                [g, ans, *values], len(wanted))
+        if looped is not None:
+            return looped
     if batch:
         if not op.batch_vjp or op.custom_vjp is not None or op.name in GRADIENT_OVERRIDES:
             return _looped_vjp_parts(op, g, ans, values, static, wanted, batch)
@@ -180,6 +191,12 @@ def jvp_output(op, tangents, ans, values, static, batch=None):
 
 
 def _jvp_output(op, tangents, ans, values, static, batch=None):
+    if op.name in PER_EXAMPLE and per_example[0] is not None:
+        n = len(tangents)
+        looped = per_example[0](lambda *a: [jvp_output(op, list(a[:n]), a[n], a[n + 1:], static, batch)],
+                                [*tangents, ans, *values], 1)
+        if looped is not None:
+            return looped[0]
     rules = op.jvp
     if rules is None:
         raise no_jvp_error(op.name)

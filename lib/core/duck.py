@@ -34,7 +34,20 @@ def as_array(x, dtype=None):
 
 
 def primal_of(x):
-    """The plain value under any nesting of tensors and dual numbers."""
+    """The plain value under any nesting of tensors and dual numbers. A vmap's batched value
+    stays batched (its plain values, one per example): a rule computing indices from it
+    computes them per example (batching/), never from the whole batch as one array."""
+    while isinstance(x, Traced):
+        if getattr(x, "batch_size", None) is not None:
+            inner = primal_of(x._value)
+            return x if inner is x._value else x.__class__(inner, x.level, x.batch_size)
+        x = x._value if hasattr(x, "_value") else x.primal
+    return x
+
+
+def values_of(x):
+    """The plain values under `x`, a vmap's examples stacked (batch axis first): for checks that
+    hold for every example alike (a zero anywhere, a value out of a domain), never for values."""
     while isinstance(x, Traced):
         x = x._value if hasattr(x, "_value") else x.primal
     return x

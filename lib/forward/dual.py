@@ -172,43 +172,46 @@ def _api(dual):
     return API_OF_TAG.get(dual.tag, "jvp")
 _OPERANDS = frozenset((Dual, np.ndarray, float, int, np.float64, np.float32))
 
-for _name, _fn in (("add", dnp.add), ("sub", dnp.subtract), ("mul", dnp.multiply),
-                   ("truediv", dnp.divide), ("floordiv", dnp.floor_divide), ("mod", dnp.mod),
-                   ("pow", dnp.power), ("matmul", dnp.matmul)):
-    _fwd, _rev = _binary(_fn)
-    setattr(Dual, f"__{_name}__", _fwd)
-    setattr(Dual, f"__r{_name}__", _rev)
-
-for _name, _fn in (("lt", dnp.less), ("le", dnp.less_equal), ("gt", dnp.greater),
-                   ("ge", dnp.greater_equal), ("eq", dnp.equal), ("ne", dnp.not_equal)):
-    setattr(Dual, f"__{_name}__", _binary(_fn)[0])
-
-Dual.__neg__ = lambda self: dnp.negative(self)
-Dual.__pos__ = lambda self: self
-Dual.__abs__ = lambda self: dnp.abs(self)
-
-
-def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
-    fn = dnp.NUMPY_DISPATCH.get(ufunc)
-    if method == "__call__" and fn is not None and not kwargs:
-        return fn(*inputs)
-    name = ufunc.__name__ + ("" if method == "__call__" else "." + method)
-    raise TypeError(f"[np.{name}] has no differentiable dualtape version, and one of its "
-                    "arguments is a dual number (inside jvp/jacfwd/hessian). Use a dnp op, or "
-                    "apply dnp.stop_gradient first.")
+def install_operators(cls, binary):
+    """NumPy's arithmetic and comparison operators on `cls` (dual numbers, vmap's values), each
+    a dnp op: `binary(fn)` gives the (forward, reflected) methods of one binary function."""
+    for name, fn in (("add", dnp.add), ("sub", dnp.subtract), ("mul", dnp.multiply),
+                     ("truediv", dnp.divide), ("floordiv", dnp.floor_divide), ("mod", dnp.mod),
+                     ("pow", dnp.power), ("matmul", dnp.matmul)):
+        forward, reverse = binary(fn)
+        setattr(cls, f"__{name}__", forward)
+        setattr(cls, f"__r{name}__", reverse)
+    for name, fn in (("lt", dnp.less), ("le", dnp.less_equal), ("gt", dnp.greater),
+                     ("ge", dnp.greater_equal), ("eq", dnp.equal), ("ne", dnp.not_equal)):
+        setattr(cls, f"__{name}__", binary(fn)[0])
+    cls.__neg__ = lambda self: dnp.negative(self)
+    cls.__pos__ = lambda self: self
+    cls.__abs__ = lambda self: dnp.abs(self)
 
 
-def _array_function(self, func, types, args, kwargs):
-    fn = dnp.NUMPY_DISPATCH.get(func)
-    if fn is not None:
-        return fn(*args, **kwargs)
-    raise TypeError(f"[np.{func.__name__}] has no differentiable dualtape version, and one of "
-                    "its arguments is a dual number (inside jvp/jacfwd/hessian). Use a dnp op, "
-                    "or apply dnp.stop_gradient first.")
+def install_numpy_protocols(cls, unsupported):
+    """NumPy's `__array_ufunc__` / `__array_function__` on `cls`: NumPy's functions run as their
+    dnp versions; `unsupported(name)` is the message for one that has none."""
+    def array_ufunc(self, ufunc, method, *inputs, **kwargs):
+        fn = dnp.NUMPY_DISPATCH.get(ufunc)
+        if method == "__call__" and fn is not None and not kwargs:
+            return fn(*inputs)
+        raise TypeError(unsupported(ufunc.__name__ + ("" if method == "__call__" else "." + method)))
+
+    def array_function(self, func, types, args, kwargs):
+        fn = dnp.NUMPY_DISPATCH.get(func)
+        if fn is not None:
+            return fn(*args, **kwargs)
+        raise TypeError(unsupported(func.__name__))
+
+    cls.__array_ufunc__ = array_ufunc
+    cls.__array_function__ = array_function
 
 
-Dual.__array_ufunc__ = _array_ufunc
-Dual.__array_function__ = _array_function
+install_operators(Dual, _binary)
+install_numpy_protocols(Dual, lambda name: (
+    f"[np.{name}] has no differentiable dualtape version, and one of its arguments is a dual "
+    "number (inside jvp/jacfwd/hessian). Use a dnp op, or apply dnp.stop_gradient first."))
 
 
 def bind_dual(op, args, static):
@@ -281,6 +284,8 @@ def level_of(x):
     while isinstance(x, Traced):
         if type(x) is Dual:
             return max(level, x.tag)
+        if x.__class__ is batched_class[0]:  # a vmap's values (batching/): its level
+            return max(level, x.level)
         level = max(level, _tape_level(x))
         x = x._value
     return level
@@ -345,22 +350,34 @@ def defer_older(args, values, ids):
 
 
 def bind(op, args, static):
-    """Dual numbers or tensors first, whichever belongs to the newer level."""
+    """Dual numbers, tensors or a vmap's batched values first, whichever belongs to the
+    newest level (a vmap's level: batching/bind.py)."""
     tag = 0
     batch = None
     tensors = False
+    vmap_level = 0
     for a in args:
         cls = a.__class__
         if cls is Dual:
             if a.tag > tag:
                 tag, batch = a.tag, a.batch
+        elif cls is batched_class[0]:
+            if a.level > vmap_level:
+                vmap_level = a.level
         elif cls is not _ndarray and cls is not float and isinstance(a, Tensor):
             tensors = True
     if tensors:
+        newest = max(tag, vmap_level)
         for a in args:
-            if isinstance(a, Tensor) and level_of(a) >= tag:
+            if isinstance(a, Tensor) and level_of(a) >= newest:
                 return dispatch.bind(op, args, static, tensors_first=True)
+    if vmap_level > tag:
+        return batch_bind[0](op, args, static, vmap_level)
     return _bind_level(op, args, static, tag, batch)
+
+
+batched_class = [None]  # batching/batched.py's Batched, once imported
+batch_bind = [None]  # batching/bind.py's bind_level(op, args, static, level)
 
 
 _ndarray = np.ndarray

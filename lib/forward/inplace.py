@@ -178,7 +178,11 @@ def _forget_views():
 
 
 def _plain(x):
+    """The array under a tensor or dual number; a vmap's batched value itself (whose examples'
+    memory sharing cannot be followed: `_checks` refuses to update it in place)."""
     while isinstance(x, Traced):
+        if getattr(x, "batch_size", None) is not None:
+            return x
         x = x._value if isinstance(x, Tensor) else x.primal
     return x
 
@@ -260,8 +264,12 @@ def _checks(target, symbol):
             return NotImplemented
     elif target.__class__ is not Dual:
         return NotImplemented  # a Variable: TF's semantics
-    if _plain(target).__class__ is not np.ndarray:
-        return NotImplemented  # a NumPy scalar (np.sum's np.float64) or a number: immutable, rebound
+    plain = _plain(target)
+    if plain.__class__ is not np.ndarray:
+        if getattr(plain, "batch_size", None) is not None and plain.ndim:
+            raise _refuse("updates a value that vmap batches in place: which other values share its "
+                          "memory, as NumPy's semantics need, cannot be followed for each example", symbol)
+        return NotImplemented  # a NumPy scalar (np.sum's np.float64, or each example's) or a number: rebound
     argument = _ARGUMENTS.get(id(target))
     if argument is False:
         return NotImplemented  # a Python number argument: numbers are rebound

@@ -14,5 +14,6 @@ The API is split by mode: `values` (what goes in and out), `forward_mode`, `reve
 from .forward_mode import jacfwd, jvp, linearize
 from .reverse_mode import grad, jacrev, value_and_grad, vjp
 from .hessians import hessian, hvp, jacobian
+from .vectorize import vmap
 
-__all__ = ["grad", "value_and_grad", "jvp", "vjp", "jacfwd", "jacrev", "hessian", "hvp", "linearize", "jacobian"]
+__all__ = ["grad", "value_and_grad", "jvp", "vjp", "jacfwd", "jacrev", "hessian", "hvp", "linearize", "jacobian", "vmap"]

@@ -70,10 +70,9 @@ def bind(op, args, static, tensors_first=False):
             if a.__class__ is not _ndarray and isinstance(a, _Traced):
                 nested = True
         else:
-            dual_type = dual_class[0]
-            if dual_type and isinstance(a, dual_type):
+            if a.__class__ is not _ndarray and isinstance(a, _Traced):  # a dual number or vmap value
                 if not tensors_first:
-                    return dual_bind[0](op, args, static)
+                    return dual_bind[0](op, args, static)  # routes by level (forward/dual.py)
                 nested = True
             ids.append(None)
         values.append(a)

@@ -9,7 +9,7 @@ its cotangent as slices (`slices`): GradientTape.gradient then gives TF's Indexe
 import numpy as np
 
 from ..core.traced import RULES_ON_TENSORS
-from ..core.apply_rules import real_for, unbroadcast_to, vjp_parts
+from ..core.apply_rules import PER_EXAMPLE as _PER_EXAMPLE, real_for, unbroadcast_to, vjp_parts
 from ..core.registry import GRADIENT_OVERRIDES, NOT_DIFFERENTIABLE as _NOT_DIFFERENTIABLE
 from .indexed_slices import merge_slices
 from .tensor import EagerTensor as _EagerTensor, alias
@@ -59,7 +59,8 @@ def _replay(entries, watched, grads, keep, release, traced, batch=0, slices=None
                 slices.setdefault(in_ids[0], []).append((rows, values[1], values[0]))
                 continue  # the indices take no gradient
         rules = op.vjp
-        if direct and rules.__class__ is tuple and op.custom_vjp is None and op.name != "StridedSlice":
+        if (direct and rules.__class__ is tuple and op.custom_vjp is None and op.name != "StridedSlice"
+                and op.name not in _PER_EXAMPLE):
             # vjp_parts' common path, inline: one rule call per watched input (every watched
             # input gets a gradient, also one watched after the op ran, as in TF)
             wanted = []

@@ -251,8 +251,13 @@ def _primal(value):
     return value
 
 
+_MISSING = object()
+
+
 def _np_dtype(value):
-    value = _primal(value)
+    while isinstance(value, Traced):  # (a vmap's Batched value has a dtype but no one primal)
+        inner = getattr(value, "_value", _MISSING)
+        value = value.primal if inner is _MISSING else inner
     dtype = getattr(value, "dtype", None)
     return dtype if dtype is not None else np.asarray(value).dtype
 

@@ -20,6 +20,7 @@ user's recording GradientTape it is allowed, as `.numpy()` is (an explicit way o
 import numpy as np
 
 from ..core import dnp
+from ..batching import Batched
 from ..forward.dual import Dual
 from ..reverse.tensor import Tensor, check_escape, escape_error, plain_value
 
@@ -196,7 +197,11 @@ METHODS = {
     "argmax": _argmax, "argmin": _argmin, "repeat": _repeat,
 }
 
-for _cls, _item in ((Tensor, _tensor_item), (Dual, _dual_item)):
+def _batched_item(self, *args):
+    return self.primal  # refused: one value per example (batching/batched.py)
+
+
+for _cls, _item in ((Tensor, _tensor_item), (Dual, _dual_item), (Batched, _batched_item)):
     for _name, _method in METHODS.items():
         setattr(_cls, _name, _method)
     _cls.item = _item

@@ -8,10 +8,11 @@ call goes to the differentiable NumPy namespace. `dualtape.math`, `dualtape.nn`,
 import numpy as np
 
 from ..core import dtypes
-from ..core import dnp
+from ..core import dnp, nest
 from ..core.registry import Traced
 from ..reverse.tensor import Tensor, TensorShape, convert_to_tensor, plain_value, wrap
 from ..custom.gradient import stop_gradient  # noqa: F401  (one definition, the lower floor's; TF's name here)
+from ..functional.vectorize import vmap
 
 
 def to_tensor(x, dtype=None):
@@ -273,6 +274,8 @@ def gather(params, indices, axis=None, batch_dims=0, name=None):
 
 def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
     npd = dtypes.as_numpy_dtype(dtype or dtypes.float32)
+    if isinstance(indices, Traced) and not isinstance(indices, Tensor):  # a vmap's labels: the registry op
+        return dnp.one_hot(indices, depth, on_value, off_value, axis, npd)
     hot = np.eye(int(depth), dtype=npd)[np.asarray(indices)]
     if on_value is not None or off_value is not None:
         on = 1 if on_value is None else on_value
@@ -381,3 +384,13 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001
         floats = [d for d in kinds if d.kind == "f"]
         npd = np.result_type(*(floats or kinds))
     return wrap(values.astype(npd))
+
+
+def vectorized_map(fn, elems, fallback_to_while_loop=True, warn=True):
+    """TF's `tf.vectorized_map`: `fn` applied to every slice of `elems` along axis 0, in one
+    vectorized pass (dualtape.vmap). `elems` is a tensor or a nested structure of them, all
+    with the same first dimension; `fn` takes one slice of that structure. Ops without a
+    batching rule run once per slice, which is TF's `fallback_to_while_loop`."""
+    as_tensors = lambda e: nest.tree_map(lambda leaf: wrap(leaf) if not isinstance(leaf, Tensor) else leaf, e)
+    out = vmap(lambda e: fn(as_tensors(e)))(elems)  # fn gets tensors, as in TF (tape.watch(x) works)
+    return nest.tree_map(lambda leaf: leaf if isinstance(leaf, Traced) else convert_to_tensor(leaf), out)

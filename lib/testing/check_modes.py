@@ -65,12 +65,13 @@ RUNTIME = ("tape", "functional.grad", "functional.vjp", "functional.jvp", "funct
 SOURCE = ("transforms.grad", "transforms.vjp", "transforms.jvp", "transforms.jvp_batched",
           "transforms.hvp")
 MIXED = ("mixed.jvp_of_generated_grad", "mixed.tape_of_generated_grad")
-MODES = RUNTIME + SOURCE + MIXED
+VMAP = ("vmap.vjp", "vmap.jvp")  # the case as example 0 of a batch of three
+MODES = RUNTIME + SOURCE + MIXED + VMAP
 
 # Messages of the runtime's documented refusals that are not yet a RefusalError (numpy_api.py, the
 # gradient registry, grad of an int output as jax.grad); escapes and writes are RefusalErrors.
 _RUNTIME_REFUSALS = ("has no differentiable dualtape version", "gradient registry has no entry",
-                     "f must return a real floating scalar")
+                     "f must return a real floating scalar", "has no dualtape version that vmap can batch")
 
 
 class ModeFailure(AssertionError):

@@ -1,5 +1,5 @@
 """The modes `check_modes` runs on one case: the tape, the functional API, the source
-transformer (grad, vjp, jvp, batched jvp, hvp) and their mixtures, each as a function of the
+transformer (grad, vjp, jvp, batched jvp, hvp), their mixtures, and vmap of vjp and jvp, each as a function of the
 case returning its derivatives by name (`run_modes`)."""
 
 import copy
@@ -158,11 +158,30 @@ def run_modes(case, modes):
         g = generated_gradient()
         return {"Hu": _tape_gradient(lambda *xs: tuple(g(*xs)), case.copies(), case.u)}  # H u = H^T u
 
+    def batch_of_three(scales):
+        """The case's arguments as example 0 of a vmap batch of three; the other two examples
+        moved a little, so that an op mixing the examples up shows in example 0."""
+        args = case.copies()
+        return [np.stack([as_float64(a) * (1 + 1e-3 * k * s) for k, s in enumerate(scales)]) for a in args]
+
+    def v_vjp():
+        cotangents = np.stack([case.v, 2 * case.v, -case.v])
+        run = F.vmap(lambda *e: F.vjp(f, *e[:-1])[1](e[-1]))
+        out = as_tuple(run(*batch_of_three((0, 1, -1)), cotangents))
+        return {"vJ": [o[0] for o in out]}
+
+    def v_jvp():
+        tangents = [np.stack([u, 2 * u, -u]) for u in case.u]
+        n = len(case.args)
+        y, dy = F.vmap(lambda *e: F.jvp(f, e[:n], e[n:]))(*batch_of_three((0, -1, 1)), *tangents)
+        return {"Ju": as_float64(dy)[0], "y": as_float64(y)[0]}
+
     table = {"tape": tape, "functional.grad": f_grad, "functional.vjp": f_vjp, "functional.jvp": f_jvp,
              "functional.jacfwd": f_jac(F.jacfwd), "functional.jacrev": f_jac(F.jacrev),
              "functional.hvp": f_hvp, "transforms.grad": t_grad, "transforms.vjp": t_vjp,
              "transforms.jvp": t_jvp, "transforms.jvp_batched": t_jvp_batched, "transforms.hvp": t_hvp,
-             "mixed.jvp_of_generated_grad": m_jvp, "mixed.tape_of_generated_grad": m_tape}
+             "mixed.jvp_of_generated_grad": m_jvp, "mixed.tape_of_generated_grad": m_tape,
+             "vmap.vjp": v_vjp, "vmap.jvp": v_jvp}
     for mode in modes:
         if not scalar and mode in ("functional.grad", "transforms.grad", "transforms.hvp"):
             continue  # defined for scalar outputs only (vjp covers the rest)

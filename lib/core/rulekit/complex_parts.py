@@ -11,7 +11,7 @@ rule, so one rule serves both.
 import numpy as np
 
 from .. import dnp
-from ..duck import primal_of
+from ..duck import values_of
 
 __all__ = ["eig_phase_cotangent", "eig_phase_tangent", "real_part", "sign_det_cotangent", "sign_det_tangent", "real_cotangent", "imag_cotangent", "conj_cotangent", "abs_cotangent", "abs_tangent",
            "angle_cotangent", "angle_tangent", "refuse_complex_zero"]
@@ -49,7 +49,7 @@ def conj_cotangent(g):
 def refuse_complex_zero(x, op_name):
     """Raise where a complex x is 0: |z| and angle(z) have no derivative there (a cone, not a
     kink with a one-sided convention as |x| at 0 on the reals)."""
-    value = np.asarray(primal_of(x))
+    value = np.asarray(values_of(x))  # (every example's, under vmap)
     if value.dtype.kind == "c" and not np.all(value != 0):
         raise ValueError(f"[{op_name}] has no derivative at a complex 0 (input of shape "
                          f"{value.shape}, dtype {value.dtype}, zero at index "

@@ -6,6 +6,7 @@ it; indices and weights come from the primal values (`primal_of`), constants of 
 import numpy as np
 
 from .. import dnp
+from ..duck import primal_of as plain_under
 from ..traced import Traced
 
 __all__ = ["primal_of", "stacked_shape", "stack_axis", "stack_piece", "append_piece", "diagonal_index",
@@ -15,10 +16,10 @@ __all__ = ["primal_of", "stacked_shape", "stack_axis", "stack_piece", "append_pi
 
 
 def primal_of(x):
-    """The plain NumPy value under a tensor or dual number (nested ones included)."""
-    while isinstance(x, Traced):
-        x = x._value if hasattr(x, "_value") else x.primal
-    return np.asarray(x)
+    """The plain NumPy value under a tensor or dual number (nested ones included); a vmap's
+    batched value stays batched (core/duck.py)."""
+    x = plain_under(x)
+    return x if isinstance(x, Traced) else np.asarray(x)
 
 
 _STACK_AXIS = {"hstack": 1, "vstack": 0, "row_stack": 0, "dstack": 2, "column_stack": 1}
