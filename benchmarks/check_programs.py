@@ -22,7 +22,7 @@ from collections import defaultdict
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
 
-from dualtape.testing import Tally, check_modes, programs
+from dualtape.testing import ALL_MODES, Tally, check_modes, programs
 
 
 def main(argv=None):
@@ -49,7 +49,7 @@ def main(argv=None):
               suppress_health_check=list(HealthCheck))
     @given(programs(features=features, exclude=exclude))
     def run(program):
-        report = check_modes(program, raise_on_failure=False)
+        report = check_modes(program, modes=ALL_MODES, raise_on_failure=False)
         tally.add(report)
         for mode, kind, message in report.failures:
             failures[(mode, kind)].append((len(program.source), message))

@@ -14,7 +14,7 @@ from .core import dtypes as _dtypes, registry as _registry, rulekit as _rulekit
 from . import ops  # noqa: F401  (declares every op, filling dnp)
 from .reverse import dispatch as _dispatch  # noqa: F401  (installs the primitive binder)
 from .surface import operators as _operators  # noqa: F401  (Tensor operators and NumPy protocols)
-from .surface import image, layers, linalg, math, nn, random  # noqa: A004
+from .surface import image, layers, linalg, math, nn, random, signal  # noqa: A004
 from .custom.gradient import custom_gradient, grad_pass_through
 from .custom.rules import custom_jvp, custom_vjp
 from .custom.primitives import defjvp, defvjp, primitive
@@ -50,7 +50,7 @@ from .core.nest import register_pytree_node, register_pytree_node_class  # noqa:
 # Module paths of the flat layout that users import (`import dualtape.math`,
 # `from dualtape.registry import defop`): the same module objects under their old names.
 for _name, _module in {"math": math, "nn": nn, "linalg": linalg, "image": image, "random": random,
-                       "layers": layers, "autodiff": autodiff, "errors": errors, "nest": nest,
+                       "signal": signal, "layers": layers, "autodiff": autodiff, "errors": errors, "nest": nest,
                        "numpy_api": dnp, "registry": _registry, "rulekit": _rulekit, "dtypes": _dtypes}.items():
     _sys.modules[f"{__name__}.{_name}"] = _module
     globals()[_name] = _module

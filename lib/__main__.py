@@ -49,6 +49,10 @@ def _tour_forward():
     print(f"f(x) = sin(x) * x**2 at x = 1: f = {float(out):.6f}, f' by jvp = {float(tangent):.6f}")
     print("Hessian of sum(x**3) at [1, 2] (forward over reverse):\n",
           hessian(lambda x: np.sum(x ** 3))(np.array([1.0, 2.0])))
+    loss = lambda w, x: np.sum(np.tanh(x @ w) ** 2)  # noqa: E731
+    xs = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]])
+    print("per-example gradients by vmap(grad(loss)), one row per example:\n",
+          tf.vmap(tf.grad(loss), in_axes=(None, 0))(np.array([0.5, -0.25]), xs))
 
 
 def _tour_transforms():

@@ -136,3 +136,49 @@ def f_einsum_sublist(x):
 
 def test_einsum_sublist_form_in_the_runtime_modes():
     check_modes(f_einsum_sublist, [X], modes=RUNTIME)
+
+
+def f_cross_axes(x):
+    # np.cross with the vectors of a, of b and of the result on different axes (issue 22: refused before)
+    a = np.reshape(np.concatenate([x[0], x[1]]), (3, 2))
+    return np.sum(np.cross(a, x, axisa=0, axisb=1, axisc=0) ** 2) + np.sum(np.cross(x, a.T, axisc=0) * X.T)
+
+
+def test_cross_with_axisa_axisb_axisc_in_every_mode():
+    np.testing.assert_allclose(dt.dnp.cross(X.T, X, axisa=0, axisb=1, axisc=0),
+                               np.cross(X.T, X, axisa=0, axisb=1, axisc=0))
+    check_modes(f_cross_axes, [X])
+
+
+def f_gradient(x):
+    # np.gradient: one Gradient op per axis, a tuple of them for several axes (issue 22: no op before)
+    along_rows, along_columns = np.gradient(x * x)
+    return (np.sum(along_rows * X) + np.sum(np.sin(along_columns))
+            + np.sum(np.gradient(x, 0.5, axis=1, edge_order=2) ** 2))
+
+
+def test_gradient_in_the_runtime_modes():
+    x = np.linspace(0.0, 1.0, 12).reshape(3, 4) ** 2
+    for args, kwargs in [((), {}), ((0.5,), {"axis": 1}), ((2.0, 0.5), {"edge_order": 2}), ((), {"axis": (0, -1)})]:
+        got, want = dt.dnp.gradient(x, *args, **kwargs), np.gradient(x, *args, **kwargs)
+        for g, w in zip(got if isinstance(got, tuple) else [got], want if isinstance(want, tuple) else [want]):
+            np.testing.assert_allclose(g, w, rtol=1e-12)
+    check_modes(f_gradient, [X], modes=RUNTIME)
+    with pytest.raises(TypeError, match=r"\[Gradient\].*spacing"):
+        dt.grad(lambda v: np.sum(np.gradient(v, np.array([0.0, 1.0, 3.0]))))(np.ones(3))
+
+
+def f_gradient_one_axis(x):
+    return np.sum(np.gradient(x * x, axis=1) * X)
+
+
+def f_gradient_all_axes(x):
+    a, b = np.gradient(x)
+    return np.sum(a * b)
+
+
+def test_gradient_in_the_transformer_one_axis_at_a_time():
+    check_modes(f_gradient_one_axis, [X])
+    import dualtape.transforms as transforms  # noqa: PLC0415
+    with pytest.raises(TypeError, match=r"\[Gradient\] the derivative of np.gradient is taken one axis at a time"):
+        transforms.grad(f_gradient_all_axes)(X)

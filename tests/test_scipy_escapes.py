@@ -29,9 +29,13 @@ ARGS = {
     "t": lambda m, x: m(x, 3.0, 0.1, 1.2),
     "gamma": lambda m, x: m(x + 1.0, 2.5, 0.0, 1.5),
     "beta": lambda m, x: m(x, 2.0, 3.0),
+    "chi2": lambda m, x: m(x + 1.0, 3.0, 0.1, 1.2),
+    "dirichlet": lambda m, x: m(0.5 * x, np.array([1.5, 2.0, 3.0])),  # K - 1 components: the last implied
     "poisson": lambda m, x: m(np.array([2.0, 3.0]), x + 1.0),  # differentiable in mu
     "multivariate_normal": lambda m, x: m(x, np.zeros(2), np.array([[2.0, 0.3], [0.3, 1.0]])),
 }
+# a method whose arguments differ from its distribution's others
+METHOD_ARGS = {("multivariate_normal", "entropy"): lambda m, x: m(np.zeros(2), np.diag(x + 1.0))}
 SUPPORTED = [(kind[:-len("_gen")], method) for kind, method in dnp.METHOD_DISPATCH if kind.endswith("_gen")]
 
 
@@ -47,29 +51,32 @@ def _refusal(f):
 
 
 def test_every_supported_method_is_named_and_the_named_spelling_works():
-    assert len(SUPPORTED) == 22 and {d for d, _ in SUPPORTED} == set(ARGS)
+    assert len(SUPPORTED) == 39 and {d for d, _ in SUPPORTED} == set(ARGS)
     for dist, method in SUPPORTED:
         scipy_method = getattr(getattr(st, dist), method)
-        message = _refusal(lambda x: np.sum(ARGS[dist](scipy_method, x)))
+        call = METHOD_ARGS.get((dist, method), ARGS[dist])
+        message = _refusal(lambda x: np.sum(call(scipy_method, x)))
         assert (f"Here scipy.stats.{dist}.{method} converted it (SciPy calls np.asarray). Call "
                 f"dualtape.scipy.stats.{dist}.{method} instead (`from dualtape.scipy.stats import {dist}`), "
                 "with the same arguments") in message, message
         ours = getattr(getattr(dstats, dist), method)
-        value, g = dualtape.value_and_grad(lambda x: np.sum(ARGS[dist](ours, x)))(X)
-        np.testing.assert_allclose(value, np.sum(ARGS[dist](scipy_method, X)), rtol=1e-10)
+        value, g = dualtape.value_and_grad(lambda x: np.sum(call(ours, x)))(X)
+        np.testing.assert_allclose(value, np.sum(call(scipy_method, X)), rtol=1e-10)
         assert np.all(np.isfinite(g)) and np.any(g != 0)
 
 
 @pytest.mark.parametrize("call, name", [
     (lambda x: st.laplace.logpdf(x), "scipy.stats.laplace.logpdf"),
-    (lambda x: st.norm.sf(x, 0.0, 2.0), "scipy.stats.norm.sf"),
+    (lambda x: st.norm.ppf(0.5 * x, 0.0, 2.0), "scipy.stats.norm.ppf"),
 ])
 def test_an_unsupported_method_is_refused_listing_what_dualtape_has(call, name):
     message = _refusal(lambda x: np.sum(call(x)))
     assert f"Here {name} converted it" in message
-    assert (f"dualtape has no derivative of {name}. dualtape.scipy.stats has: norm (logpdf, pdf, cdf, logcdf); "
-            "t (logpdf, pdf, cdf, logcdf); gamma (logpdf, pdf, cdf, logcdf); beta (logpdf, pdf, cdf, logcdf); "
-            "poisson (logpmf, pmf, cdf, logcdf); multivariate_normal (logpdf, pdf).") in message
+    assert (f"dualtape has no derivative of {name}. dualtape.scipy.stats has: norm (logpdf, pdf, cdf, logcdf, sf, "
+            "logsf); t (logpdf, pdf, cdf, logcdf, sf, logsf); gamma (logpdf, pdf, cdf, logcdf, sf, logsf); "
+            "beta (logpdf, pdf, cdf, logcdf, sf, logsf); chi2 (logpdf, pdf, cdf, logcdf, sf, logsf); "
+            "poisson (logpmf, pmf, cdf, logcdf); dirichlet (logpdf, pdf); "
+            "multivariate_normal (logpdf, pdf, entropy).") in message
 
 
 def test_a_frozen_distribution_names_the_method_and_its_parameters():

@@ -303,7 +303,7 @@ def test_convolve_along_axes_in_every_mode(f, shapes):
 
 @needs_scipy
 @pytest.mark.parametrize("shapes, axes, match", [
-    (((3, 4), (3, 2)), ([1], [1]), "autograd's convention"),
+    (((3, 4), (3, 2)), ([1], [1]), "autograd's convention.*autograd_convolve"),
     (((3, 4), (2,)), [1], "same number of dimensions"),
     (((3, 4), (2, 2)), [1], "do not broadcast on axis 0"),
     (((3, 4), (3, 2)), [1, -1], "unique"),
@@ -314,3 +314,71 @@ def test_convolve_axes_refusals_name_the_op_and_shapes(shapes, axes, match):
     x, k = (np.ones(s) for s in shapes)
     with pytest.raises(ValueError, match=r"\[ScipyConvolve\].*" + match):
         dualtape.grad(lambda x: np.sum(signal.convolve(x, k, axes=axes)))(x)
+
+
+@needs_scipy
+def test_sqrtm_of_a_matrix_with_a_complex_root_is_refused():
+    # regression: #22, sqrtm returned the real part of SciPy's complex root of a symmetric matrix
+    # with a negative eigenvalue (autograd's test_sqrtm: every mode's derivative was off by 1e15)
+    from dualtape.scipy import linalg  # noqa: PLC0415
+    a = np.diag([2.0, -1.0, 3.0]) + 0.1
+    with pytest.raises(ValueError, match=r"\[MatrixSquareRoot\].*\(3, 3\) float64.*complex.*Fix"):
+        linalg.sqrtm(a)
+    with pytest.raises(ValueError, match=r"MatrixSquareRoot.*negative real axis"):
+        dualtape.jvp(linalg.sqrtm, (a,), (np.eye(3),))
+    with pytest.raises(ValueError, match=r"MatrixSquareRoot.*negative real axis"):
+        dualtape.grad(lambda a: np.sum(linalg.sqrtm(a)))(a)
+    b = a @ a.T + np.eye(3)  # a real root: unchanged
+    np.testing.assert_allclose(linalg.sqrtm(b) @ linalg.sqrtm(b), b, rtol=1e-10)
+
+
+@needs_scipy
+@pytest.mark.parametrize("shapes, axes, dot_axes, match", [
+    (((3, 4), (3, 2)), ([1], [0, 1]), None, "as many axes of in1"),
+    (((3, 4), (3, 2)), ([1], [1]), ([1], [0]), "no axis being both convolved and dotted"),
+    (((3, 4), (2, 2)), ([1], [1]), ([0], [0]), "dot_axes=.*different lengths"),
+    (((3, 4), (3, 2)), ([2], [1]), None, "distinct axes of an input of shape"),
+    (((3, 4, 2), (3, 5, 1)), ([1, 2], [1, 2]), None, "mode='valid' needs one input at least as large"),
+])
+def test_autograd_convolve_refusals_name_the_op_and_shapes(shapes, axes, dot_axes, match):
+    from dualtape.scipy import signal  # noqa: PLC0415
+    x, k = (np.ones(s) for s in shapes)
+    with pytest.raises(ValueError, match=r"\[ScipyConvolve\].*" + match):
+        signal.autograd_convolve(x, k, axes=axes, dot_axes=dot_axes, mode="valid")
+
+
+@needs_scipy
+@pytest.mark.parametrize("mode", ["full", "valid", "same"])
+@pytest.mark.parametrize("shapes, axes, dot_axes", [
+    (((4, 3), (3, 2)), ([0], [1]), None),
+    (((4, 3), (3, 2)), ([1, 0], [1, 0]), None),
+    (((3, 3, 2), (3, 2, 3)), ([1], [1]), ([0], [2])),
+    (((3, 5), (3, 4, 2)), ([1], [1]), ([0], [0])),
+])
+def test_autograd_convolve_in_every_mode(shapes, axes, dot_axes, mode):
+    # autograd's convolve(A, B, axes=(axes_A, axes_B), dot_axes=...): the result has A's other axes,
+    # B's, then the convolved ones; dot axes summed over (issue 22)
+    from dualtape.scipy import signal  # noqa: PLC0415
+    rng = np.random.default_rng(3)
+    a, b = rng.standard_normal(shapes[0]), rng.standard_normal(shapes[1])
+    out = signal.autograd_convolve(a, b, axes=axes, dot_axes=dot_axes, mode=mode)
+    # the definition, one pair of slices at a time: move the convolved and dotted axes last
+    conv_a, conv_b = axes
+    dot_a, dot_b = dot_axes or ([], [])
+    other_a = [i for i in range(a.ndim) if i not in conv_a + dot_a]
+    other_b = [j for j in range(b.ndim) if j not in conv_b + dot_b]
+    a_t = np.transpose(a, other_a + dot_a + conv_a)
+    b_t = np.transpose(b, other_b + dot_b + conv_b)
+    for ia in np.ndindex(*a_t.shape[:len(other_a)]):
+        for ib in np.ndindex(*b_t.shape[:len(other_b)]):
+            want = sum(scipy.signal.convolve(a_t[ia][d], b_t[ib][d], mode) for d in np.ndindex(*a_t[ia].shape[:len(dot_a)]))
+            np.testing.assert_allclose(out[ia + ib], want, rtol=1e-10, atol=1e-12)
+    w = rng.standard_normal(out.shape)
+    f = lambda a, b: np.sum(w * signal.autograd_convolve(a, b, axes=axes, dot_axes=dot_axes, mode=mode))  # noqa: E731
+    ga, gb = dualtape.grad(f, argnums=(0, 1))(a, b)
+    da, db = rng.standard_normal(a.shape), rng.standard_normal(b.shape)
+    eps = 1e-6
+    numeric = (f(a + eps * da, b + eps * db) - f(a - eps * da, b - eps * db)) / (2 * eps)
+    np.testing.assert_allclose(np.sum(ga * da) + np.sum(gb * db), numeric, rtol=1e-7)
+    _, tangent = dualtape.jvp(f, (a, b), (da, db))
+    np.testing.assert_allclose(tangent, numeric, rtol=1e-7)

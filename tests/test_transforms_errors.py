@@ -67,7 +67,7 @@ def mutates_list(a):  # a list another name holds: not written as `xs = xs + [v]
 
 
 def opaque_function(x):
-    return np.sum(np.fft.fft(x))
+    return np.sum(np.unwrap(x))
 
 
 def sets_attribute(a):
@@ -132,7 +132,7 @@ CASES = [
     (writes_global, "`global`", "Return the value instead"),
     (writes_nonlocal, "`nonlocal` in the nested function `inner`", "Return the value"),
     (mutates_list, "in-place mutation `.append(...)`", "Build a new list"),
-    (opaque_function, "np.fft.fft", "custom_gradient"),
+    (opaque_function, "np.unwrap", "custom_gradient"),
     (sets_attribute, "attribute assignment", "Return the value instead"),
     (varargs, "`*args` / `**kwargs` parameters", "Name each parameter"),
     (comprehension, "a list comprehension", "for loop"),

@@ -63,11 +63,13 @@ def _wrt(op, args):
                  and callable(op.vjp if op.variadic else op.vjp_rule(i)))
 
 
-def _module_for(op, n_args, static, weights, tmp_path, k):
+def _module_for(op, n_args, static, weights, tmp_path, k, complex_out=False):
     params = ", ".join(f"x{i}" for i in range(n_args))
     call = "OP(" + ", ".join([f"x{i}" for i in range(n_args)] + [f"{s}=S_{s}" for s in static]) + ")"
+    loss = f"np.sin({call}) * W"
+    loss = f"np.real({loss})" if complex_out else loss  # (a real op with a complex result: np.fft.rfft)
     path = tmp_path / f"hvp_{op.name}_{k}.py"
-    path.write_text(f"import numpy as np\n\n\ndef f({params}):\n    return np.sum(np.sin({call}) * W)\n")
+    path.write_text(f"import numpy as np\n\n\ndef f({params}):\n    return np.sum({loss})\n")
     spec = importlib.util.spec_from_file_location(path.stem, path)
     module = importlib.util.module_from_spec(spec)
     module.OP, module.W = op, weights
@@ -93,7 +95,7 @@ def test_transforms_hvp_of_registry_op(op, k, sample, tmp_path):
     if not wrt:
         pytest.skip("no differentiable float input")
     ans = op.impl(*args, **static)
-    f = _module_for(op, len(args), static, rng.standard_normal(np.shape(ans)), tmp_path, k)
+    f = _module_for(op, len(args), static, rng.standard_normal(np.shape(ans)), tmp_path, k, np.iscomplexobj(ans))
     vs = tuple(rng.standard_normal(np.shape(args[i])) for i in wrt)
     got = dt.hvp(f, wrt=wrt)(*[np.copy(a) for a in args], vs)
     assert len(got) == len(wrt)

@@ -181,6 +181,12 @@ def jvp_output(op, tangents, ans, values, static, batch=None):
     batch: None, or k when every tangent carries a leading axis of k directions. Callers
     only pass it for elementwise ops and ops declared `batch_jvp=True` (see batching.py).
     """
+    if op.name in PER_EXAMPLE and per_example[0] is not None:
+        n = len(tangents)
+        looped = per_example[0](lambda *a: [jvp_output(op, list(a[:n]), a[n], a[n + 1:], static, batch)],
+                                [*tangents, ans, *values], 1)
+        if looped is not None:
+            return looped[0]
     if ans.__class__ is _ndarray or not isinstance(ans, Traced):
         return _jvp_output(op, tangents, ans, values, static, batch)
     RULES_ON_TENSORS[0] += 1  # rules on tensors: NumPy's promotion in their operators (traced.py)
@@ -191,12 +197,6 @@ def jvp_output(op, tangents, ans, values, static, batch=None):
 
 
 def _jvp_output(op, tangents, ans, values, static, batch=None):
-    if op.name in PER_EXAMPLE and per_example[0] is not None:
-        n = len(tangents)
-        looped = per_example[0](lambda *a: [jvp_output(op, list(a[:n]), a[n], a[n + 1:], static, batch)],
-                                [*tangents, ans, *values], 1)
-        if looped is not None:
-            return looped[0]
     rules = op.jvp
     if rules is None:
         raise no_jvp_error(op.name)

@@ -28,9 +28,10 @@ def vmap(f, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_nam
             mapped over axis 0, as in JAX.
         out_axes: where the batch axis goes in each output, likewise (None: an output that is
             the same for every example).
-        axis_name, spmd_axis_name: JAX's names for collectives across the batch; dualtape has
-            no collectives, so they are accepted and name nothing.
+        axis_name: JAX's name for collectives across the batch; dualtape has none, so it is
+            accepted and names nothing.
         axis_size: the batch size when no argument is mapped.
+        spmd_axis_name: accepted, as `axis_name`.
 
     >>> vmap(lambda x, y: x @ y, in_axes=(0, None))(np.ones((5, 3)), np.ones(3)).shape
     (5,)

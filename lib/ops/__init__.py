@@ -6,13 +6,13 @@ it is declared (`dnp.export`), in this order (a later module's name wins).
 
 from . import elementwise, exponentials, trigonometric, floating, activations, reductions, scans, nn  # noqa: F401
 from . import shape, joining, indexing, linalg, linalg_np, constructors, image  # noqa: F401
-from . import decompositions  # noqa: F401
+from . import decompositions, fft  # noqa: F401
 
 try:  # SciPy is an optional extra (`dualtape[scipy]`): its ops exist only when it is installed
     import scipy.special  # noqa: F401
 except ImportError:
     scipy = None
 else:
-    from . import scipy_special, scipy_bessel, scipy_stats, scipy_linalg, scipy_signal  # noqa: F401
+    from . import scipy_special, scipy_bessel, scipy_stats, scipy_multivariate, scipy_linalg, scipy_signal  # noqa: F401
 from . import assembly, diagonals, products, statistics, sorting  # noqa: F401  (NumPy's further functions)
 from . import writes  # noqa: F401  (functional put_along_axis)

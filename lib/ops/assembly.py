@@ -1,6 +1,6 @@
 """Shape and assembly functions of NumPy: the stacks (hstack, vstack, dstack,
 column_stack, row_stack), append, atleast_1d/2d/3d, roll, flipud / fliplr, rot90, rollaxis,
-diff, take_along_axis (triangles and diagonals: `diagonals`; kron, cross: `products`).
+diff, gradient, take_along_axis (triangles and diagonals: `diagonals`; kron, cross: `products`).
 
 All are linear. Each is one
 primitive whose static arguments are NumPy's own (so the source transformer binds a call
@@ -12,12 +12,13 @@ import numpy as np
 
 from ..core import dnp
 from ..core.registry import LINEAR, defop
-from ..core.rulekit import along_axis_index, append_piece, rollaxis_inverse, stack_piece, undiff, unindex_like
+from ..core.rulekit import (along_axis_index, append_piece, rollaxis_inverse, stack_piece, undiff, ungradient,
+                            unindex_like)
 from .joining import array_split
 
 __all__ = ["hstack", "vstack", "row_stack", "dstack", "column_stack", "append", "atleast_1d",
            "atleast_2d", "atleast_3d", "hsplit", "vsplit", "dsplit", "roll", "flipud", "fliplr",
-           "rot90", "rollaxis", "diff", "take_along_axis"]
+           "rot90", "rollaxis", "diff", "gradient", "take_along_axis"]
 
 
 def _normal(rng, *shapes):
@@ -301,6 +302,41 @@ def diff(a, n=1, axis=-1, prepend=np._NoValue, append=np._NoValue):  # noqa: A00
         raise TypeError("[Diff] prepend= and append= are not supported on differentiable values; "
                         "concatenate them first.")
     return DIFF(a, n=n, axis=axis)
+
+
+def _gradient(f, *, axis, edge_order=1, spacing=1.0):
+    return np.gradient(f, spacing, axis=axis, edge_order=edge_order)
+
+
+def gradient_vjp(g, ans, f, *, axis, edge_order=1, spacing=1.0):
+    return ungradient(g, axis, edge_order, spacing)
+
+
+def _sample_gradient(rng):
+    return (rng.standard_normal((5, 3)),), {"axis": 0}
+
+
+def _sample_gradient_edges(rng):
+    return (rng.standard_normal((2, 6)),), {"axis": 1, "edge_order": 2, "spacing": 0.5}
+
+
+GRADIENT = defop("Gradient", _gradient, vjp=gradient_vjp, jvp=LINEAR,
+                 samples=(_sample_gradient, _sample_gradient_edges))
+
+
+def gradient(f, *varargs, axis=None, edge_order=1):
+    """np.gradient with uniform spacings (one number, or one per axis): one Gradient op per axis,
+    a tuple of them for several axes, as NumPy."""
+    ndim = np.ndim(f)
+    axes = tuple(range(ndim)) if axis is None else (axis,) if isinstance(axis, (int, np.integer)) else tuple(axis)
+    spacings = varargs if len(varargs) > 1 else varargs * len(axes) if varargs else (1.0,) * len(axes)
+    if len(spacings) != len(axes) or any(np.ndim(h) for h in spacings):
+        raise TypeError(f"[Gradient] differentiable np.gradient takes one spacing for every axis or one per axis, "
+                        f"as numbers (uniform grids), got {len(varargs)} for axes {axes} of shape {np.shape(f)}. "
+                        "Fix: pass the spacings as numbers; for coordinates, difference them with np.diff.")
+    outs = tuple(GRADIENT(f, axis=int(a) % ndim, edge_order=edge_order, spacing=float(h))
+                 for a, h in zip(axes, spacings))
+    return outs[0] if len(outs) == 1 else outs
 
 
 def _take_along_axis(arr, indices, *, axis):

@@ -192,15 +192,11 @@ def getitem(x, index):
     >>> dnp.getitem(np.arange(5.0), [0, 0, 3])
     array([0., 0., 3.])
     """
-    if BATCHED_INDEX[0] is not None:
-        items = index if index.__class__ is tuple else (index,)
-        for item in items:
-            if item.__class__ is BATCHED_INDEX[0]:  # an index array that differs per vmap example
-                return BATCHED_INDEX[1](x, items)
+    items = index if index.__class__ is tuple else (index,)
+    for item in items:
+        if isinstance(item, Traced) and getattr(item, "batch_size", None) is not None:
+            return item.index_into(x, items)  # an index array that differs per vmap example (batching/)
     return GETITEM(x, index=_normalize_index(index))
-
-
-BATCHED_INDEX = [None, None]  # batching/: (Batched, getitem(x, index) for an index it holds)
 
 
 def unindex(g, shape, index):

@@ -45,24 +45,27 @@ kron = KRON
 
 
 
-def _cross(a, b, *, axis=-1):
-    return np.cross(a, b, axis=axis)
+def _cross(a, b, *, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    return np.cross(a, b, axisa=axisa, axisb=axisb, axisc=axisc, axis=axis)
 
 
-def cross_vjp_a(g, ans, a, b, *, axis=-1):
-    return unbroadcast(dnp.cross(b, g, axis=axis), np.shape(a))
+# a x b is bilinear: d(a x b) = da x b + a x db, and <g, da x b> = <b x g, da>. Each cross product
+# reads its operands' vector axes where they are (axis=, when given, stands for all three)
+
+def cross_vjp_a(g, ans, a, b, *, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    return unbroadcast(dnp.cross(b, g, axisa=axisb, axisb=axisc, axisc=axisa, axis=axis), np.shape(a))
 
 
-def cross_vjp_b(g, ans, a, b, *, axis=-1):
-    return unbroadcast(dnp.cross(g, a, axis=axis), np.shape(b))
+def cross_vjp_b(g, ans, a, b, *, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    return unbroadcast(dnp.cross(g, a, axisa=axisc, axisb=axisa, axisc=axisb, axis=axis), np.shape(b))
 
 
-def cross_jvp_a(da, ans, a, b, *, axis=-1):
-    return dnp.cross(da, b, axis=axis)
+def cross_jvp_a(da, ans, a, b, *, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    return dnp.cross(da, b, axisa=axisa, axisb=axisb, axisc=axisc, axis=axis)
 
 
-def cross_jvp_b(db, ans, a, b, *, axis=-1):
-    return dnp.cross(a, db, axis=axis)
+def cross_jvp_b(db, ans, a, b, *, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    return dnp.cross(a, db, axisa=axisa, axisb=axisb, axisc=axisc, axis=axis)
 
 
 def _sample_cross(rng):
@@ -73,21 +76,20 @@ def _sample_cross_axis(rng):
     return _normal(rng, (3, 2), (3, 1)), {"axis": 0}
 
 
+def _sample_cross_three_axes(rng):
+    return _normal(rng, (3, 2), (2, 3)), {"axisa": 0, "axisb": 1, "axisc": 0}
+
+
 CROSS = defop("Cross", _cross, vjp=(cross_vjp_a, cross_vjp_b), jvp=(cross_jvp_a, cross_jvp_b),
-              samples=(_sample_cross, _sample_cross_axis), complex=True)
+              samples=(_sample_cross, _sample_cross_axis, _sample_cross_three_axes), complex=True)
 
 
 def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
-    if axis is None:
-        if not axisa == axisb == axisc:
-            raise TypeError("[Cross] differentiable np.cross takes one axis for a, b and the result; "
-                            f"got axisa={axisa}, axisb={axisb}, axisc={axisc}. Move the axes first "
-                            "(np.moveaxis) or pass axis=.")
-        axis = axisa
-    if np.shape(a)[axis] != 3 or np.shape(b)[axis] != 3:
-        raise ValueError(f"[Cross] differentiable np.cross needs 3-vectors along axis {axis}, got "
-                         f"shapes {np.shape(a)} and {np.shape(b)}.")
-    return CROSS(a, b, axis=axis)
+    vector_a, vector_b = (axisa, axisb) if axis is None else (axis, axis)
+    if np.shape(a)[vector_a] != 3 or np.shape(b)[vector_b] != 3:
+        raise ValueError(f"[Cross] differentiable np.cross needs 3-vectors along axisa={vector_a} of a and "
+                         f"axisb={vector_b} of b, got shapes {np.shape(a)} and {np.shape(b)}.")
+    return CROSS(a, b, axisa=axisa, axisb=axisb, axisc=axisc, axis=axis)
 
 
 def _vdot(a, b):

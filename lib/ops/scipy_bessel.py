@@ -10,7 +10,7 @@ import scipy.special as sc
 
 from ..core import dnp
 from ..core.registry import elementwise_op
-from ..core.rulekit import unbroadcast
+from ..core.rulekit import no_derivative, unbroadcast
 from .scipy_special import order_op, order_sample
 
 __all__ = ["special_i0", "special_i1", "i0e", "i1e", "iv", "ive", "jv", "yn", "j0", "j1", "y0", "y1"]
@@ -122,9 +122,37 @@ def yn_jvp(dx, ans, n, x):
     return dx * 0.5 * (dnp.yn(n - 1, x) - dnp.yn(n + 1, x))
 
 
-IV = order_op("BesselIv", sc.iv, iv_vjp, iv_jvp, (order_sample(2.0, -2.0, 2.0), order_sample(0.5, 0.2, 2.0)))
-IVE = order_op("BesselIve", sc.ive, ive_vjp, ive_jvp, (order_sample(2.0, 0.2, 2.0), order_sample(1.5, 0.2, 2.0)))
-JV = order_op("BesselJv", sc.jv, jv_vjp, jv_jvp, (order_sample(3.0, -3.0, 3.0), order_sample(0.5, 0.2, 3.0)))
+def iv_vjp_v(g, ans, v, x):
+    return no_derivative("BesselIv", "the order v", g)
+
+
+def iv_jvp_v(dv, ans, v, x):
+    return no_derivative("BesselIv", "the order v", dv)
+
+
+def ive_vjp_v(g, ans, v, x):
+    return no_derivative("BesselIve", "the order v", g)
+
+
+def ive_jvp_v(dv, ans, v, x):
+    return no_derivative("BesselIve", "the order v", dv)
+
+
+def jv_vjp_v(g, ans, v, x):
+    return no_derivative("BesselJv", "the order v", g)
+
+
+def jv_jvp_v(dv, ans, v, x):
+    return no_derivative("BesselJv", "the order v", dv)
+
+
+# a real order v has a derivative dualtape does not compute (refused); yn's integer order none
+IV = order_op("BesselIv", sc.iv, iv_vjp, iv_jvp, (order_sample(2, -2.0, 2.0), order_sample(1, 0.2, 2.0)),
+              (iv_vjp_v, iv_jvp_v))
+IVE = order_op("BesselIve", sc.ive, ive_vjp, ive_jvp, (order_sample(2, 0.2, 2.0), order_sample(1, 0.2, 2.0)),
+               (ive_vjp_v, ive_jvp_v))
+JV = order_op("BesselJv", sc.jv, jv_vjp, jv_jvp, (order_sample(3, -3.0, 3.0), order_sample(1, 0.2, 3.0)),
+              (jv_vjp_v, jv_jvp_v))
 YN = order_op("BesselYn", sc.yn, yn_vjp, yn_jvp, (order_sample(2, 0.5, 3.0),))
 
 special_i0, special_i1, i0e, i1e = I0, I1, I0E, I1E

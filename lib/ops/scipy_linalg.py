@@ -132,7 +132,16 @@ EXPM = defop("MatrixExponential", _expm, expm_vjp, expm_jvp, samples=(_sample_ex
 
 
 def _sqrtm(a):
-    return _in_dtype(_sla().sqrtm(a), a)
+    root = _sla().sqrtm(a)
+    if np.iscomplexobj(root) and not np.iscomplexobj(a) and \
+            np.max(np.abs(root.imag), initial=0.0) > 1e-8 * max(np.max(np.abs(root.real), initial=0.0), 1.0):
+        # a real part is not a square root: returning it would be a wrong number
+        raise ValueError(
+            f"[MatrixSquareRoot] the square root of this {np.shape(a)} {np.asarray(a).dtype} matrix is complex: it "
+            "has eigenvalues on the negative real axis, and the real part of a complex root is not a root. "
+            "Fix: pass a matrix whose eigenvalues are off the closed negative real axis (e.g. symmetric positive "
+            "definite, b @ b.T + c * np.eye(n)).")
+    return _in_dtype(root, a)
 
 
 def sqrtm_vjp(g, ans, a):

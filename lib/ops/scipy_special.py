@@ -15,13 +15,13 @@ import scipy.special as sc
 
 from ..core import dnp
 from ..core.registry import defop, elementwise_op
-from ..core.rulekit import primal_keepdims, unbroadcast, unreduce
+from ..core.rulekit import no_derivative, primal_keepdims, unbroadcast, unreduce, zeros_like
 from .nn import LOG_SOFTMAX, SOFTMAX
 
 __all__ = ["gammaln", "digamma", "polygamma", "erf", "erfc", "erfinv", "erfcinv", "expit", "logit",
            "xlogy", "xlog1py", "betaln", "gamma", "rgamma", "beta", "gammainc", "gammaincc",
            "ndtr", "log_ndtr", "multigammaln", "special_logsumexp", "special_softmax",
-           "special_log_softmax"]
+           "special_log_softmax", "betainc", "gammasgn"]
 
 def gammaln_vjp(g, ans, x):
     return g * dnp.digamma(x)
@@ -253,14 +253,98 @@ class _InDtypeOfX:
         return np.asarray(self.fn(n, x), dtype=np.result_type(x))
 
 
-def order_op(name, impl, vjp, jvp, samples):
-    return defop(name, _InDtypeOfX(impl), (None, vjp), (None, jvp), nondiff_argnums=(0,), samples=samples)
+def order_op(name, impl, vjp, jvp, samples, refusals=None):
+    """A function of (order, x) differentiable in x. The order is an integer (no derivative), or
+    with `refusals` (its VJP and JVP rules, which raise) a real number whose derivative dualtape
+    does not compute: differentiating in it raises instead of giving zero. Samples hold the order
+    as a Python int, which the generated tests keep constant (they differentiate float inputs)."""
+    if refusals is None:
+        return defop(name, _InDtypeOfX(impl), (None, vjp), (None, jvp), nondiff_argnums=(0,), samples=samples)
+    return defop(name, _InDtypeOfX(impl), (refusals[0], vjp), (refusals[1], jvp), samples=samples)
+
+
+# the orders and shapes with a derivative dualtape does not compute
+
+def gammainc_vjp_a(g, ans, a, x):
+    return no_derivative("Igamma", "a", g)
+
+
+def gammainc_jvp_a(da, ans, a, x):
+    return no_derivative("Igamma", "a", da)
+
+
+def gammaincc_vjp_a(g, ans, a, x):
+    return no_derivative("Igammac", "a", g)
+
+
+def gammaincc_jvp_a(da, ans, a, x):
+    return no_derivative("Igammac", "a", da)
 
 
 POLYGAMMA = order_op("Polygamma", sc.polygamma, polygamma_vjp, polygamma_jvp,
                       (order_sample(1, 0.3, 3.0), order_sample(2, 0.3, 3.0)))
-GAMMAINC = order_op("Igamma", sc.gammainc, gammainc_vjp, gammainc_jvp, (order_sample(1.5, 0.2, 3.0),))
-GAMMAINCC = order_op("Igammac", sc.gammaincc, gammaincc_vjp, gammaincc_jvp, (order_sample(2.5, 0.2, 3.0),))
+GAMMAINC = order_op("Igamma", sc.gammainc, gammainc_vjp, gammainc_jvp, (order_sample(2, 0.2, 3.0),),
+                    (gammainc_vjp_a, gammainc_jvp_a))
+GAMMAINCC = order_op("Igammac", sc.gammaincc, gammaincc_vjp, gammaincc_jvp, (order_sample(3, 0.2, 3.0),),
+                     (gammaincc_vjp_a, gammaincc_jvp_a))
+
+
+# betainc(a, b, x): the regularized incomplete beta function, differentiable in x (as autograd);
+# d/dx = x^(a-1) (1-x)^(b-1) / B(a, b), the beta density
+
+def betainc_vjp(g, ans, a, b, x):
+    return unbroadcast(g * dnp.exp((a - 1.0) * dnp.log(x) + (b - 1.0) * dnp.log1p(-x)
+                                   - dnp.betaln(a + 0.0 * x, b + 0.0 * x)), np.shape(x))
+
+
+def betainc_jvp(dx, ans, a, b, x):
+    return dx * dnp.exp((a - 1.0) * dnp.log(x) + (b - 1.0) * dnp.log1p(-x) - dnp.betaln(a + 0.0 * x, b + 0.0 * x))
+
+
+def _betainc(a, b, x):
+    return np.asarray(sc.betainc(a, b, x), dtype=np.result_type(x))
+
+
+def betainc_vjp_a(g, ans, a, b, x):
+    return no_derivative("Betainc", "a", g)
+
+
+def betainc_jvp_a(da, ans, a, b, x):
+    return no_derivative("Betainc", "a", da)
+
+
+def betainc_vjp_b(g, ans, a, b, x):
+    return no_derivative("Betainc", "b", g)
+
+
+def betainc_jvp_b(db, ans, a, b, x):
+    return no_derivative("Betainc", "b", db)
+
+
+def _sample_betainc(rng):  # a and b Python ints: constants to the generated tests
+    return (int(rng.integers(2, 4)), 3, rng.uniform(0.1, 0.9, (2, 3))), {}
+
+
+def _sample_betainc_a_one(rng):
+    return (1, int(rng.integers(1, 3)), rng.uniform(0.1, 0.9, (2, 3))), {}
+
+
+BETAINC = defop("Betainc", _betainc, (betainc_vjp_a, betainc_vjp_b, betainc_vjp),
+                (betainc_jvp_a, betainc_jvp_b, betainc_jvp),
+                samples=(_sample_betainc, _sample_betainc_a_one))
+
+
+# gammasgn: the sign of the gamma function, piecewise constant (zero derivative between its poles)
+
+def gammasgn_vjp(g, ans, x):
+    return zeros_like(g)
+
+
+def gammasgn_jvp(dx, ans, x):
+    return zeros_like(dx)
+
+
+GAMMASGN = elementwise_op("Gammasgn", sc.gammasgn, gammasgn_vjp, gammasgn_jvp, domain={"x": "positive"})
 
 
 def ndtr_vjp(g, ans, x):
@@ -383,6 +467,13 @@ def _all_axes(x, axis):
 erf, erfc, erfinv, erfcinv, expit, logit = ERF, ERFC, ERFINV, ERFCINV, EXPIT, LOGIT
 xlogy, xlog1py, betaln = XLOGY, XLOG1PY, BETALN
 gamma, rgamma, beta, gammainc, gammaincc, ndtr, log_ndtr = GAMMA, RGAMMA, BETA, GAMMAINC, GAMMAINCC, NDTR, LOG_NDTR
+gammasgn = GAMMASGN
+
+
+def betainc(a, b, x):
+    """scipy.special.betainc(a, b, x): differentiable in x."""
+    return BETAINC(a, b, x)
+
 
 SCIPY_SPECIAL = {sc.gammaln: gammaln, sc.digamma: digamma, sc.polygamma: polygamma, sc.erf: erf,
                  sc.erfc: erfc, sc.erfinv: erfinv, sc.erfcinv: erfcinv, sc.expit: expit,
@@ -390,6 +481,7 @@ SCIPY_SPECIAL = {sc.gammaln: gammaln, sc.digamma: digamma, sc.polygamma: polygam
                  sc.gamma: gamma, sc.rgamma: rgamma, sc.beta: beta, sc.gammainc: gammainc,
                  sc.gammaincc: gammaincc, sc.ndtr: ndtr, sc.log_ndtr: log_ndtr,
                  sc.multigammaln: multigammaln, sc.logsumexp: special_logsumexp,
-                 sc.softmax: special_softmax, sc.log_softmax: special_log_softmax}
+                 sc.softmax: special_softmax, sc.log_softmax: special_log_softmax,
+                 sc.betainc: betainc, sc.gammasgn: gammasgn}
 
 dnp.export(globals(), SCIPY_SPECIAL)

@@ -1,15 +1,16 @@
 """scipy.stats' distributions as registry ops, and their functions with scipy.stats' signatures.
 
-The location-scale families norm, t, gamma and beta are one table, `FAMILIES`: each row holds
-the family's parameters (x, shape parameters, loc, scale), its log-density and CDF in NumPy and
-SciPy's special functions, and how to draw samples. Each row gives two primitives: the density
-(static `method`: logpdf or pdf) and the CDF (cdf or logcdf). Their rules are one formula for
+The location-scale families norm, t, gamma, beta and chi2 are one table, `FAMILIES`: each row
+holds the family's parameters (x, shape parameters, loc, scale), its log-density, CDF and
+survival function in NumPy and SciPy's special functions, and how to draw samples. Each row
+gives two primitives: the density (static `method`: logpdf or pdf) and the CDF (cdf, logcdf, or
+the survival function sf = 1 - cdf and logsf, whose derivatives are the CDF's negated). Their rules are one formula for
 every family: the density's derivative is the density (1 for logpdf) times `stats_score`, the
 log-density's partial derivative (rulekit); the CDF's, in x, loc and scale (not in df, a, b, as
 autograd's), is the density times `loc_scale_factor`. `family_rules` writes these rules for a
 row's parameters as source text and compiles it, so the tape calls them and the source
-transformer inlines them as it does every rule. poisson (differentiable in mu) and
-multivariate_normal (in x, mean and cov's lower triangle) have rules of their own.
+transformer inlines them as it does every rule. poisson (differentiable in mu) has rules of its
+own; the densities of vectors (multivariate_normal, dirichlet) are in `scipy_multivariate`.
 
 scipy.stats' methods convert their arguments with np.asarray, so on tensors and dual numbers
 call them from `dualtape.scipy.stats` (`norm.logpdf(x, mu, s)`, the same signature).
@@ -27,15 +28,17 @@ import scipy.special as sc
 
 from ..core import dnp
 from ..core.registry import NOT_DIFFERENTIABLE, defop
-from ..core.rulekit import (density_factor, loc_scale_factor, mvn_cov_jvp, mvn_cov_vjp,  # noqa: F401  (rule text)
-                            mvn_score_x, stats_score, unbroadcast)
+from ..core.rulekit import (density_factor, loc_scale_factor, log_offset, no_derivative,  # noqa: F401  (rule text)
+                            stats_score, tail_sign, unbroadcast)
 
 __all__ = ["stats_norm_logpdf", "stats_norm_pdf", "stats_norm_cdf", "stats_norm_logcdf",
            "stats_t_logpdf", "stats_t_pdf", "stats_t_cdf", "stats_t_logcdf",
            "stats_gamma_logpdf", "stats_gamma_pdf", "stats_gamma_cdf", "stats_gamma_logcdf",
            "stats_beta_logpdf", "stats_beta_pdf", "stats_beta_cdf", "stats_beta_logcdf",
-           "stats_poisson_logpmf", "stats_poisson_pmf", "stats_poisson_cdf", "stats_poisson_logcdf",
-           "stats_mvn_logpdf", "stats_mvn_pdf"]
+           "stats_chi2_logpdf", "stats_chi2_pdf", "stats_chi2_cdf", "stats_chi2_logcdf",
+           "stats_norm_sf", "stats_norm_logsf", "stats_t_sf", "stats_t_logsf", "stats_gamma_sf", "stats_gamma_logsf",
+           "stats_beta_sf", "stats_beta_logsf", "stats_chi2_sf", "stats_chi2_logsf",
+           "stats_poisson_logpmf", "stats_poisson_pmf", "stats_poisson_cdf", "stats_poisson_logcdf"]
 
 
 # -- the location-scale families' formulas ----------------------------------------------------
@@ -68,14 +71,22 @@ def _gamma_logpdf(x, a, loc, scale):
     y = (x - loc) / scale
     with np.errstate(divide="ignore", invalid="ignore"):
         value = sc.xlogy(a - 1.0, y) - y - sc.gammaln(a) - np.log(scale)
-    return np.where(y > 0, value, -np.inf)
+    return np.where(y >= 0, value, -np.inf)  # at y = 0: 1 / scale for a = 1, as SciPy
 
 
 def _beta_logpdf(x, a, b, loc, scale):
     y = (x - loc) / scale
     with np.errstate(divide="ignore", invalid="ignore"):
         value = sc.xlogy(a - 1.0, y) + sc.xlog1py(b - 1.0, -y) - sc.betaln(a, b) - np.log(scale)
-    return np.where((y > 0) & (y < 1), value, -np.inf)
+    return np.where((y >= 0) & (y <= 1), value, -np.inf)  # the end points: b / scale for a = 1, as SciPy
+
+
+def _chi2_logpdf(x, df, loc, scale):
+    y = (x - loc) / scale
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = (sc.xlogy(0.5 * df - 1.0, y) - 0.5 * y - 0.5 * df * 0.6931471805599453 - sc.gammaln(0.5 * df)
+                 - np.log(scale))
+    return np.where(y >= 0, value, -np.inf)
 
 
 def _density(logpdf):
@@ -85,12 +96,18 @@ def _density(logpdf):
     return impl
 
 
-def _cdf(cdf):
+def _cdf(family):
+    """The CDF op's implementation: static `method` cdf, logcdf, sf (1 - cdf, computed as SciPy does,
+    without cancellation) or logsf."""
     def impl(*args, method):
         with np.errstate(divide="ignore"):
-            value = cdf(*args)
-            return np.asarray(np.log(value) if method == "logcdf" else value, dtype=float_type(*args))
-    impl.__name__ = cdf.__name__
+            if method in ("logcdf", "logsf") and family.log_tails is not None:
+                value = family.log_tails(*args, tail=method[3:])
+            else:
+                value = (family.sf if method in ("sf", "logsf") else family.cdf)(*args)
+                value = np.log(value) if method.startswith("log") else value
+            return np.asarray(value, dtype=float_type(*args))
+    impl.__name__ = family.cdf.__name__
     return impl
 
 
@@ -98,16 +115,44 @@ def _norm_cdf(x, loc, scale):
     return sc.ndtr((x - loc) / scale)
 
 
+def _norm_sf(x, loc, scale):
+    return sc.ndtr((loc - x) / scale)
+
+
+def _norm_log_tails(x, loc, scale, *, tail):
+    return sc.log_ndtr((x - loc) / scale if tail == "cdf" else (loc - x) / scale)  # accurate far in the tails
+
+
 def _t_cdf(x, df, loc, scale):
     return sc.stdtr(df, (x - loc) / scale)
+
+
+def _t_sf(x, df, loc, scale):
+    return sc.stdtr(df, (loc - x) / scale)
 
 
 def _gamma_cdf(x, a, loc, scale):
     return sc.gammainc(a, np.maximum((x - loc) / scale, 0.0))
 
 
+def _gamma_sf(x, a, loc, scale):
+    return sc.gammaincc(a, np.maximum((x - loc) / scale, 0.0))
+
+
 def _beta_cdf(x, a, b, loc, scale):
     return sc.betainc(a, b, np.clip((x - loc) / scale, 0.0, 1.0))
+
+
+def _beta_sf(x, a, b, loc, scale):
+    return sc.betaincc(a, b, np.clip((x - loc) / scale, 0.0, 1.0))
+
+
+def _chi2_cdf(x, df, loc, scale):
+    return sc.gammainc(0.5 * df, 0.5 * np.maximum((x - loc) / scale, 0.0))
+
+
+def _chi2_sf(x, df, loc, scale):
+    return sc.gammaincc(0.5 * df, 0.5 * np.maximum((x - loc) / scale, 0.0))
 
 
 # -- samples ----------------------------------------------------------------------------------
@@ -151,6 +196,15 @@ def _near_one(rng):
     return rng.uniform(1.0, 1.05)  # (x - loc) / scale stays inside (0, 1) for beta
 
 
+def _number(draw):
+    """A draw as one Python int, which the generated tests keep constant (they differentiate
+    float inputs): a CDF's shape parameter, whose derivative is refused."""
+    def number(rng):
+        return int(np.ceil(np.ravel(draw(rng))[0]))
+    number.__name__ = f"{draw.__name__}_int"
+    return number
+
+
 def _samples(methods, *draws):
     return tuple(_sampler(m, *draws) for m in methods)
 
@@ -159,22 +213,30 @@ def _samples(methods, *draws):
 
 class Family(NamedTuple):
     """One location-scale family: scipy.stats' name, the ops' name, the parameters (x first,
-    loc and scale last), log-density and CDF of those parameters, a sample draw for each."""
+    loc and scale last), log-density, CDF and survival function (1 - CDF) of those parameters,
+    a sample draw for each, and optionally the log CDF and log survival function
+    (`log_tails(*params, tail="cdf" or "sf")`) where the log of the CDF loses accuracy."""
     name: str
     op: str
     params: tuple
     logpdf: object
     cdf: object
+    sf: object
     draws: tuple
+    log_tails: object = None
 
 
 FAMILIES = (
-    Family("norm", "Normal", ("x", "loc", "scale"), _norm_logpdf, _norm_cdf, (_normal, _small, _positive)),
-    Family("t", "StudentT", ("x", "df", "loc", "scale"), _t_logpdf, _t_cdf, (_normal, _shape, _small, _positive)),
-    Family("gamma", "GammaDist", ("x", "a", "loc", "scale"), _gamma_logpdf, _gamma_cdf,
+    Family("norm", "Normal", ("x", "loc", "scale"), _norm_logpdf, _norm_cdf, _norm_sf, (_normal, _small, _positive),
+           _norm_log_tails),
+    Family("t", "StudentT", ("x", "df", "loc", "scale"), _t_logpdf, _t_cdf, _t_sf,
+           (_normal, _shape, _small, _positive)),
+    Family("gamma", "GammaDist", ("x", "a", "loc", "scale"), _gamma_logpdf, _gamma_cdf, _gamma_sf,
            (_positive, _shape, _small, _scale)),
-    Family("beta", "BetaDist", ("x", "a", "b", "loc", "scale"), _beta_logpdf, _beta_cdf,
+    Family("beta", "BetaDist", ("x", "a", "b", "loc", "scale"), _beta_logpdf, _beta_cdf, _beta_sf,
            (_unit, _shape, _shape, _tiny, _near_one)),
+    Family("chi2", "Chi2Dist", ("x", "df", "loc", "scale"), _chi2_logpdf, _chi2_cdf, _chi2_sf,
+           (_positive, _shape, _small, _scale)),
 )
 
 CDF_PARAMS = ("x", "loc", "scale")  # a CDF is differentiated in these (loc_scale_factor's 0, 1, 2)
@@ -192,8 +254,14 @@ def rule_text(family):
                      f"    return unbroadcast(g * {slope}, np.shape({p}))\n")
         rules.append(f"def {name}_density_jvp_{p}(d{p}, ans, {args}, *, method):\n"
                      f"    return d{p} * {slope}\n")
+    for p in family.params:  # a shape parameter's CDF derivative dualtape does not compute: refused
+        if p not in CDF_PARAMS:
+            rules.append(f"def {name}_cdf_vjp_{p}(g, ans, {args}, *, method):\n"
+                         f'    return no_derivative("{family.op}Cdf", "{p}", g)\n')
+            rules.append(f"def {name}_cdf_jvp_{p}(d{p}, ans, {args}, *, method):\n"
+                         f'    return no_derivative("{family.op}Cdf", "{p}", d{p})\n')
     for i, p in enumerate(CDF_PARAMS):
-        slope = (f'dnp.exp(dnp.stats_{name}_logpdf({args}) - (ans if method == "logcdf" else 0.0)) '
+        slope = (f"tail_sign(method) * dnp.exp(dnp.stats_{name}_logpdf({args}) - log_offset(ans, method)) "
                  f"* loc_scale_factor(x, loc, scale, {i})")
         rules.append(f"def {name}_cdf_vjp_{p}(g, ans, {args}, *, method):\n"
                      f"    return unbroadcast(g * {slope}, np.shape({p}))\n")
@@ -223,13 +291,14 @@ def family_ops(family):
     density_vjp, density_jvp, cdf_vjp, cdf_jvp = family_rules(family)
     density = defop(f"{family.op}Density", _density(family.logpdf), density_vjp, density_jvp,
                     samples=_samples(("logpdf", "pdf"), *family.draws))
-    cdf = defop(f"{family.op}Cdf", _cdf(family.cdf), cdf_vjp, cdf_jvp,
-                samples=_samples(("cdf", "logcdf"), *family.draws))
+    constant_shapes = (draw if p in CDF_PARAMS else _number(draw) for p, draw in zip(family.params, family.draws))
+    cdf = defop(f"{family.op}Cdf", _cdf(family), cdf_vjp, cdf_jvp,
+                samples=_samples(("cdf", "logcdf", "sf", "logsf"), *constant_shapes))
     return density, cdf
 
 
-(NORM_DENSITY, NORM_CDF), (T_DENSITY, T_CDF), (GAMMA_DENSITY, GAMMA_CDF), (BETA_DENSITY, BETA_CDF) = (
-    family_ops(family) for family in FAMILIES)
+((NORM_DENSITY, NORM_CDF), (T_DENSITY, T_CDF), (GAMMA_DENSITY, GAMMA_CDF), (BETA_DENSITY, BETA_CDF),
+ (CHI2_DENSITY, CHI2_CDF)) = (family_ops(family) for family in FAMILIES)
 
 
 # -- poisson(k, mu, loc): differentiable in mu ------------------------------------------------
@@ -278,70 +347,6 @@ POISSON_DENSITY = defop("PoissonDist", _poisson_density, (None, poisson_density_
 POISSON_CDF = defop("PoissonCdf", _poisson_cdf, (None, poisson_cdf_vjp_mu, None),
                     (None, poisson_cdf_jvp_mu, None), nondiff_argnums=(0, 2),
                     samples=(_poisson_sample("cdf"), _poisson_sample("logcdf")))
-
-
-# -- multivariate_normal(x, mean, cov), of cov's lower triangle (mirrored), as SciPy -----------
-
-def _cov_matrix(cov, d):
-    cov = np.asarray(cov)
-    if cov.ndim == 0:
-        return cov * np.eye(d, dtype=cov.dtype)
-    if cov.ndim == 1:
-        return np.diag(cov)
-    return np.tril(cov) + np.swapaxes(np.tril(cov, -1), -1, -2)  # SciPy reads the lower triangle (eigh lower=True)
-
-
-def _mvn_density(x, mean, cov, *, method):
-    d = np.shape(x)[-1]
-    lower = np.linalg.cholesky(_cov_matrix(cov, d))
-    r = np.asarray(x - mean)
-    z = np.linalg.solve(lower, r[..., None])[..., 0] if r.ndim > 1 else np.linalg.solve(lower, r)
-    logdet = 2.0 * np.sum(np.log(np.diagonal(lower, axis1=-2, axis2=-1)), axis=-1)
-    value = -0.5 * (d * 1.8378770664093453 + logdet + np.sum(z * z, axis=-1))
-    return finish(value, method, x, mean, cov)
-
-
-def mvn_vjp_x(g, ans, x, mean, cov, *, method):
-    return unbroadcast(dnp.expand_dims(g * density_factor(ans, method), -1) * mvn_score_x(x, mean, cov), np.shape(x))
-
-
-def mvn_vjp_mean(g, ans, x, mean, cov, *, method):
-    return unbroadcast(-dnp.expand_dims(g * density_factor(ans, method), -1) * mvn_score_x(x, mean, cov),
-                       np.shape(mean))
-
-
-def mvn_vjp_cov(g, ans, x, mean, cov, *, method):
-    return mvn_cov_vjp(g * density_factor(ans, method), x, mean, cov)
-
-
-def mvn_jvp_x(dx, ans, x, mean, cov, *, method):
-    return density_factor(ans, method) * dnp.sum(dx * mvn_score_x(x, mean, cov), axis=-1)
-
-
-def mvn_jvp_mean(dmean, ans, x, mean, cov, *, method):
-    return -density_factor(ans, method) * dnp.sum(dmean * mvn_score_x(x, mean, cov), axis=-1)
-
-
-def mvn_jvp_cov(dcov, ans, x, mean, cov, *, method):
-    return density_factor(ans, method) * mvn_cov_jvp(dcov, x, mean, cov)
-
-
-def _mvn_sample(method, n, nonsymmetric=False):
-    def sample(rng):
-        b = rng.standard_normal((3, 3))
-        shape = (n, 3) if n else (3,)
-        cov = b @ b.T + 3.0 * np.eye(3)
-        if nonsymmetric:  # the upper triangle is noise SciPy never reads
-            cov = np.tril(cov) + np.triu(rng.standard_normal((3, 3)), 1)
-        return (rng.standard_normal(shape), 0.3 * rng.standard_normal(3), cov), {"method": method}
-    sample.__name__ = f"_sample_{method}_{n}" + ("_nonsymmetric" if nonsymmetric else "")
-    return sample
-
-
-MVN_DENSITY = defop("MultivariateNormal", _mvn_density, (mvn_vjp_x, mvn_vjp_mean, mvn_vjp_cov),
-                    (mvn_jvp_x, mvn_jvp_mean, mvn_jvp_cov),
-                    samples=(_mvn_sample("logpdf", 4), _mvn_sample("logpdf", 0), _mvn_sample("pdf", 2),
-                             _mvn_sample("logpdf", 3, nonsymmetric=True)))
 
 
 # -- the public functions, with scipy.stats' signatures ---------------------------------------
@@ -410,6 +415,62 @@ def stats_beta_logcdf(x, a, b, loc=0.0, scale=1.0, *, method="logcdf"):
     return BETA_CDF(x, a, b, loc, scale, method=method)
 
 
+def stats_norm_sf(x, loc=0.0, scale=1.0, *, method="sf"):
+    return NORM_CDF(x, loc, scale, method=method)
+
+
+def stats_norm_logsf(x, loc=0.0, scale=1.0, *, method="logsf"):
+    return NORM_CDF(x, loc, scale, method=method)
+
+
+def stats_t_sf(x, df, loc=0.0, scale=1.0, *, method="sf"):
+    return T_CDF(x, df, loc, scale, method=method)
+
+
+def stats_t_logsf(x, df, loc=0.0, scale=1.0, *, method="logsf"):
+    return T_CDF(x, df, loc, scale, method=method)
+
+
+def stats_gamma_sf(x, a, loc=0.0, scale=1.0, *, method="sf"):
+    return GAMMA_CDF(x, a, loc, scale, method=method)
+
+
+def stats_gamma_logsf(x, a, loc=0.0, scale=1.0, *, method="logsf"):
+    return GAMMA_CDF(x, a, loc, scale, method=method)
+
+
+def stats_beta_sf(x, a, b, loc=0.0, scale=1.0, *, method="sf"):
+    return BETA_CDF(x, a, b, loc, scale, method=method)
+
+
+def stats_beta_logsf(x, a, b, loc=0.0, scale=1.0, *, method="logsf"):
+    return BETA_CDF(x, a, b, loc, scale, method=method)
+
+
+def stats_chi2_logpdf(x, df, loc=0.0, scale=1.0, *, method="logpdf"):
+    return CHI2_DENSITY(x, df, loc, scale, method=method)
+
+
+def stats_chi2_pdf(x, df, loc=0.0, scale=1.0, *, method="pdf"):
+    return CHI2_DENSITY(x, df, loc, scale, method=method)
+
+
+def stats_chi2_cdf(x, df, loc=0.0, scale=1.0, *, method="cdf"):
+    return CHI2_CDF(x, df, loc, scale, method=method)
+
+
+def stats_chi2_logcdf(x, df, loc=0.0, scale=1.0, *, method="logcdf"):
+    return CHI2_CDF(x, df, loc, scale, method=method)
+
+
+def stats_chi2_sf(x, df, loc=0.0, scale=1.0, *, method="sf"):
+    return CHI2_CDF(x, df, loc, scale, method=method)
+
+
+def stats_chi2_logsf(x, df, loc=0.0, scale=1.0, *, method="logsf"):
+    return CHI2_CDF(x, df, loc, scale, method=method)
+
+
 def stats_poisson_logpmf(k, mu, loc=0.0, *, method="logpmf"):
     return POISSON_DENSITY(k, mu, loc, method=method)
 
@@ -426,16 +487,6 @@ def stats_poisson_logcdf(k, mu, loc=0.0, *, method="logcdf"):
     return POISSON_CDF(k, mu, loc, method=method)
 
 
-def stats_mvn_logpdf(x, mean=0.0, cov=1.0, allow_singular=False, *, method="logpdf"):
-    """multivariate_normal.logpdf; `cov` a matrix (its lower triangle is read, as SciPy's), a vector
-    (the diagonal) or a number. allow_singular=True has no derivative here."""
-    return MVN_DENSITY(x, 0.0 if mean is None else mean, cov, method=method)
-
-
-def stats_mvn_pdf(x, mean=0.0, cov=1.0, allow_singular=False, *, method="pdf"):
-    return MVN_DENSITY(x, 0.0 if mean is None else mean, cov, method=method)
-
-
 class Distribution:
     """A scipy.stats distribution's differentiable methods: `norm.logpdf(x, loc, scale)`."""
 
@@ -449,17 +500,19 @@ class Distribution:
 
 
 norm = Distribution("norm", logpdf=stats_norm_logpdf, pdf=stats_norm_pdf, cdf=stats_norm_cdf,
-                    logcdf=stats_norm_logcdf)
-t = Distribution("t", logpdf=stats_t_logpdf, pdf=stats_t_pdf, cdf=stats_t_cdf, logcdf=stats_t_logcdf)
+                    logcdf=stats_norm_logcdf, sf=stats_norm_sf, logsf=stats_norm_logsf)
+t = Distribution("t", logpdf=stats_t_logpdf, pdf=stats_t_pdf, cdf=stats_t_cdf, logcdf=stats_t_logcdf,
+                 sf=stats_t_sf, logsf=stats_t_logsf)
 gamma = Distribution("gamma", logpdf=stats_gamma_logpdf, pdf=stats_gamma_pdf, cdf=stats_gamma_cdf,
-                     logcdf=stats_gamma_logcdf)
+                     logcdf=stats_gamma_logcdf, sf=stats_gamma_sf, logsf=stats_gamma_logsf)
 beta = Distribution("beta", logpdf=stats_beta_logpdf, pdf=stats_beta_pdf, cdf=stats_beta_cdf,
-                    logcdf=stats_beta_logcdf)
+                    logcdf=stats_beta_logcdf, sf=stats_beta_sf, logsf=stats_beta_logsf)
+chi2 = Distribution("chi2", logpdf=stats_chi2_logpdf, pdf=stats_chi2_pdf, cdf=stats_chi2_cdf,
+                    logcdf=stats_chi2_logcdf, sf=stats_chi2_sf, logsf=stats_chi2_logsf)
 poisson = Distribution("poisson", logpmf=stats_poisson_logpmf, pmf=stats_poisson_pmf, cdf=stats_poisson_cdf,
                        logcdf=stats_poisson_logcdf)
-multivariate_normal = Distribution("multivariate_normal", logpdf=stats_mvn_logpdf, pdf=stats_mvn_pdf)
 
-for _dist in (norm, t, gamma, beta, poisson, multivariate_normal):
+for _dist in (norm, t, gamma, beta, chi2, poisson):
     for _method, _fn in vars(_dist).items():
         if _method != "name":
             dnp.METHOD_DISPATCH[(f"{_dist.name}_gen", _method)] = _fn

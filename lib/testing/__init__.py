@@ -278,6 +278,6 @@ def _derivative_function(f, args, argnums, mode, name):
 
 
 # -- whole programs, every mode (programs.py, check_modes.py) -----------------------------------
-from .check_modes import MODES, ModeFailure, Report, Tally, check_modes, refusal  # noqa: E402,F401
+from .check_modes import ALL_MODES, MODES, ModeFailure, Report, Tally, check_modes, refusal  # noqa: E402,F401
 from .complex_modes import check_complex_modes  # noqa: E402,F401
 from .programs import FEATURES, Program, load_module, programs  # noqa: E402,F401

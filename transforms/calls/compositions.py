@@ -15,7 +15,7 @@ import numpy as np
 
 from dualtape.core import dnp
 
-from ..runtime.compositions import cov_check, cov_ddof, empty_residuals, flip_index, lstsq_check, lstsq_residuals, matrix_norm_check, moveaxis_order, multi_dot_check, qr_check, repeat_index, split_axis, split_index, svd_check
+from ..runtime.compositions import cov_check, cov_ddof, empty_residuals, fft_single_length, flip_index, lstsq_check, lstsq_residuals, matrix_norm_check, moveaxis_order, multi_dot_check, qr_check, repeat_index, split_axis, split_index, svd_check
 
 
 def flip(m, axis=None):
@@ -184,11 +184,31 @@ def matrix_norm(x, keepdims=False, ord="fro"):  # noqa: A002  (NumPy's name)
     return np.linalg.norm(x, axis=(-2, -1), keepdims=keepdims)
 
 
+def fft(a, n=None, axis=-1, norm=None):
+    """np.fft.fft: np.fft.fftn along the one axis (the FFT op's rules read s= and axes=)."""
+    return np.fft.fftn(a, fft_single_length(n), (axis,), norm)
+
+
+def ifft(a, n=None, axis=-1, norm=None):
+    """np.fft.ifft: np.fft.ifftn along the one axis."""
+    return np.fft.ifftn(a, fft_single_length(n), (axis,), norm)
+
+
+def rfft(a, n=None, axis=-1, norm=None):
+    """np.fft.rfft: np.fft.rfftn along the one axis."""
+    return np.fft.rfftn(a, fft_single_length(n), (axis,), norm)
+
+
+def irfft(a, n=None, axis=-1, norm=None):
+    """np.fft.irfft: np.fft.irfftn along the one axis."""
+    return np.fft.irfftn(a, fft_single_length(n), (axis,), norm)
+
+
 _NUMPY = {np.flip: flip, np.moveaxis: moveaxis, np.repeat: repeat, np.array_split: array_split,
           np.split: split, np.hsplit: hsplit, np.vsplit: vsplit, np.dsplit: dsplit, np.dot: dot, np.inner: inner,
           np.cov: cov, np.corrcoef: corrcoef, np.select: select, np.linalg.multi_dot: multi_dot,
           np.float_power: float_power, np.linalg.svd: svd, np.linalg.eigh: eigh, np.linalg.qr: qr,
-          np.linalg.lstsq: lstsq}
+          np.linalg.lstsq: lstsq, np.fft.fft: fft, np.fft.ifft: ifft, np.fft.rfft: rfft, np.fft.irfft: irfft}
 if hasattr(np.linalg, "matrix_norm"):  # NumPy 2
     _NUMPY[np.linalg.matrix_norm] = matrix_norm
 # NumPy's function and dnp's (what np.flip dispatches to on traced values) -> its definition here

@@ -248,6 +248,11 @@ HELPERS = {
     rulekit.average_weights: helper("average_weights", rulekit.average_weights, LINEAR, (0, 2)),
     rulekit.unaverage_weights: helper("unaverage_weights", rulekit.unaverage_weights, LINEAR, (1, 2, 3)),
     rulekit.conv_full_cotangent: helper("conv_full_cotangent", rulekit.conv_full_cotangent, LINEAR, (1, 2, 3, 4)),
+    # the FFT ops' helpers: linear in the spectrum, the rest shapes and axes
+    rulekit.fft_resize: helper("fft_resize", rulekit.fft_resize, LINEAR, (1, 2)),
+    rulekit.fft_unresize: helper("fft_unresize", rulekit.fft_unresize, LINEAR, (1, 2, 3)),
+    rulekit.half_spectrum: helper("half_spectrum", rulekit.half_spectrum, LINEAR, (1,)),
+    rulekit.real_like: helper("real_like", rulekit.real_like, LINEAR, (1,)),
     rulekit.dense_to_band: helper("dense_to_band", rulekit.dense_to_band, LINEAR, (1,)),
     rulekit.band_to_dense: helper("band_to_dense", rulekit.band_to_dense, LINEAR, (1,)),
     rulekit.band_transpose: helper("band_transpose", rulekit.band_transpose, LINEAR, (1,)),
@@ -279,7 +284,8 @@ NONDIFF_HELPERS = {
     rulekit.reduced_size, rulekit.reduced_shape, rulekit.shape_of, rulekit.normalize_axis, rulekit.tie_share,
     rulekit.inverse_permutation, rulekit.batch_shape, rulekit.negative_axis, rulekit.axis_index, rulekit.einsum_sizes,
     dnp.result_dtype, rulekit.primal_of, rulekit.sort_index, rulekit.along_axis_index, rulekit.diagonal_index,
-    rulekit.stacked_shape, rulekit.stack_axis, rulekit.rollaxis_inverse, rulekit.put_winners}
+    rulekit.stacked_shape, rulekit.stack_axis, rulekit.rollaxis_inverse, rulekit.put_winners, rulekit.fft_axes,
+    rulekit.fft_lengths, rulekit.swap_norm}
 
 
 def is_rule_helper(obj):

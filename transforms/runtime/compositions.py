@@ -146,4 +146,9 @@ def piecewise_masks(shape, condlist, count):
     return list(masks)
 
 
+def fft_single_length(n):
+    """np.fft.fft's `n` as fftn's `s`: None (the input's length), or the one length (n,)."""
+    return None if n is None else (n,)
+
+
 __all__ = [name for name in dir() if not name.startswith("_") and name != "np"]

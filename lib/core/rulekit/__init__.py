@@ -7,8 +7,8 @@ runtime star-imports them. They are written in modules by subject: `shapes` (bro
 reductions, matmul), `arrays` (linalg, shape, indexing), `batched` (the batch-aware helpers of
 vectorized jacobians), `decompositions` (svd, eigh, qr, cholesky, ...), `numpy_functions`
 (NumPy's further functions: stacking, diagonals, kron, diff, sorting, quantiles), `signal`
-(convolution), `stats` (scipy.stats' scores) and `complex_parts` (real, imag, conj, abs
-and angle of complex values).
+(convolution), `fourier` (the FFTs' axes, lengths and half spectra), `stats` (scipy.stats'
+scores) and `complex_parts` (real, imag, conj, abs and angle of complex values).
 """
 
 import numpy as np
@@ -18,6 +18,7 @@ from .arrays import *  # noqa: F401,F403
 from .batched import *  # noqa: F401,F403
 from .complex_parts import *  # noqa: F401,F403
 from .decompositions import *  # noqa: F401,F403
+from .fourier import *  # noqa: F401,F403
 from .shapes import *  # noqa: F401,F403
 from .signal import *  # noqa: F401,F403
 from .stats import *  # noqa: F401,F403
@@ -25,5 +26,6 @@ from .numpy_functions import *  # noqa: F401,F403
 
 # `from dualtape.core.rulekit import *` gives the helpers (and np, dnp), not the modules they
 # are written in
-_MODULES = {"arrays", "batched", "complex_parts", "decompositions", "shapes", "signal", "stats", "numpy_functions"}
+_MODULES = {"arrays", "batched", "complex_parts", "decompositions", "fourier", "shapes", "signal", "stats",
+            "numpy_functions"}
 __all__ = [name for name in globals() if not name.startswith("_") and name not in _MODULES]

@@ -10,7 +10,7 @@ from ..duck import primal_of as plain_under
 from ..traced import Traced
 
 __all__ = ["primal_of", "stacked_shape", "stack_axis", "stack_piece", "append_piece", "diagonal_index",
-           "undiag", "undiagflat", "rollaxis_inverse", "kron_vjp", "undiff", "along_axis_index",
+           "undiag", "undiagflat", "rollaxis_inverse", "kron_vjp", "undiff", "ungradient", "along_axis_index",
            "sort_index", "quantile_jvp", "quantile_vjp", "convolve_vjp", "interp_slope", "interp_weights",
            "matrix_power_vjp", "matrix_power_jvp", "average_weights", "unaverage_weights", "put_winners"]
 
@@ -100,6 +100,18 @@ def kron_vjp(g, a, b, argnum):
         return dnp.reshape(dnp.sum(blocks * other, axis=tuple(range(1, 2 * nd, 2))), tuple(np.shape(a)))
     other = dnp.reshape(a, tuple(v for n in sa for v in (n, 1)))
     return dnp.reshape(dnp.sum(blocks * other, axis=tuple(range(0, 2 * nd, 2))), tuple(np.shape(b)))
+
+
+def ungradient(g, axis, edge_order, spacing):
+    """np.gradient's VJP along one axis: the transpose of its (n, n) matrix of differences (central
+    inside, one-sided of `edge_order` at the ends), which is np.gradient of the identity."""
+    if not isinstance(axis, (int, np.integer)):  # the transformer binds np.gradient(x)'s axis=None here
+        raise TypeError(f"[Gradient] the derivative of np.gradient is taken one axis at a time, got axis={axis!r}. "
+                        "Fix: call np.gradient(x, axis=0), np.gradient(x, axis=1), ... in dualtape.transforms; "
+                        "several axes at once run on the tape, in dual numbers and in the functional API.")
+    n = np.shape(g)[axis]
+    matrix = np.gradient(np.eye(n, dtype=dnp.result_dtype(g)), spacing, axis=0, edge_order=edge_order)
+    return dnp.moveaxis(dnp.matmul(dnp.moveaxis(g, axis, -1), matrix), -1, axis)  # g D along the axis
 
 
 def undiff(g, n, axis):

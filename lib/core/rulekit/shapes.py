@@ -135,6 +135,15 @@ def zeros_like(x):
     return np.zeros(np.shape(x), dtype=dnp.result_dtype(x))
 
 
+def no_derivative(op_name, param, tangent):
+    """The rule of an input whose derivative exists but dualtape does not compute (gammainc's
+    shape a, a Bessel function's order v): asking for it raises, where no rule would be a zero."""
+    raise LookupError(f"[{op_name}] has no derivative with respect to {param} (asked for with a tangent or "
+                      f"cotangent of shape {np.shape(tangent)}): dualtape differentiates it in its other arguments "
+                      f"only, as autograd. Fix: keep {param} constant (dnp.stop_gradient), or write the function "
+                      f"of {param} with dnp ops or dualtape.custom_gradient.")
+
+
 def swap_last(x):
     """Swap the last two axes (the matrix transpose of a stack of matrices)."""
     return dnp.swapaxes(x, -1, -2) if ndim_of(x) >= 2 else x
