@@ -205,6 +205,7 @@ CASES = {  # name: (kind, args); kind: "real" (real output), "holo", "nonholo", 
 class Tally:
     def __init__(self):
         self.compared = 0
+        self.error_cases = 0  # of which: both must raise
         self.worst = 0.0
         self.worst_at = ""
         self.failures = []
@@ -249,6 +250,7 @@ class Tally:
     def errors(self, label, ours, theirs):
         """Both raise the same exception type, and dualtape's message holds JAX's key words."""
         self.compared += 1
+        self.error_cases += 1
         jax_error = _raised(theirs)
         our_error = _raised(ours)
         if jax_error is None:
@@ -363,7 +365,8 @@ def main():
                          lambda: tf.jvp(f, args, (onp.real(tangents[0]),) + tangents[1:]),
                          lambda: jax.jvp(g, args, (onp.real(tangents[0]),) + tangents[1:]))
     print(f"{len(CASES)} functions, {tally.compared} comparisons with JAX {jax.__version__} (float64): "
-          f"max relative difference {tally.worst:.3g} (at {tally.worst_at}); tolerance {TOLERANCE:g}")
+          f"max relative difference {tally.worst:.3g} (at {tally.worst_at}); tolerance {TOLERANCE:g}; "
+          f"{tally.error_cases} of them errors JAX raises, raised alike")
     for failure in tally.failures:
         print("  MISMATCH", failure)
     for skip in tally.skipped:

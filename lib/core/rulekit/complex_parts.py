@@ -11,7 +11,7 @@ rule, so one rule serves both.
 import numpy as np
 
 from .. import dnp
-from ..duck import values_of
+from ..duck import primal_of, values_of
 
 __all__ = ["eig_phase_cotangent", "eig_phase_tangent", "real_part", "sign_det_cotangent", "sign_det_tangent", "real_cotangent", "imag_cotangent", "conj_cotangent", "abs_cotangent", "abs_tangent",
            "angle_cotangent", "angle_tangent", "refuse_complex_zero"]
