@@ -75,8 +75,8 @@ def erfcinv_jvp(dx, ans, x):
     return dx * -0.886226925452758 * dnp.exp(ans * ans)
 
 
-ERF = elementwise_op("Erf", sc.erf, erf_vjp, erf_jvp)
-ERFC = elementwise_op("Erfc", sc.erfc, erfc_vjp, erfc_jvp)
+ERF = elementwise_op("Erf", sc.erf, erf_vjp, erf_jvp, complex=True)  # holomorphic: the rules hold for complex z
+ERFC = elementwise_op("Erfc", sc.erfc, erfc_vjp, erfc_jvp, complex=True)
 ERFINV = elementwise_op("Erfinv", sc.erfinv, erfinv_vjp, erfinv_jvp, domain={"x": "unit"})
 
 
