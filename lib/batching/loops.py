@@ -7,15 +7,26 @@ import numpy as np
 
 from ..core import apply_rules, dnp
 from ..core.errors import RefusalError
+from ..core.rulekit.shapes import shape_of
 from .batched import Batched
-
-
-def _shape(v):
-    return v.shape if v.__class__ is np.ndarray else tuple(dnp.shape(v))
 
 
 def _item(v, i):
     return v[i] if v.__class__ is np.ndarray else dnp.getitem(v, i)
+
+
+def _example(v, level, i):
+    """Example i of `v` when vmap `level` batches it; else `v`, the same for every example."""
+    return _item(v._value, i) if v.__class__ is Batched and v.level == level else v
+
+
+def _newest(values):
+    """(level, batch size) of the newest vmap batching one of `values`, or (None, None)."""
+    level = size = None
+    for v in values:
+        if v.__class__ is Batched and (level is None or v.level > level):
+            level, size = v.level, v.batch_size
+    return level, size
 
 
 def loop(op, values, batched, static, size, level=None):
@@ -34,8 +45,8 @@ def _stack(outs, name):
     shapes = {tuple(dnp.shape(o)) for o in outs}
     if len(shapes) > 1:
         raise RefusalError(f"[{name}] gives results of different shapes for the examples of a vmap "
-                         f"batch ({sorted(shapes)}): its result's shape depends on the values, so it "
-                         "cannot be batched. Compute it outside vmap, or pad to one shape.")
+                           f"batch ({sorted(shapes)}): its result's shape depends on the values, so it "
+                           "cannot be batched. Compute it outside vmap, or pad to one shape.")
     if all(o.__class__ is np.ndarray or isinstance(o, np.generic) for o in outs):
         return np.stack(outs)
     return dnp.stack(outs)
@@ -58,17 +69,12 @@ def static_batch(static, level):
 
 
 def _static_at(static, level, i):
-    def at(v):
-        if v.__class__ is Batched and v.level == level:
-            return _item(v._value, i)
-        return v
-
     out = {}
     for k, v in static.items():
         if isinstance(v, (tuple, list)):
-            out[k] = type(v)(at(item) for item in v)
+            out[k] = type(v)(_example(item, level, i) for item in v)
         else:
-            out[k] = at(v)
+            out[k] = _example(v, level, i)
     return out
 
 
@@ -77,16 +83,10 @@ def _static_at(static, level, i):
 def per_example(rule, args, n_parts):
     """`rule(*args)` (a VJP or JVP rule's application) once per example of the newest vmap
     level among `args`, each part stacked; None when no argument is batched."""
-    level = size = None
-    for a in args:
-        if a.__class__ is Batched and (level is None or a.level > level):
-            level, size = a.level, a.batch_size
+    level, size = _newest(args)
     if level is None:
         return None
-    rows = []
-    for i in range(size):
-        rows.append(rule(*[_item(a._value, i) if a.__class__ is Batched and a.level == level else a
-                           for a in args]))
+    rows = [rule(*[_example(a, level, i) for a in args]) for i in range(size)]
     parts = []
     for j in range(n_parts):
         column = [row[j] for row in rows]
@@ -95,8 +95,7 @@ def per_example(rule, args, n_parts):
             continue
         like = next(c for c in column if c is not None)
         column = [np.zeros(tuple(dnp.shape(like)), dnp.result_dtype(like)) if c is None else c for c in column]
-        plain = all(c.__class__ is np.ndarray or isinstance(c, np.generic) for c in column)
-        parts.append(Batched(np.stack(column) if plain else dnp.stack(column), level, size))
+        parts.append(Batched(_stack(column, "per-example rule"), level, size))
     return parts
 
 
@@ -108,21 +107,14 @@ def batched_getitem(x, index):
     """x[index] where `index` holds arrays batched by a vmap (an embedding lookup, a gather of
     each example's own rows): one fancy index for the whole batch when the batched array is
     the only index, else once per example."""
-    level = size = None
-    for v in (x,) + tuple(index):
-        if v.__class__ is Batched and (level is None or v.level > level):
-            level, size = v.level, v.batch_size
+    level, size = _newest((x,) + tuple(index))
     if len(index) == 1 and index[0].level == level and dnp.result_dtype(index[0]).kind in "iu":
         idx = index[0]._value
         if not (x.__class__ is Batched and x.level == level):  # the same array for every example
             return Batched(dnp.getitem(x, idx), level, size)
-        rows = np.arange(size).reshape((size,) + (1,) * (len(_shape(idx)) - 1))
+        rows = np.arange(size).reshape((size,) + (1,) * (len(shape_of(idx)) - 1))
         return Batched(dnp.getitem(x._value, (rows, idx)), level, size)
-    outs = []
-    for i in range(size):
-        xi = _item(x._value, i) if x.__class__ is Batched and x.level == level else x
-        ii = tuple(_item(v._value, i) if v.__class__ is Batched and v.level == level else v for v in index)
-        outs.append(dnp.getitem(xi, ii))
+    outs = [dnp.getitem(_example(x, level, i), tuple(_example(v, level, i) for v in index)) for i in range(size)]
     return Batched(_stack(outs, "StridedSlice"), level, size)
 
 

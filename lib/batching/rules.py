@@ -18,6 +18,8 @@ import numpy as np
 
 from ..core import apply_rules, dnp
 from ..core.registry import REGISTRY
+from ..core.rulekit.shapes import shape_of
+from ..forward.batching import adjacent_arrays
 from .loops import loop
 
 
@@ -34,10 +36,6 @@ def rule_for(op):
     if rule is not None:
         return rule
     return elementwise if op.elementwise else loop
-
-
-def _shape(v):
-    return v.shape if v.__class__ is np.ndarray else tuple(dnp.shape(v))
 
 
 def _reshape(v, shape):
@@ -69,12 +67,12 @@ def _batched(v, size):
 def _lined_up(values, batched):
     """The examples' axes lined up: a batched value whose example has fewer axes than the
     others' gets size-1 axes after the batch axis, so broadcasting keeps the batch axis first."""
-    ndims = [len(_shape(v)) - b for v, b in zip(values, batched)]
+    ndims = [len(shape_of(v)) - b for v, b in zip(values, batched)]
     rank = max(ndims)
     args = []
     for v, b, n in zip(values, batched, ndims):
         if b and n < rank:
-            shape = _shape(v)
+            shape = shape_of(v)
             v = _reshape(v, shape[:1] + (1,) * (rank - n) + shape[1:])
         args.append(v)
     return args
@@ -146,7 +144,7 @@ def _reduction(none="all", key="axis"):
     @_only_first
     def reduction(op, values, static, size):
         x = values[0]
-        ndim = len(_shape(x)) - 1
+        ndim = len(shape_of(x)) - 1
         axis = _static(op, static, key)
         st = dict(static)
         if axis is None:
@@ -155,7 +153,7 @@ def _reduction(none="all", key="axis"):
                     return loop(op, values, [True] + [False] * (len(values) - 1), static, size)
                 st[key] = 1
                 out = op(_reshape(x, (size, -1)), *values[1:], **st)
-                return _reshape(out, _shape(x)) if none == "flatten, same shape" else out
+                return _reshape(out, shape_of(x)) if none == "flatten, same shape" else out
             else:
                 st[key] = tuple(range(1, ndim + 1))
         else:
@@ -190,7 +188,7 @@ def _same_axis(op, values, batched, static, size):
     axis = _static(op, static, "axis")
     if axis is None or any(k in static for k in ("axisa", "axisb", "axisc")):  # (cross's own axes)
         return loop(op, values, batched, static, size)
-    rank = max(len(_shape(v)) - b for v, b in zip(values, batched))
+    rank = max(len(shape_of(v)) - b for v, b in zip(values, batched))
     args = _lined_up([v if b else _batched(v, size) for v, b in zip(values, batched)], [True] * len(values))
     st = dict(static)
     st["axis"] = _axes(axis, rank, op)
@@ -200,7 +198,7 @@ def _same_axis(op, values, batched, static, size):
 @_only_first
 def _squeeze(op, values, static, size):
     x = values[0]
-    shape = _shape(x)[1:]
+    shape = shape_of(x)[1:]
     axis = static.get("axis")
     if axis is None:
         axis = tuple(i for i, n in enumerate(shape) if n == 1)
@@ -210,7 +208,7 @@ def _squeeze(op, values, static, size):
 @_only_first
 def _gather(op, values, static, size):
     st = dict(static)
-    st["axis"] = _axis(static["axis"], len(_shape(values[0])) - 1, op)
+    st["axis"] = _axis(static["axis"], len(shape_of(values[0])) - 1, op)
     return op(*values, **st)
 
 
@@ -225,7 +223,7 @@ def _reshape_rule(op, values, static, size):
 
 @_only_first
 def _transpose(op, values, static, size):
-    ndim = len(_shape(values[0])) - 1
+    ndim = len(shape_of(values[0])) - 1
     axes = static.get("axes")
     axes = tuple(range(ndim - 1, -1, -1)) if axes is None else tuple(_axis(a, ndim, op) - 1 for a in axes)
     return op(values[0], axes=(0,) + tuple(a + 1 for a in axes))
@@ -233,7 +231,7 @@ def _transpose(op, values, static, size):
 
 @_only_first
 def _swapaxes(op, values, static, size):
-    ndim = len(_shape(values[0])) - 1
+    ndim = len(shape_of(values[0])) - 1
     return op(values[0], axis1=_axis(static["axis1"], ndim, op), axis2=_axis(static["axis2"], ndim, op))
 
 
@@ -241,7 +239,7 @@ def _swapaxes(op, values, static, size):
 def _broadcast_to(op, values, static, size):
     x = values[0]
     shape = tuple(static["shape"])
-    xshape = _shape(x)[1:]
+    xshape = shape_of(x)[1:]
     if len(xshape) > len(shape):
         return loop(op, values, [True], static, size)  # NumPy's error, per example
     x = _reshape(x, (size,) + (1,) * (len(shape) - len(xshape)) + xshape)
@@ -253,7 +251,7 @@ def _tile(op, values, static, size):
     x = values[0]
     reps = static["reps"]
     reps = (reps,) if isinstance(reps, (int, np.integer)) else tuple(reps)
-    xshape = _shape(x)[1:]
+    xshape = shape_of(x)[1:]
     ndim = max(len(xshape), len(reps))
     x = _reshape(x, (size,) + (1,) * (ndim - len(xshape)) + xshape)
     return op(x, reps=(1,) + (1,) * (ndim - len(reps)) + reps)
@@ -262,7 +260,7 @@ def _tile(op, values, static, size):
 @_only_first
 def _pad(op, values, static, size):
     x = values[0]
-    ndim = len(_shape(x)) - 1
+    ndim = len(shape_of(x)) - 1
     width = np.broadcast_to(np.asarray(static["pad_width"]), (ndim, 2))
     st = dict(static)
     st["pad_width"] = tuple((int(a), int(b)) for a, b in [(0, 0)] + [tuple(w) for w in width])
@@ -271,7 +269,7 @@ def _pad(op, values, static, size):
 
 @_only_first
 def _rot90(op, values, static, size):
-    ndim = len(_shape(values[0])) - 1
+    ndim = len(shape_of(values[0])) - 1
     st = dict(static)
     st["axes"] = tuple(_axis(a, ndim, op) for a in static.get("axes", (0, 1)))
     return op(values[0], **st)
@@ -281,7 +279,7 @@ def _flip_axis(axis):
     @_only_first
     def flip(op, values, static, size):
         x = values[0]
-        ndim = len(_shape(x)) - 1
+        ndim = len(shape_of(x)) - 1
         if ndim <= axis:
             return loop(op, values, [True], static, size)  # NumPy's error, per example
         index = (slice(None),) * (axis + 1) + (slice(None, None, -1),)
@@ -291,7 +289,7 @@ def _flip_axis(axis):
 
 def _last_two(op, values, batched, static, size):
     """Ops on the last two axes, broadcasting over the ones in front (np.linalg's stacks)."""
-    if all(len(_shape(v)) - b >= 2 for v, b in zip(values, batched)):
+    if all(len(shape_of(v)) - b >= 2 for v, b in zip(values, batched)):
         return op(*_lined_up(values, batched), **static)
     return loop(op, values, batched, static, size)
 
@@ -300,8 +298,8 @@ def _solve(op, values, batched, static, size):
     """np.linalg.solve: a vector right-hand side is a one-column matrix."""
     a, b = values
     a_batched, b_batched = batched
-    a_ndim = len(_shape(a)) - a_batched
-    b_ndim = len(_shape(b)) - b_batched
+    a_ndim = len(shape_of(a)) - a_batched
+    b_ndim = len(shape_of(b)) - b_batched
     if a_ndim != 2 or b_ndim not in (1, 2):
         return loop(op, values, batched, static, size)
     a = a if a_batched else _batched(a, size)
@@ -314,17 +312,14 @@ def _solve(op, values, batched, static, size):
 @_only_first
 def _getitem(op, values, static, size):
     index = static["index"]
-    arrays = [i for i, item in enumerate(index) if isinstance(item, np.ndarray)]
-    if arrays and arrays[-1] - arrays[0] != len(arrays) - 1:
-        # separated index arrays put their axes first: NumPy would move them before the batch
+    if not adjacent_arrays(index):  # separated index arrays: NumPy would move their axes before the batch
         return loop(op, values, [True], static, size)
     return op(values[0], index=(slice(None),) + tuple(index))
 
 
 def _unindex(op, values, batched, static, size):
     index = static["index"]
-    arrays = [i for i, item in enumerate(index) if isinstance(item, np.ndarray)]
-    if not batched[0] or (arrays and arrays[-1] - arrays[0] != len(arrays) - 1):
+    if not batched[0] or not adjacent_arrays(index):
         return loop(op, values, batched, static, size)
     return op(values[0], shape=(size,) + tuple(static["shape"]), index=(slice(None),) + tuple(index))
 
@@ -336,10 +331,10 @@ def _joined(promote, axis):
     def rule(op, values, batched, static, size):
         args = []
         for v, b in zip(values, batched):
-            shape = _shape(v)[1:] if b else _shape(v)
+            shape = shape_of(v)[1:] if b else shape_of(v)
             v = v if b else _batched(v, size)
             args.append(_reshape(v, (size,) + promote(shape)))
-        return dnp.concatenate(args, axis=axis(len(_shape(args[0])) - 1) + 1)
+        return dnp.concatenate(args, axis=axis(len(shape_of(args[0])) - 1) + 1)
     return rule
 
 
@@ -348,7 +343,7 @@ def _norm(op, values, batched, static, size):
     if not batched[0]:
         return loop(op, values, batched, static, size)
     x = values[0]
-    ndim = len(_shape(x)) - 1
+    ndim = len(shape_of(x)) - 1
     st = dict(static)
     axis = static.get("axis")
     if axis is None:
@@ -377,7 +372,7 @@ def _elementwise_in(argnum):
 def _fftn(op, values, static, size):
     """np.fft's N-D transforms: axes=None is every axis, or the last len(s) with s given."""
     x = values[0]
-    ndim = len(_shape(x)) - 1
+    ndim = len(shape_of(x)) - 1
     s, axes = static.get("s"), static.get("axes")
     if axes is None:
         axes = range(ndim) if s is None else range(ndim - len(s), ndim)
@@ -390,8 +385,8 @@ def _matmul(op, values, batched, static, size):
     """x @ y: a vector x is a (1, n) row and a vector y an (n, 1) column; the batch axis is one
     more stack axis in front, and the examples' stack axes are lined up behind it."""
     (x, y), (bx, by) = values, batched
-    xs = _shape(x)[1:] if bx else _shape(x)
-    ys = _shape(y)[1:] if by else _shape(y)
+    xs = shape_of(x)[1:] if bx else shape_of(x)
+    ys = shape_of(y)[1:] if by else shape_of(y)
     if not xs or not ys:
         return loop(op, values, batched, static, size)  # NumPy's error for a scalar, per example
     if not by and len(xs) <= 2 and len(ys) == 2:  # the common cases: (B, n) @ (n, m), (B, k, n) @ (n, m)
@@ -410,7 +405,7 @@ def _matmul(op, values, batched, static, size):
     out = op(x, y)
     if len(xs) >= 2 and len(ys) >= 2:
         return out
-    stack = _shape(out)[1:-2]
+    stack = shape_of(out)[1:-2]
     return _reshape(out, (size,) + stack + xm[-2:-1] * (len(xs) >= 2) + ym[-1:] * (len(ys) >= 2))
 
 
@@ -448,9 +443,9 @@ _declare(["ArgMax", "ArgMin", "Cumsum", "Cumprod", "Sort", "ArgSort", "Partition
          _reduction("flatten"))
 _declare(["Roll"], _reduction("flatten, same shape"))
 _declare(["Softmax", "LogSoftmax", "Diff"], _reduction())
-_declare(["ExpandDims"], _axis_of_result(lambda values, batched, static: len(_shape(values[0])) - batched[0]
+_declare(["ExpandDims"], _axis_of_result(lambda values, batched, static: len(shape_of(values[0])) - batched[0]
                                          + (len(static["axis"]) if isinstance(static["axis"], (tuple, list)) else 1)))
-_declare(["Pack"], _axis_of_result(lambda values, batched, static: len(_shape(values[0])) - batched[0] + 1))
+_declare(["Pack"], _axis_of_result(lambda values, batched, static: len(shape_of(values[0])) - batched[0] + 1))
 _declare(["ConcatV2", "TakeAlongAxis", "PutAlongAxis", "Cross"], _same_axis)
 _declare(["Squeeze"], _squeeze)
 _declare(["GatherV2"], _gather)
@@ -479,7 +474,7 @@ _declare(["VStack"], _joined(lambda s: s if len(s) >= 2 else (1,) + s if s else 
 _declare(["ColumnStack"], _joined(lambda s: s if len(s) >= 2 else s + (1,) if s else (1, 1), lambda r: 1))
 _declare(["DStack"], _joined(lambda s: s + (1,) if len(s) == 2 else (1,) + s + (1,) if len(s) == 1
                              else s if s else (1, 1, 1), lambda r: 2))
-_declare(["OneHot"], _axis_of_result(lambda values, batched, static: len(_shape(values[0])) - batched[0] + 1))
+_declare(["OneHot"], _axis_of_result(lambda values, batched, static: len(shape_of(values[0])) - batched[0] + 1))
 _declare(["LinalgNorm"], _norm)
 _declare(["SearchSorted"], _elementwise_in(1))
 _declare(["Interp"], _elementwise_in(0))

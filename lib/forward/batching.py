@@ -132,7 +132,7 @@ def _matmul(op, tangents, ans, values, static, k):
     return dnp.reshape(total, (k,) + tuple(np.shape(ans)))
 
 
-def _adjacent_arrays(index):
+def adjacent_arrays(index):
     """True when the index arrays sit next to each other (a leading `:` keeps them in place)."""
     at = [i for i, item in enumerate(index) if isinstance(item, np.ndarray)]
     return not at or at[-1] - at[0] == len(at) - 1
@@ -140,14 +140,14 @@ def _adjacent_arrays(index):
 
 def _getitem(op, tangents, ans, values, static, k):
     index = static["index"]
-    if not _adjacent_arrays(index):
+    if not adjacent_arrays(index):
         return _loop(op, tangents, ans, values, static, k)
     return op(tangents[0], index=(slice(None),) + tuple(index))
 
 
 def _unindex(op, tangents, ans, values, static, k):
     index = static["index"]
-    if not _adjacent_arrays(index):
+    if not adjacent_arrays(index):
         return _loop(op, tangents, ans, values, static, k)
     return op(tangents[0], shape=(k,) + tuple(static["shape"]), index=(slice(None),) + tuple(index))
 

@@ -32,12 +32,13 @@ import weakref
 import numpy as np
 
 from ..core import dnp
+from ..core.duck import primal_of  # (a vmap's value stays batched: _checks refuses it)
 from ..core.errors import RefusalError
 from ..core.registry import Traced
 from ..core.traced import ARGUMENTS, RULES_ON_TENSORS
 from ..reverse import dispatch
 from ..reverse.dispatch import STATE
-from ..reverse.tensor import EagerTensor, Tensor
+from ..reverse.tensor import EagerTensor
 from .dual import Dual
 
 # -- which values follow NumPy's semantics -------------------------------------------------------
@@ -177,20 +178,10 @@ def _forget_views():
     _LIMIT[0] = 1024
 
 
-def _plain(x):
-    """The array under a tensor or dual number; a vmap's batched value itself (whose examples'
-    memory sharing cannot be followed: `_checks` refuses to update it in place)."""
-    while isinstance(x, Traced):
-        if getattr(x, "batch_size", None) is not None:
-            return x
-        x = x._value if isinstance(x, Tensor) else x.primal
-    return x
-
-
 def _view_refusal(target, what):
     """Why updating `target` in place cannot follow NumPy, when another live traced value
     shares its memory (NumPy would change that one too), else None."""
-    array = _plain(target)
+    array = primal_of(target)
     if array.__class__ is not np.ndarray:
         return None
     owner = _owner(array)
@@ -201,7 +192,7 @@ def _view_refusal(target, what):
         other = ref()
         if other is None or other is target:
             continue
-        plain = _plain(other)
+        plain = primal_of(other)
         if plain.__class__ is np.ndarray and _owner(plain) is owner:
             return (f"{what} updates an array that shares its memory with another live value (a "
                     f"slice, reshape or transpose of it, or the array it is one of, of shape "
@@ -264,7 +255,7 @@ def _checks(target, symbol):
             return NotImplemented
     elif target.__class__ is not Dual:
         return NotImplemented  # a Variable: TF's semantics
-    plain = _plain(target)
+    plain = primal_of(target)
     if plain.__class__ is not np.ndarray:
         if getattr(plain, "batch_size", None) is not None and plain.ndim:
             raise _refuse("updates a value that vmap batches in place: which other values share its "

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..batching import Batched
 from ..core import dnp, nest
+from ..core.rulekit.shapes import shape_of
 from ..core.traced import Traced
 from ..reverse.dispatch import new_tag
 from ..reverse.tensor import Tensor
@@ -49,10 +50,11 @@ def vmap(f, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_nam
                              "positional arguments; give one entry per argument (None for an argument "
                              "that is the same for every example).")
         names = _argument_names(f, len(args))
-        leaves, axes, where = [], [], []
+        leaves, axes, where, counts = [], [], [], []
         for i, arg in enumerate(args):
             spec = in_axes[i] if isinstance(in_axes, tuple) else in_axes
             arg_leaves = nest.tree_flatten(arg)
+            counts.append(len(arg_leaves))
             leaves += arg_leaves
             axes += _prefix_axes(spec, arg, f"in_axes[{i}]" if isinstance(in_axes, tuple) else "in_axes")
             where += [names[i]] * len(arg_leaves)
@@ -64,9 +66,8 @@ def vmap(f, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_nam
         level = new_tag()
         mapped = [_enter(leaf, axis, size, level) for leaf, axis in zip(leaves, axes)]
         n_args = len(leaves) - len(kw_leaves)
-        flat_args = iter(mapped[:n_args])
-        new_args = [nest.tree_unflatten(arg, [next(flat_args) for _ in nest.tree_flatten(arg)])
-                    for arg in args]
+        starts = np.cumsum([0] + counts)
+        new_args = [nest.tree_unflatten(arg, mapped[start:start + n]) for arg, start, n in zip(args, starts, counts)]
         new_kwargs = nest.tree_unflatten(kwargs, mapped[n_args:]) if kwargs else {}
         out = f(*new_args, **new_kwargs)
         out_leaves = nest.tree_flatten(out)
@@ -124,18 +125,12 @@ def _kind(tree):
     return f"a {type(tree).__name__}"
 
 
-def _leaf_shape(leaf):
-    if isinstance(leaf, Traced) or isinstance(leaf, np.ndarray):
-        return tuple(dnp.shape(leaf))
-    return np.shape(leaf)
-
-
 def _batch_size(leaves, axes, where, axis_size):
     sizes = []
     for leaf, axis, name in zip(leaves, axes, where):
         if axis is None:
             continue
-        shape = _leaf_shape(leaf)
+        shape = shape_of(leaf)
         if not -len(shape) <= axis < len(shape):
             raise ValueError(f"[vmap] was asked to map {name} along axis {axis}, which needs at least "
                              f"{axis + 1 if axis >= 0 else -axis} axes, but it has shape {shape}. Give "
@@ -162,7 +157,7 @@ def _enter(leaf, axis, size, level):
         return leaf
     if not isinstance(leaf, Traced):
         leaf = np.asarray(leaf)
-    axis = axis % len(_leaf_shape(leaf))
+    axis = axis % len(shape_of(leaf))
     if axis:
         leaf = np.moveaxis(leaf, axis, 0) if leaf.__class__ is np.ndarray else dnp.moveaxis(leaf, axis, 0)
     return Batched(leaf, level, size)
@@ -185,8 +180,8 @@ def _leave(leaf, axis, size, level):
                 raise TypeError(f"[vmap] f returned {type(leaf).__name__} {leaf!r}: vmap's outputs must "
                                 "be arrays or numbers (or pytrees of them).")
             leaf = np.asarray(leaf)
-        value = dnp.broadcast_to(leaf, (size,) + tuple(_leaf_shape(leaf)))
-    ndim = len(_leaf_shape(value))
+        value = dnp.broadcast_to(leaf, (size,) + tuple(shape_of(leaf)))
+    ndim = len(shape_of(value))
     if not -ndim <= axis < ndim:
         raise ValueError(f"[vmap] out_axes={axis} is out of range for an output of {ndim - 1} axes "
                          f"(with the batch axis, {ndim}).")

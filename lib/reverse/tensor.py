@@ -11,7 +11,7 @@ import math
 import numpy as np
 
 from ..core import dtypes
-from ..core.duck import is_duck_array, refuse_compute
+from ..core.duck import is_duck_array, refuse_compute, values_of
 from ..core.errors import RefusalError
 from ..core.registry import Traced
 from ..core.scipy_hints import escape_hint
@@ -251,13 +251,8 @@ def _primal(value):
     return value
 
 
-_MISSING = object()
-
-
 def _np_dtype(value):
-    while isinstance(value, Traced):  # (a vmap's Batched value has a dtype but no one primal)
-        inner = getattr(value, "_value", _MISSING)
-        value = value.primal if inner is _MISSING else inner
+    value = values_of(value)  # (a vmap's values: one dtype, though no one primal)
     dtype = getattr(value, "dtype", None)
     return dtype if dtype is not None else np.asarray(value).dtype
 

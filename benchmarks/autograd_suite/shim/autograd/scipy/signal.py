@@ -5,13 +5,9 @@ import scipy.signal as _scipy_module
 
 import dualtape.scipy.signal as _dualtape_module
 
+from .fallback import first_of
+
 convolve = getattr(_dualtape_module, "autograd_convolve", None) or _dualtape_module.convolve  # (older dualtape)
 
 
-def __getattr__(name):
-    if name.startswith("__"):
-        raise AttributeError(name)
-    try:
-        return getattr(_dualtape_module, name)
-    except AttributeError:
-        return getattr(_scipy_module, name)
+__getattr__ = first_of(_dualtape_module, _scipy_module)

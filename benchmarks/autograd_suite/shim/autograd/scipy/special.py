@@ -4,11 +4,7 @@ import scipy.special as _scipy_module
 
 import dualtape.scipy.special as _dualtape_module
 
+from .fallback import first_of
 
-def __getattr__(name):
-    if name.startswith("__"):
-        raise AttributeError(name)
-    try:
-        return getattr(_dualtape_module, name)
-    except AttributeError:
-        return getattr(_scipy_module, name)
+
+__getattr__ = first_of(_dualtape_module, _scipy_module)

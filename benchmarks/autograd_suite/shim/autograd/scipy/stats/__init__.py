@@ -9,22 +9,15 @@ import scipy.stats as _scipy_stats
 
 import dualtape.scipy.stats as _dualtape_stats
 
+from ..fallback import first_of
+
 DISTRIBUTIONS = ("beta", "chi2", "dirichlet", "gamma", "multivariate_normal", "norm", "poisson", "t")
 
 
 def _distribution_module(name):
     module = types.ModuleType(f"{__name__}.{name}")
     dualtape_dist = getattr(_dualtape_stats, name, None)
-    scipy_dist = getattr(_scipy_stats, name)
-
-    def __getattr__(attr):
-        if attr.startswith("__"):
-            raise AttributeError(attr)
-        if dualtape_dist is not None and hasattr(dualtape_dist, attr):
-            return getattr(dualtape_dist, attr)
-        return getattr(scipy_dist, attr)
-
-    module.__getattr__ = __getattr__
+    module.__getattr__ = first_of(*[d for d in (dualtape_dist, getattr(_scipy_stats, name)) if d is not None])
     return module
 
 
@@ -34,10 +27,4 @@ for _name in DISTRIBUTIONS:
     globals()[_name] = _module
 
 
-def __getattr__(name):
-    if name.startswith("__"):
-        raise AttributeError(name)
-    try:
-        return getattr(_dualtape_stats, name)
-    except AttributeError:
-        return getattr(_scipy_stats, name)
+__getattr__ = first_of(_dualtape_stats, _scipy_stats)
