@@ -1,11 +1,11 @@
 """dualtape: differentiate NumPy code by tape, dual numbers and source transformation.
 
 `import dualtape as tf` runs the TensorFlow autodiff guides: GradientTape, Variable,
-constant, custom_gradient, math/nn/linalg functions, Module, layers and keras.optimizers.
+constant, custom_gradient, math/nn/linalg functions, Module, and tf.keras (models, layers, losses,
+metrics, optimizers, fit).
 """
 
 import sys as _sys
-import types as _types
 
 # Floors, bottom up (docs/internals.md, "Layout"): core (registry, rulekit, dnp), ops, reverse,
 # forward, functional and custom, surface (the TF-style API), testing.
@@ -14,7 +14,7 @@ from .core import dtypes as _dtypes, registry as _registry, rulekit as _rulekit
 from . import ops  # noqa: F401  (declares every op, filling dnp)
 from .reverse import dispatch as _dispatch  # noqa: F401  (installs the primitive binder)
 from .surface import operators as _operators  # noqa: F401  (Tensor operators and NumPy protocols)
-from .surface import image, layers, linalg, math, nn, random, signal  # noqa: A004
+from .surface import image, linalg, math, nn, random, signal  # noqa: A004
 from .custom.gradient import custom_gradient, grad_pass_through
 from .custom.rules import custom_jvp, custom_vjp
 from .custom.primitives import defjvp, defvjp, primitive
@@ -37,8 +37,8 @@ from .surface.tf_ops import (abs, add, argmax, argmin, broadcast_to, cast, clip_
 from .surface.variables import Variable
 from . import optimizers
 
-keras = _types.SimpleNamespace(layers=layers, optimizers=optimizers,
-                               backend=_types.SimpleNamespace(clear_session=layers.clear_session))
+from . import keras  # noqa: E402  (tf.keras: models, layers, losses, metrics, fit)
+from .keras import layers  # noqa: E402  (tf.layers, as before: keras' layers)
 
 __version__ = "0.1.0"
 from .forward import dual as _dual  # noqa: E402,F401  (forward mode: installs the dual-number binder)

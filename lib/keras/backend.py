@@ -1,0 +1,20 @@
+"""`keras.backend`: `clear_session`, `epsilon`, `floatx`, `image_data_format`."""
+
+from .layers.base import clear_session  # noqa: F401
+from .losses import EPSILON
+
+
+def epsilon():
+    return EPSILON
+
+
+def floatx():
+    return "float32"
+
+
+def image_data_format():
+    return "channels_last"
+
+
+def backend():
+    return "dualtape"

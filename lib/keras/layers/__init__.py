@@ -1,0 +1,24 @@
+"""`keras.layers` (as `tf.keras.layers`): the layers, each in the module of its kind.
+
+- `base`: `Layer` (weights, tracking, `training=`), `clear_session`
+- `core`: Dense, Activation, ReLU, LeakyReLU, Softmax, Dropout, Flatten, Reshape, Embedding, Lambda
+- `normalization`: BatchNormalization, LayerNormalization
+- `convolution`: Conv2D; `pooling`: MaxPooling2D, AveragePooling2D, global pooling
+- `merging`: Add, Subtract, Multiply, Average, Concatenate; `input_layer`: Input, InputLayer
+"""
+
+from .base import Layer, clear_session
+from .convolution import Conv2D
+from .core import Activation, Dense, Dropout, Embedding, Flatten, Identity, Lambda, LeakyReLU, ReLU, Reshape, Softmax
+from .input_layer import Input, InputLayer
+from .merging import Add, Average, Concatenate, Multiply, Subtract
+from .normalization import BatchNormalization, LayerNormalization
+from .pooling import AveragePooling2D, GlobalAveragePooling2D, GlobalMaxPooling2D, MaxPooling2D
+
+Convolution2D, MaxPool2D, AvgPool2D = Conv2D, MaxPooling2D, AveragePooling2D
+
+__all__ = ["Layer", "clear_session", "Conv2D", "Convolution2D", "Activation", "Dense", "Dropout", "Embedding",
+           "Flatten", "Identity", "Lambda", "LeakyReLU", "ReLU", "Reshape", "Softmax", "Input", "InputLayer", "Add",
+           "Average", "Concatenate", "Multiply", "Subtract", "BatchNormalization", "LayerNormalization",
+           "AveragePooling2D", "AvgPool2D", "GlobalAveragePooling2D", "GlobalMaxPooling2D", "MaxPooling2D",
+           "MaxPool2D"]

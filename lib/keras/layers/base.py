@@ -1,0 +1,273 @@
+"""`Layer`: a callable that creates its weights from the first input's shape (Keras 3).
+
+A layer tracks the weights it creates (`add_weight`) and the layers and variables assigned
+to its attributes, in assignment order, so `weights` lists them as Keras does: its own
+trainable weights, its own non-trainable ones, then each sublayer's. Floating inputs are cast
+to the layer's dtype (float32), as Keras' autocasting does. A call that does not pass
+`training=` inherits the value of the outermost call that did (Keras' call context).
+Variables are named as TF 2 names them: `dense/kernel:0`, `dense_1/kernel:0`, ...
+"""
+
+import collections
+import functools
+import inspect
+
+import numpy as np
+
+from .. import graph, initializers
+from ...core import nest
+from ...reverse.tensor import Tensor, convert_to_tensor
+from ...surface.module import Module, snake_case
+from ...surface.tf_ops import cast
+from ...surface.variables import Variable
+
+name_counts = collections.Counter()
+call_context = []  # the `training` values of the calls in progress, outermost first
+
+
+def clear_session():
+    """Reset automatic layer names (the next Dense is 'dense' again), as Keras does."""
+    name_counts.clear()
+
+
+def unique_name(base):
+    count = name_counts[base]
+    name_counts[base] += 1
+    return base if count == 0 else f"{base}_{count}"
+
+
+@functools.lru_cache(maxsize=None)
+def call_parameters(cls):
+    """The parameter names of `cls.call` (to pass `training=` only where it is accepted)."""
+    parameters = inspect.signature(cls.call).parameters
+    names = set(parameters)
+    if any(p.kind is p.VAR_KEYWORD for p in parameters.values()):
+        names.add("**")
+    return frozenset(names)
+
+
+class Layer(Module):
+    """Base class of layers: override `build(input_shape)` (create weights) and `call(inputs)`.
+
+    >>> class Scale(dualtape.keras.layers.Layer):
+    ...     def build(self, input_shape):
+    ...         self.w = self.add_weight(shape=(input_shape[-1],), initializer="ones", name="w")
+    ...     def call(self, x):
+    ...         return x * self.w
+    >>> Scale()(dualtape.constant([[1.0, 2.0]])).numpy()
+    array([[1., 2.]], dtype=float32)
+    """
+
+    def __init__(self, name=None, dtype="float32", trainable=True, input_shape=None, input_dim=None, **kwargs):
+        for unsupported in ("activity_regularizer", "kernel_regularizer", "bias_regularizer",
+                            "kernel_constraint", "bias_constraint"):
+            if kwargs.pop(unsupported, None) is not None:
+                raise ValueError(f"[{type(self).__name__}] `{unsupported}` is not supported by dualtape.keras; "
+                                 "add the penalty to the loss in a custom train_step instead.")
+        kwargs.pop("autocast", None)
+        if kwargs:
+            raise TypeError(f"[{type(self).__name__}] unexpected keyword arguments: {sorted(kwargs)}.")
+        object.__setattr__(self, "_layers", [])
+        object.__setattr__(self, "_own_weights", [])
+        object.__setattr__(self, "_tracked_variables", [])
+        super().__init__(name or unique_name(snake_case(type(self).__name__)))
+        self.built = False
+        self.dtype = np.dtype(getattr(dtype, "as_numpy_dtype", dtype) or "float32")
+        self._trainable = bool(trainable)
+        self._added_losses = []
+        self.output_shape_seen = None
+        if input_dim is not None and input_shape is None:
+            input_shape = (input_dim,)
+        self.declared_input_shape = None if input_shape is None else tuple(input_shape)
+
+    # -- tracking ------------------------------------------------------------------------------
+
+    def __setattr__(self, name, value):
+        if not name.startswith("_"):
+            for item in (value if isinstance(value, (list, tuple)) else [value]):
+                if isinstance(item, Layer) and item is not self and all(item is not x for x in self._layers):
+                    self._layers.append(item)
+                elif (isinstance(item, Variable) and all(item is not w for w in self._own_weights)
+                      and all(item is not w for w in self._tracked_variables)):
+                    self._tracked_variables.append(item)
+        object.__setattr__(self, name, value)
+
+    @property
+    def layers(self):
+        return list(self._layers)
+
+    @property
+    def trainable(self):
+        return self._trainable
+
+    @trainable.setter
+    def trainable(self, value):
+        self._trainable = bool(value)
+        for layer in self._layers:
+            layer.trainable = value
+
+    def add_weight(self, shape=None, initializer=None, dtype=None, trainable=True, name=None, **kwargs):
+        """Create a variable of `shape` owned by this layer (Keras 3's signature; Keras 2's
+        `add_weight(name, shape, ...)` with a name first works too)."""
+        if isinstance(shape, str):  # Keras 2 order: (name, shape, ...)
+            name, shape = shape, (initializer if name is None else name)
+            initializer = kwargs.pop("initializer", None) if not callable(initializer) else initializer
+        for unsupported in ("regularizer", "constraint"):
+            if kwargs.pop(unsupported, None) is not None:
+                raise ValueError(f"[{self.name}.add_weight] `{unsupported}` is not supported by dualtape.keras; "
+                                 "add the penalty to the loss (or clip the weight after each step) by hand.")
+        for ignored in ("autocast", "aggregation", "synchronization", "use_resource"):
+            kwargs.pop(ignored, None)
+        if kwargs:
+            raise TypeError(f"[{self.name}.add_weight] unexpected keyword arguments: {sorted(kwargs)}.")
+        dtype = np.dtype(getattr(dtype, "as_numpy_dtype", dtype) or self.dtype)
+        if initializer is None:
+            initializer = "glorot_uniform" if dtype.kind == "f" else "zeros"
+        init = initializers.get(initializer)
+        shape = () if shape is None else tuple(int(s) for s in shape)
+        value = np.asarray(init(shape, dtype), dtype=dtype)
+        variable = Variable(value, trainable=trainable, name=f"{self.name}/{name or 'variable'}")
+        self._own_weights.append(variable)
+        return variable
+
+    def own_variables(self):
+        own = self._own_weights + [v for v in self._tracked_variables if all(v is not w for w in self._own_weights)]
+        return [v for v in own if v.trainable] + [v for v in own if not v.trainable]
+
+    @property
+    def weights(self):
+        found, seen = [], set()
+        for v in self.own_variables() + [w for layer in self._layers for w in layer.weights]:
+            if id(v) not in seen:
+                seen.add(id(v))
+                found.append(v)
+        return found
+
+    @property
+    def trainable_weights(self):
+        if not self.trainable:
+            return []
+        found, seen = [], set()
+        own = [v for v in self.own_variables() if v.trainable]
+        for v in own + [w for layer in self._layers for w in layer.trainable_weights]:
+            if id(v) not in seen:
+                seen.add(id(v))
+                found.append(v)
+        return found
+
+    @property
+    def non_trainable_weights(self):
+        trainable = {id(v) for v in self.trainable_weights}
+        return [v for v in self.weights if id(v) not in trainable]
+
+    variables = weights
+    trainable_variables = trainable_weights
+    non_trainable_variables = non_trainable_weights
+
+    def get_weights(self):
+        """The weights' values as NumPy arrays, in `weights` order."""
+        return [v.numpy() for v in self.weights]
+
+    def set_weights(self, weights):
+        """Assign NumPy arrays to `weights`, in order; counts and shapes must match."""
+        weights = list(weights)
+        mine = self.weights
+        if len(weights) != len(mine):
+            raise ValueError(f"[{self.name}.set_weights] expected {len(mine)} arrays "
+                             f"({[tuple(v.shape) for v in mine]}), got {len(weights)}. Build the layer first "
+                             "(call it once, or model.build(input_shape)) so its weights exist.")
+        for variable, value in zip(mine, weights):
+            value = np.asarray(value)
+            if value.shape != tuple(variable.shape):
+                raise ValueError(f"[{self.name}.set_weights] {variable.name} has shape {tuple(variable.shape)}, "
+                                 f"got an array of shape {value.shape}.")
+            variable.assign(value.astype(variable.dtype.as_numpy_dtype))
+
+    def count_params(self):
+        return int(sum(np.prod(v.shape) for v in self.weights))
+
+    # -- losses added by layers ------------------------------------------------------------------
+
+    def add_loss(self, loss):
+        self._added_losses.append(loss)
+
+    @property
+    def losses(self):
+        return list(self._added_losses) + [x for layer in self._layers for x in layer.losses]
+
+    # -- building and calling --------------------------------------------------------------------
+
+    def build(self, input_shape):
+        self.built = True
+
+    def __init_subclass__(cls, **kwargs):
+        """A subclass's `build` marks the layer built, whether called by hand or by `__call__`."""
+        super().__init_subclass__(**kwargs)
+        if "build" in cls.__dict__:
+            original = cls.__dict__["build"]
+
+            @functools.wraps(original)
+            def build(self, input_shape=None, *args, **kwargs):
+                original(self, input_shape, *args, **kwargs)
+                self.built = True
+
+            cls.build = build
+
+    def accepted(self, call_kwargs):
+        """The subset of `call_kwargs` (such as `training`) that this layer's call accepts."""
+        names = call_parameters(type(self))
+        return {k: v for k, v in call_kwargs.items() if k in names or "**" in names}
+
+    def convert_input(self, x):
+        """Inputs as tensors; floating ones cast to the layer's dtype (Keras' autocast)."""
+        if isinstance(x, graph.KerasTensor) or x is None or isinstance(x, (str, bool)):
+            return x
+        if not isinstance(x, Tensor):
+            x = convert_to_tensor(x, dtype=self.dtype if not hasattr(x, "dtype") and np.asarray(x).dtype.kind == "f"
+                                  else None)
+        if x.dtype.is_floating and x.dtype.as_numpy_dtype != self.dtype and self.dtype.kind == "f":
+            x = cast(x, self.dtype)
+        return x
+
+    def __call__(self, inputs, *args, **kwargs):
+        inputs = nest.map_structure(self.convert_input, inputs)
+        if graph.is_symbolic((inputs, args, kwargs)):
+            return graph.symbolic_call(self, (inputs,) + args, kwargs)
+        if not self.built:
+            self.build_for_call(nest.map_structure(lambda x: tuple(x.shape) if hasattr(x, "shape") else None, inputs))
+        names = call_parameters(type(self))
+        explicit = "training" in kwargs and kwargs["training"] is not None
+        if "training" in names and not explicit:
+            kwargs.pop("training", None)
+            if call_context:
+                kwargs["training"] = call_context[-1]
+        elif "training" not in names and "**" not in names:
+            kwargs.pop("training", None)
+        if explicit:
+            call_context.append(bool(kwargs["training"]))
+        try:
+            outputs = self.call(inputs, *args, **kwargs)
+        finally:
+            if explicit:
+                call_context.pop()
+        self.output_shape_seen = nest.map_structure(lambda x: tuple(x.shape) if hasattr(x, "shape") else None, outputs)
+        return outputs
+
+    def build_for_call(self, input_shapes):
+        """Build before the first call (a model instead creates its weights during that call)."""
+        self.build(input_shapes)
+        self.built = True
+
+    def call(self, inputs, *args, **kwargs):
+        raise NotImplementedError(f"[{type(self).__name__}] a Layer subclass implements call(inputs).")
+
+    def compute_output_shape(self, input_shape):
+        """The output shape for `input_shape`, found by calling the layer on a placeholder."""
+        out = self(graph.KerasTensor(input_shape))
+        return nest.map_structure(lambda t: t.shape, out)
+
+    def get_config(self):
+        return {"name": self.name, "trainable": self.trainable, "dtype": self.dtype.name}
+
+    def __repr__(self):
+        return f"<{type(self).__name__} name={self.name}, built={self.built}>"
