@@ -237,6 +237,7 @@ class Layer(Module):
             self.build_for_call(nest.map_structure(lambda x: tuple(x.shape) if hasattr(x, "shape") else None, inputs))
         names = call_parameters(type(self))
         explicit = "training" in kwargs and kwargs["training"] is not None
+        training = bool(kwargs["training"]) if explicit else None
         if "training" in names and not explicit:
             kwargs.pop("training", None)
             if call_context:
@@ -244,7 +245,7 @@ class Layer(Module):
         elif "training" not in names and "**" not in names:
             kwargs.pop("training", None)
         if explicit:
-            call_context.append(bool(kwargs["training"]))
+            call_context.append(training)
         try:
             outputs = self.call(inputs, *args, **kwargs)
         finally:
