@@ -49,7 +49,7 @@ class AveragePooling2D(Pooling2D):
         total = dnp.sum(patches, axis=3)
         if counts is None:
             return total / np.float32(self.pool_size[0] * self.pool_size[1])
-        return total / counts.numpy().astype(inputs.dtype.as_numpy_dtype)
+        return total / np.asarray(counts, inputs.dtype.as_numpy_dtype)
 
 
 class GlobalAveragePooling2D(Layer):
