@@ -35,6 +35,8 @@ from .surface.tf_ops import (abs, add, argmax, argmin, broadcast_to, cast, clip_
                      sin, size, split, sqrt, square, squeeze, stack, stop_gradient, subtract, tanh,
                      tensordot, tile, transpose, vectorized_map, where, zeros, zeros_like)
 from .surface.variables import Variable
+from .surface.function import TensorSpec, function, numpy_function, py_function
+from .surface import data
 from . import optimizers
 
 keras = _types.SimpleNamespace(layers=layers, optimizers=optimizers,
