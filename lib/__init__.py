@@ -26,7 +26,7 @@ from .core.registry import REGISTRY, RegisterGradient, defop
 from .reverse.tape import GradientTape, UnconnectedGradients
 from .reverse.indexed_slices import IndexedSlices
 from .reverse.tensor import Tensor, TensorShape, constant, convert_to_tensor, is_tensor
-from .surface.tf_ops import (abs, add, argmax, argmin, broadcast_to, cast, clip_by_norm, clip_by_value,  # noqa: A004
+from .surface.tf_ops import (abs, add, argmax, argmin, broadcast_to, cast, clip_by_global_norm, clip_by_norm, clip_by_value,  # noqa: A004
                      concat, cos, cumsum, divide, einsum, equal, exp, expand_dims, eye, fill, gather,
                      greater, identity, less, linspace, log, matmul, maximum, minimum, multiply,
                      negative, norm, one_hot, ones, ones_like, pad, pow, range, rank, reduce_all,
@@ -35,6 +35,11 @@ from .surface.tf_ops import (abs, add, argmax, argmin, broadcast_to, cast, clip_
                      sin, size, split, sqrt, square, squeeze, stack, stop_gradient, subtract, tanh,
                      tensordot, tile, transpose, vectorized_map, where, zeros, zeros_like)
 from .surface.variables import Variable
+from .surface.function import TensorSpec, function, numpy_function, py_function
+from .surface import data
+from .surface.control_flow import cond, foldl, foldr, scan, while_loop
+
+newaxis = None  # tf.newaxis: x[:, tf.newaxis]
 from . import optimizers
 
 from . import keras  # noqa: E402  (tf.keras: models, layers, losses, metrics, fit)

@@ -2,7 +2,7 @@
 
 from ..core import dnp
 from .tf_ops import output_tensor as _out, to_tensor as _t
-from .tf_ops import einsum, eye, matmul, norm, tensordot  # noqa: F401
+from .tf_ops import einsum, eye, global_norm, matmul, norm, tensordot  # noqa: F401
 
 
 def solve(matrix, rhs, adjoint=False, name=None):
