@@ -4,9 +4,8 @@
 array([0., 2.], dtype=float32)
 """
 
-import math
-
 from ..core import dnp
+from ..surface import nn
 from ..surface.tf_ops import cast, to_tensor
 
 
@@ -28,8 +27,7 @@ def relu6(x):
 
 
 def leaky_relu(x, negative_slope=0.2):
-    x = to_tensor(x)
-    return dnp.where(x >= 0, x, negative_slope * x)
+    return nn.leaky_relu(to_tensor(x), alpha=negative_slope)
 
 
 def sigmoid(x):
@@ -58,8 +56,7 @@ def elu(x, alpha=1.0):
 
 
 def selu(x):
-    alpha, scale = 1.6732632423543772, 1.0507009873554805
-    return scale * elu(x, alpha)
+    return nn.selu(to_tensor(x))
 
 
 def softplus(x):
@@ -78,10 +75,7 @@ def silu(x):
 
 def gelu(x, approximate=False):
     """x * Phi(x) (the normal CDF); `approximate=True` is the tanh form, as Keras."""
-    x = to_tensor(x)
-    if approximate:
-        return 0.5 * x * (1.0 + dnp.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3)))
-    return 0.5 * x * (1.0 + dnp.erf(x / math.sqrt(2.0)))
+    return nn.gelu(to_tensor(x), approximate=approximate)
 
 
 def exponential(x):

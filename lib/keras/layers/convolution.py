@@ -1,14 +1,10 @@
-"""Conv2D: a 2-D convolution over NHWC images (channels last), as Keras' Conv2D.
-
-The convolution gathers each output pixel's window into one axis (`windows`) and multiplies
-by the flattened kernel: one matmul, differentiable through the registry's slicing, stacking
-and matmul rules. 'same' padding pads as TF does (the extra pixel after, not before).
-"""
+"""Conv2D: a 2-D convolution over NHWC images (channels last), as Keras' Conv2D, on
+`tf.nn.conv2d` (a registry op: its derivatives are exact at every order, in every mode)."""
 
 import numpy as np
 
 from .. import activations, initializers
-from ...core import dnp
+from ...surface import nn
 from .base import Layer
 
 
@@ -17,33 +13,6 @@ def pair(value, name, layer):
     if len(pair_) != 2 or any(int(v) <= 0 for v in pair_):
         raise ValueError(f"[{layer}] `{name}` must be a positive int or a pair of them, got {value!r}.")
     return tuple(int(v) for v in pair_)
-
-
-def same_padding(size, window, stride):
-    """(before, after) padding of one spatial axis for TF's 'same': out = ceil(size / stride)."""
-    out = -(-size // stride)
-    total = max((out - 1) * stride + window - size, 0)
-    return total // 2, total - total // 2
-
-
-def windows(x, window, strides, padding, fill=0.0):
-    """(batch, out_h, out_w, kh * kw, channels): the window of each output pixel.
-
-    `window` is the (effective, dilated) extent `(kh, kw)` with the taps `offsets`."""
-    (kh, kw), offsets = window
-    sh, sw = strides
-    n, h, w, c = x.shape
-    if padding == "same":
-        (top, bottom), (left, right) = same_padding(h, kh, sh), same_padding(w, kw, sw)
-        if top or bottom or left or right:
-            x = dnp.pad(x, ((0, 0), (top, bottom), (left, right), (0, 0)), constant_values=fill)
-        h, w = h + top + bottom, w + left + right
-    out_h, out_w = (h - kh) // sh + 1, (w - kw) // sw + 1
-    if out_h <= 0 or out_w <= 0:
-        raise ValueError(f"[windows] an input of spatial size {(h, w)} is smaller than the window {(kh, kw)}; "
-                         "use padding='same' or a smaller kernel.")
-    taps = [x[:, i:i + (out_h - 1) * sh + 1:sh, j:j + (out_w - 1) * sw + 1:sw, :] for i, j in offsets]
-    return dnp.stack(taps, axis=3)
 
 
 class Conv2D(Layer):
@@ -84,15 +53,11 @@ class Conv2D(Layer):
                      if self.use_bias else None)
 
     def call(self, inputs):
-        (kh, kw), (dh, dw) = self.kernel_size, self.dilation_rate
-        window = ((dh * (kh - 1) + 1, dw * (kw - 1) + 1), [(i * dh, j * dw) for i in range(kh) for j in range(kw)])
         if len(inputs.shape) != 4 or inputs.shape[-1] != self.kernel.shape[2]:
             raise ValueError(f"[{self.name}] expected inputs (batch, height, width, {self.kernel.shape[2]}), got "
                              f"shape {tuple(inputs.shape)}.")
-        patches = windows(inputs, window, self.strides, self.padding)
-        n, out_h, out_w, taps, c = patches.shape
-        flat = dnp.reshape(patches, (n, out_h, out_w, taps * c))
-        y = dnp.matmul(flat, dnp.reshape(self.kernel, (taps * c, self.filters)))
+        y = nn.conv2d(inputs, self.kernel, strides=self.strides, padding=self.padding.upper(),
+                      dilations=self.dilation_rate)
         if self.use_bias:
             y = y + self.bias
         return self.activation(y)

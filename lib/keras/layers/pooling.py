@@ -1,11 +1,9 @@
 """Pooling layers over NHWC images: MaxPooling2D, AveragePooling2D and their global forms."""
 
-import numpy as np
-
 from ...core import dnp
 from .base import Layer
-from .convolution import pair, windows
-
+from .convolution import pair
+from ...surface import nn
 
 class Pooling2D(Layer):
     """The shared arguments: `pool_size`, `strides` (default: the pool size), `padding`."""
@@ -21,36 +19,23 @@ class Pooling2D(Layer):
         self.strides = self.pool_size if strides is None else pair(strides, "strides", self.name)
         self.padding = padding
 
-    def windows_of(self, inputs, fill):
+    def check(self, inputs):
         if len(inputs.shape) != 4:
             raise ValueError(f"[{self.name}] expects 4-D inputs (batch, height, width, channels), got shape "
                              f"{tuple(inputs.shape)}.")
-        ph, pw = self.pool_size
-        return windows(inputs, ((ph, pw), [(i, j) for i in range(ph) for j in range(pw)]), self.strides,
-                       self.padding, fill)
-
+        return dict(ksize=self.pool_size, strides=self.strides, padding=self.padding.upper())
 
 class MaxPooling2D(Pooling2D):
-    """The maximum of each window; its gradient goes to the first maximum, as TF's MaxPool."""
+    """The maximum of each window (`tf.nn.max_pool2d`: the gradient goes to the first maximum)."""
 
     def call(self, inputs):
-        patches = self.windows_of(inputs, -np.inf)
-        first = np.argmax(patches.numpy(), axis=3)[:, :, :, None, :]
-        return dnp.squeeze(dnp.take_along_axis(patches, first, axis=3), 3)
-
+        return nn.max_pool2d(inputs, **self.check(inputs))
 
 class AveragePooling2D(Pooling2D):
-    """The mean of each window; with 'same' padding the padded pixels are not counted (as TF)."""
+    """The mean of each window (`tf.nn.avg_pool2d`: with 'same' padding, padded pixels are not counted)."""
 
     def call(self, inputs):
-        patches = self.windows_of(inputs, 0.0)
-        ones = np.ones((1,) + tuple(inputs.shape[1:3]) + (1,), np.float32)
-        counts = self.windows_of(ones, 0.0).sum(axis=3) if self.padding == "same" else None
-        total = dnp.sum(patches, axis=3)
-        if counts is None:
-            return total / np.float32(self.pool_size[0] * self.pool_size[1])
-        return total / np.asarray(counts, inputs.dtype.as_numpy_dtype)
-
+        return nn.avg_pool2d(inputs, **self.check(inputs))
 
 class GlobalAveragePooling2D(Layer):
     def __init__(self, data_format=None, keepdims=False, **kwargs):
@@ -59,7 +44,6 @@ class GlobalAveragePooling2D(Layer):
 
     def call(self, inputs):
         return dnp.mean(inputs, axis=(1, 2), keepdims=self.keepdims)
-
 
 class GlobalMaxPooling2D(Layer):
     def __init__(self, data_format=None, keepdims=False, **kwargs):
