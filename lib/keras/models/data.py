@@ -100,8 +100,8 @@ class IterableBatches:
 
 def batches(x, y=None, sample_weight=None, batch_size=None, shuffle=False, steps=None, api="fit"):
     """ArrayBatches for arrays, IterableBatches for a dataset or other iterable of batches."""
-    if isinstance(x, (np.ndarray, Tensor)) or (isinstance(x, (list, tuple, dict)) and all(
-            isinstance(leaf, (np.ndarray, Tensor)) for leaf in nest.flatten(x))):
+    children = list(x.values()) if isinstance(x, dict) else list(x) if isinstance(x, (list, tuple)) else []
+    if isinstance(x, (np.ndarray, Tensor)) or (children and all(isinstance(c, (np.ndarray, Tensor)) for c in children)):
         return ArrayBatches(x, y, sample_weight, batch_size, shuffle, api)
     if y is not None:
         raise ValueError(f"[{api}] `y` must not be given when `x` is a dataset or another iterable of batches "
