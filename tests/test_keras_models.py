@@ -312,3 +312,28 @@ def test_to_categorical():
     np.testing.assert_array_equal(keras.utils.to_categorical([[1], [0], [2]], 4),
                                   [[0, 1, 0, 0], [1, 0, 0, 0], [0, 0, 1, 0]])
     assert keras.utils.to_categorical(np.array([0, 2])).shape == (2, 3)
+
+
+def test_a_tf_keras_2_train_step_reports_its_true_loss():
+    """compiled_loss / compiled_metrics, as tf.keras 2 code writes them: "loss" is the epoch's
+    mean loss (Keras 3.15 reports the mean prediction under that name here)."""
+
+    class CustomModel(keras.Model):
+        def train_step(self, data):
+            x, y = data
+            with tf.GradientTape() as tape:
+                y_pred = self(x, training=True)
+                loss = self.compiled_loss(y, y_pred, regularization_losses=self.losses)
+            grads = tape.gradient(loss, self.trainable_variables)
+            self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+            self.compiled_metrics.update_state(y, y_pred)
+            return {m.name: m.result() for m in self.metrics}
+
+    inputs = keras.Input(shape=(4,))
+    model = CustomModel(inputs, keras.layers.Dense(1)(inputs))
+    model.compile(optimizer=keras.optimizers.SGD(0.0), loss="mse", metrics=["mae"])  # no step: fixed weights
+    y = Y.astype(np.float32)[:, None]
+    history = model.fit(X, y, epochs=1, batch_size=16, shuffle=False, verbose=0)
+    prediction = model.predict(X, verbose=0)
+    np.testing.assert_allclose(history.history["loss"], [np.mean((prediction - y) ** 2)], rtol=1e-5)
+    np.testing.assert_allclose(history.history["mae"], [np.mean(np.abs(prediction - y))], rtol=1e-5)

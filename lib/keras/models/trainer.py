@@ -115,8 +115,13 @@ class Trainer:
         return CompiledMetricsShim(self)
 
     def compiled_loss(self, y, y_pred, sample_weight=None, regularization_losses=None):
-        """tf.keras 2's `compiled_loss`: the compiled loss plus the layers' added losses."""
-        return self.compute_loss(y=y, y_pred=y_pred, sample_weight=sample_weight)
+        """tf.keras 2's `compiled_loss`: the compiled loss plus the layers' added losses, counted
+        in the "loss" metric as tf.keras 2 counted it. (Keras 3.15's shim leaves that metric to
+        `compiled_metrics.update_state`, which feeds it the mean of `y_pred`: a wrong "loss".)"""
+        loss = self.compute_loss(y=y, y_pred=y_pred, sample_weight=sample_weight)
+        if self._loss_tracker is not None:
+            self._loss_tracker.update_state(loss, sample_weight=batch_size_of(y_pred))
+        return loss
 
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
         """The compiled loss of (y, y_pred) plus the losses layers added (`add_loss`)."""
