@@ -251,7 +251,9 @@ class Layer(Module):
         finally:
             if explicit:
                 call_context.pop()
-        self.output_shape_seen = nest.map_structure(lambda x: tuple(x.shape) if hasattr(x, "shape") else None, outputs)
+        if self.output_shape_seen is None:  # the first call's, as Keras' summary shows
+            self.output_shape_seen = nest.map_structure(lambda x: tuple(x.shape) if hasattr(x, "shape") else None,
+                                                        outputs)
         return outputs
 
     def build_for_call(self, input_shapes):
