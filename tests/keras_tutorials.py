@@ -294,3 +294,50 @@ def customizing_fit_own_metrics(tf, keras, epochs=3):
 
 TUTORIALS = [custom_training_walkthrough, basic_training_loop_module, basic_training_loop_keras,
              training_loop_from_scratch, customizing_fit_compute_loss, customizing_fit_own_metrics]
+
+
+def training_loop_with_added_losses(tf, keras, epochs=1):
+    """"Writing a training loop from scratch", its last part: a layer's `add_loss`, read from
+    `model.losses` in the loop (and by `fit`)."""
+
+    class ActivityRegularizationLayer(keras.layers.Layer):
+        def call(self, inputs):
+            self.add_loss(1e-2 * tf.reduce_sum(inputs))
+            return inputs
+
+    def build():
+        inputs = keras.Input(shape=(784,), name="digits")
+        x = keras.layers.Dense(64, activation="relu")(inputs)
+        x = ActivityRegularizationLayer()(x)  # Insert activity regularization as a layer
+        x = keras.layers.Dense(64, activation="relu")(x)
+        outputs = keras.layers.Dense(10, name="predictions")(x)
+        model = keras.Model(inputs=inputs, outputs=outputs)
+        initial_weights(model, 9, scale=0.05)
+        return model
+
+    model = build()
+    optimizer = keras.optimizers.SGD(learning_rate=1e-3)
+    loss_fn = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    x_train, y_train = digits(4, 128)
+
+    @function(tf)
+    def train_step(x, y):
+        with tf.GradientTape() as tape:
+            logits = model(x, training=True)
+            loss_value = loss_fn(y, logits)
+            # Add any extra losses created during the forward pass.
+            loss_value += sum(model.losses)
+        grads = tape.gradient(loss_value, model.trainable_weights)
+        optimizer.apply_gradients(zip(grads, model.trainable_weights))
+        return loss_value
+
+    record = {"step_losses": [float(train_step(x, y)) for x, y in batches(tf, x_train, y_train, 64)],
+              "losses_after_call": len(model.losses)}
+    fitted = build()
+    fitted.compile(optimizer=keras.optimizers.SGD(learning_rate=1e-3), loss=loss_fn)
+    record["fit_loss"] = fitted.fit(x_train, y_train, batch_size=64, epochs=2, shuffle=False,
+                                    verbose=0).history["loss"]
+    return record
+
+
+TUTORIALS.append(training_loop_with_added_losses)

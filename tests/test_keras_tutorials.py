@@ -180,7 +180,10 @@ REFERENCES = {'basic_training_loop_keras': {'b': 1.7482564449310303,
                                                     0.05029352381825447]],
                                 'train_acc': [0.0859375, 0.0859375],
                                 'val_acc': [0.03125, 0.03125],
-                                'weight_names': ['kernel', 'bias', 'kernel', 'bias', 'kernel', 'bias']}}
+                                'weight_names': ['kernel', 'bias', 'kernel', 'bias', 'kernel', 'bias']},
+ 'training_loop_with_added_losses': {'fit_loss': [16.414905548095703, 12.526538848876953],
+                                     'losses_after_call': 1,
+                                     'step_losses': [17.503101348876953, 15.326708793640137]}}
 
 
 def run(tutorial):
@@ -258,3 +261,11 @@ def test_customizing_fit_with_its_own_metrics():
     assert sorted(got["history"]) == ["loss", "mae"]
     for key in ref["history"]:
         close(got["history"][key], ref["history"][key], what=f"history[{key!r}]")
+
+
+def test_training_loop_with_added_losses():
+    """A layer's add_loss: model.losses holds this call's losses only, in the loop and in fit."""
+    got, ref = run(keras_tutorials.training_loop_with_added_losses), REFERENCES["training_loop_with_added_losses"]
+    assert got["losses_after_call"] == ref["losses_after_call"] == 1
+    close(got["step_losses"], ref["step_losses"], what="loss + sum(model.losses) per step")
+    close(got["fit_loss"], ref["fit_loss"], what="fit's loss, the added losses included")

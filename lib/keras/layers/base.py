@@ -23,6 +23,7 @@ from ...surface.variables import Variable
 
 name_counts = collections.Counter()
 call_context = []  # the `training` values of the calls in progress, outermost first
+call_depth = [0]  # how many layer calls are in progress (0: the next call is an outermost one)
 
 
 def clear_session():
@@ -189,11 +190,18 @@ class Layer(Module):
     # -- losses added by layers ------------------------------------------------------------------
 
     def add_loss(self, loss):
+        """Add a scalar to the losses of this call (`model.losses`; `fit` adds them to the loss)."""
         self._added_losses.append(loss)
 
     @property
     def losses(self):
+        """The losses added during the latest outermost call, this layer's and its sublayers'."""
         return list(self._added_losses) + [x for layer in self._layers for x in layer.losses]
+
+    def clear_losses(self):
+        self._added_losses.clear()
+        for layer in self._layers:
+            layer.clear_losses()
 
     # -- building and calling --------------------------------------------------------------------
 
@@ -244,11 +252,15 @@ class Layer(Module):
                 kwargs["training"] = call_context[-1]
         elif "training" not in names and "**" not in names:
             kwargs.pop("training", None)
+        if not call_depth[0]:
+            self.clear_losses()  # an outermost call starts the losses that `add_loss` collects afresh
         if explicit:
             call_context.append(training)
+        call_depth[0] += 1
         try:
             outputs = self.call(inputs, *args, **kwargs)
         finally:
+            call_depth[0] -= 1
             if explicit:
                 call_context.pop()
         if self.output_shape_seen is None:  # the first call's, as Keras' summary shows

@@ -132,6 +132,11 @@ class Model(Trainer, Layer):
         raise ValueError(f"[{self.name}.get_layer] no layer named {name!r}; the layers are "
                          f"{[layer.name for layer in self.layers]}.")
 
+    def save(self, filepath, overwrite=True, **kwargs):
+        raise NotImplementedError(f"[{self.name}.save] saving a whole model (.keras, SavedModel) is not supported by "
+                                  "dualtape.keras; save the weights with model.save_weights(path) and rebuild the "
+                                  "model in code before model.load_weights(path).")
+
     def save_weights(self, filepath, overwrite=True):
         """Save the weights' values (a pickle of NumPy arrays, in `weights` order; not Keras' .h5)."""
         with open(filepath, "wb") as handle:
