@@ -337,3 +337,25 @@ def test_a_tf_keras_2_train_step_reports_its_true_loss():
     prediction = model.predict(X, verbose=0)
     np.testing.assert_allclose(history.history["loss"], [np.mean((prediction - y) ** 2)], rtol=1e-5)
     np.testing.assert_allclose(history.history["mae"], [np.mean(np.abs(prediction - y))], rtol=1e-5)
+
+
+def test_layer_names_follow_keras_rule():
+    names = [keras.layers.Conv2D(1, 1).name, keras.layers.ReLU().name, keras.layers.MaxPooling2D().name,
+             keras.layers.BatchNormalization().name, keras.layers.Conv2D(1, 1).name]
+    assert names == ["conv2d", "re_lu", "max_pooling2d", "batch_normalization", "conv2d_1"]
+
+
+def test_losses_compute_in_float32_and_name_mismatched_shapes():
+    y_true, y_pred = np.array([[0.1, 0.2]]), np.array([[0.3, 0.7]])  # float64 arrays, as Keras: a float32 loss
+    assert keras.losses.MeanSquaredError()(y_true, y_pred).dtype == tf.float32
+    with pytest.raises(ValueError, match=r"\[mean_squared_error\] y_true of shape \(4, 3\) does not match y_pred "
+                                         r"of shape \(4, 2\)"):
+        keras.losses.MeanSquaredError()(np.zeros((4, 3)), np.zeros((4, 2)))
+    with pytest.raises(ValueError, match=r"\[accuracy\] y_true of shape \(2,\) does not match y_pred of shape \(3,\)"):
+        keras.metrics.Accuracy().update_state([1, 2], [1, 2, 3])
+    with pytest.raises(ValueError, match=r"\[categorical_crossentropy\].*use sparse_categorical_crossentropy"):
+        keras.losses.CategoricalCrossentropy()([0, 1], np.ones((2, 3)) / 3)
+    with pytest.raises(ValueError, match=r"\[dense\] expected inputs with last dimension 4"):
+        layer = keras.layers.Dense(2)
+        layer(np.zeros((1, 4)))
+        layer(np.zeros((1, 5)))

@@ -6,7 +6,7 @@ metrics, initializers, optimizers and callbacks, so a TF training script runs un
 - `graph`: the symbolic `KerasTensor`s of the functional API
 - `losses`, `metrics`, `initializers`, `activations`: by class, function or name
 - `optimizers`: `dualtape.optimizers` (Keras' classes); `callbacks`; `datasets` (local cache)
-- `utils`, `backend`, `progbar`
+- `utils`, `backend`, `progbar`, `naming` (automatic layer names)
 """
 
 from . import activations, backend, callbacks, datasets, initializers, layers, losses, metrics, utils

@@ -1,6 +1,6 @@
 """`keras.backend`: `clear_session`, `epsilon`, `floatx`, `image_data_format`."""
 
-from .layers.base import clear_session  # noqa: F401
+from .naming import clear_session  # noqa: F401
 from .losses import EPSILON
 
 

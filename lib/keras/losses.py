@@ -13,6 +13,7 @@ the log, logits go through the stable log-softmax / sigmoid forms.
 
 import numpy as np
 
+from . import naming
 from ..core import dnp, dtypes
 from ..reverse.tensor import Tensor, convert_to_tensor
 from ..surface.tf_ops import cast, to_tensor
@@ -37,11 +38,17 @@ def same_rank(x1, x2):
     return x1, x2
 
 
-def pair(y_true, y_pred):
-    """y_pred as a float tensor, y_true cast to its dtype, ranks matched."""
+def pair(y_true, y_pred, name="loss"):
+    """y_pred as a float tensor, y_true cast to its dtype, ranks matched, shapes checked."""
     y_pred = as_float(y_pred)
     y_true = cast(to_tensor(y_true), y_pred.dtype)
-    return same_rank(y_true, y_pred)
+    y_true, y_pred = same_rank(y_true, y_pred)
+    try:
+        np.broadcast_shapes(tuple(y_true.shape), tuple(y_pred.shape))
+    except ValueError:
+        raise ValueError(f"[{name}] y_true of shape {tuple(y_true.shape)} does not match y_pred of shape "
+                         f"{tuple(y_pred.shape)}; pass targets shaped like the model's output.") from None
+    return y_true, y_pred
 
 
 def check_same_shape(name, y_true, y_pred):
@@ -55,26 +62,26 @@ def check_same_shape(name, y_true, y_pred):
 
 def mean_squared_error(y_true, y_pred):
     """mean((y_true - y_pred)**2, axis=-1)."""
-    y_true, y_pred = pair(y_true, y_pred)
+    y_true, y_pred = pair(y_true, y_pred, "mean_squared_error")
     return dnp.mean(dnp.square(y_true - y_pred), axis=-1)
 
 
 def mean_absolute_error(y_true, y_pred):
     """mean(|y_true - y_pred|, axis=-1)."""
-    y_true, y_pred = pair(y_true, y_pred)
+    y_true, y_pred = pair(y_true, y_pred, "mean_absolute_error")
     return dnp.mean(dnp.abs(y_true - y_pred), axis=-1)
 
 
 def mean_absolute_percentage_error(y_true, y_pred):
     """100 * mean(|y_true - y_pred| / max(|y_true|, eps), axis=-1)."""
-    y_true, y_pred = pair(y_true, y_pred)
+    y_true, y_pred = pair(y_true, y_pred, "mean_absolute_percentage_error")
     diff = dnp.abs((y_true - y_pred) / dnp.maximum(dnp.abs(y_true), EPSILON))
     return 100.0 * dnp.mean(diff, axis=-1)
 
 
 def huber(y_true, y_pred, delta=1.0):
     """mean of 0.5 e**2 where |e| <= delta, else delta * (|e| - 0.5 delta), over the last axis."""
-    y_true, y_pred = pair(y_true, y_pred)
+    y_true, y_pred = pair(y_true, y_pred, "huber")
     error = y_pred - y_true
     abs_error = dnp.abs(error)
     delta = np.asarray(delta, dtype=dtypes.as_numpy_dtype(y_pred.dtype))
@@ -143,7 +150,7 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_cl
 
 def kl_divergence(y_true, y_pred):
     """sum(t * log(t / p), axis=-1), both clipped to [1e-7, 1]."""
-    y_true, y_pred = pair(y_true, y_pred)
+    y_true, y_pred = pair(y_true, y_pred, "kl_divergence")
     y_true = dnp.clip(y_true, EPSILON, 1.0)
     y_pred = dnp.clip(y_pred, EPSILON, 1.0)
     return dnp.sum(y_true * dnp.log(y_true / y_pred), axis=-1)
@@ -187,13 +194,13 @@ class Loss:
         if reduction not in REDUCTIONS:
             raise ValueError(f"[{type(self).__name__}] unknown reduction {reduction!r}; use one of "
                              "'sum_over_batch_size', 'sum', 'mean', 'mean_with_sample_weight', 'none' or None.")
-        self.name = name or snake(type(self).__name__)
+        self.name = name or naming.snake_case(type(self).__name__)
         self.reduction = reduction
         self.dtype = np.dtype(dtype or "float32")
 
     def __call__(self, y_true, y_pred, sample_weight=None):
         y_pred = to_tensor(y_pred)
-        if not y_pred.dtype.is_floating:
+        if y_pred.dtype.as_numpy_dtype != self.dtype:  # Keras computes a loss in its dtype (float32)
             y_pred = cast(y_pred, self.dtype)
         values = self.call(y_true, y_pred)
         return reduce_weighted(values, sample_weight, self.reduction)
@@ -203,11 +210,6 @@ class Loss:
 
     def get_config(self):
         return {"name": self.name, "reduction": self.reduction}
-
-
-def snake(name):
-    out = "".join("_" + c.lower() if c.isupper() else c for c in name).lstrip("_")
-    return out
 
 
 class LossFunctionWrapper(Loss):

@@ -12,7 +12,7 @@ values (`.numpy()`): a metric is bookkeeping, never part of a gradient.
 
 import numpy as np
 
-from . import losses
+from . import losses, naming
 from ..reverse.tensor import Tensor, constant
 
 
@@ -56,7 +56,7 @@ class Metric:
     """Base class: subclasses keep their state in NumPy scalars and implement the three methods."""
 
     def __init__(self, name=None, dtype=None):
-        self.name = name or losses.snake(type(self).__name__)
+        self.name = name or naming.snake_case(type(self).__name__)
         self.dtype = np.dtype(dtype or "float32")
 
     def update_state(self, *args, **kwargs):
@@ -136,15 +136,22 @@ class MeanMetricWrapper(Mean):
 
 # -- per-sample functions (NumPy: a metric is never differentiated) -----------------------------
 
-def accuracy(y_true, y_pred):
+def matched(name, y_true, y_pred):
+    """y_true (in y_pred's dtype) and y_pred with their ranks matched; their shapes must agree."""
     y_pred = values_of(y_pred)
     y_true, y_pred = same_rank(values_of(y_true, y_pred.dtype), y_pred)
+    if y_true.shape != y_pred.shape:
+        raise ValueError(f"[{name}] y_true of shape {y_true.shape} does not match y_pred of shape {y_pred.shape}.")
+    return y_true, y_pred
+
+
+def accuracy(y_true, y_pred):
+    y_true, y_pred = matched("accuracy", y_true, y_pred)
     return (y_true == y_pred).astype("float32")
 
 
 def binary_accuracy(y_true, y_pred, threshold=0.5):
-    y_pred = values_of(y_pred)
-    y_true, y_pred = same_rank(values_of(y_true, y_pred.dtype), y_pred)
+    y_true, y_pred = matched("binary_accuracy", y_true, y_pred)
     return np.mean(y_true == (y_pred > threshold).astype(y_true.dtype), axis=-1, dtype="float32")
 
 

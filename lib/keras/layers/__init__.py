@@ -7,7 +7,8 @@
 - `merging`: Add, Subtract, Multiply, Average, Concatenate; `input_layer`: Input, InputLayer
 """
 
-from .base import Layer, clear_session
+from .base import Layer
+from ..naming import clear_session
 from .convolution import Conv2D
 from .core import Activation, Dense, Dropout, Embedding, Flatten, Identity, Lambda, LeakyReLU, ReLU, Reshape, Softmax
 from .input_layer import Input, InputLayer

@@ -8,33 +8,21 @@ to the layer's dtype (float32), as Keras' autocasting does. A call that does not
 Variables are named as TF 2 names them: `dense/kernel:0`, `dense_1/kernel:0`, ...
 """
 
-import collections
 import functools
 import inspect
 
 import numpy as np
 
 from .. import graph, initializers
+from ..naming import snake_case, unique_name
 from ...core import nest
 from ...reverse.tensor import Tensor, convert_to_tensor
-from ...surface.module import Module, snake_case
+from ...surface.module import Module
 from ...surface.tf_ops import cast
 from ...surface.variables import Variable
 
-name_counts = collections.Counter()
 call_context = []  # the `training` values of the calls in progress, outermost first
 call_depth = [0]  # how many layer calls are in progress (0: the next call is an outermost one)
-
-
-def clear_session():
-    """Reset automatic layer names (the next Dense is 'dense' again), as Keras does."""
-    name_counts.clear()
-
-
-def unique_name(base):
-    count = name_counts[base]
-    name_counts[base] += 1
-    return base if count == 0 else f"{base}_{count}"
 
 
 @functools.lru_cache(maxsize=None)

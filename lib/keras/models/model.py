@@ -15,7 +15,8 @@ import numpy as np
 from . import summary as summary_module
 from .trainer import Trainer
 from .. import graph, metrics as metrics_module
-from ..layers.base import Layer, unique_name
+from ..layers.base import Layer
+from ..naming import unique_name
 from ..layers.input_layer import InputLayer
 from ...core import nest
 from ...reverse.tensor import wrap

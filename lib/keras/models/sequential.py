@@ -7,7 +7,8 @@
 
 from .model import Model
 from .. import graph
-from ..layers.base import Layer, unique_name
+from ..layers.base import Layer
+from ..naming import unique_name
 from ..layers.input_layer import InputLayer
 
 
