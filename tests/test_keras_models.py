@@ -359,3 +359,19 @@ def test_losses_compute_in_float32_and_name_mismatched_shapes():
         layer = keras.layers.Dense(2)
         layer(np.zeros((1, 4)))
         layer(np.zeros((1, 5)))
+
+
+def test_named_inputs_by_dict_and_a_generator_with_steps_per_epoch():
+    a, b = keras.Input(shape=(3,), name="zeta"), keras.Input(shape=(2,), name="alpha")
+    model = keras.Model([a, b], keras.layers.Concatenate()([a, b]))
+    out = model({"alpha": np.ones((1, 2)), "zeta": np.zeros((1, 3))}).numpy()
+    np.testing.assert_array_equal(out, [[0, 0, 0, 1, 1]])  # matched by name, not by sorted key
+    with pytest.raises(ValueError, match=r"missing \['alpha'\]"):
+        model({"zeta": np.zeros((1, 3))})
+
+    def forever():
+        while True:
+            yield X[:8], Y[:8]
+
+    history = small_classifier().fit(forever(), steps_per_epoch=3, epochs=2, verbose=0)
+    assert len(history.history["loss"]) == 2

@@ -92,6 +92,14 @@ class IterableBatches:
         return self.known
 
     def __iter__(self):
+        if self.steps is not None and iter(self.iterable) is self.iterable:
+            # an iterator (a generator) with steps_per_epoch: each epoch takes the next steps
+            for _ in range(int(self.steps)):
+                try:
+                    yield next(self.iterable)
+                except StopIteration:
+                    return
+            return
         for step, batch in enumerate(self.iterable):
             if self.steps is not None and step >= self.steps:
                 return

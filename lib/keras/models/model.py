@@ -80,7 +80,15 @@ class Model(Trainer, Layer):
             raise NotImplementedError(f"[{type(self).__name__}] a subclassed Model implements call(inputs), or is "
                                       "built functionally: keras.Model(inputs, outputs).")
         structure, outputs, flat_inputs, flat_outputs, nodes = self._graph
-        values = nest.flatten(inputs) if nest.is_nested(structure) else [inputs]
+        if isinstance(inputs, dict):  # by the keys of a dict of inputs, else by the Inputs' names
+            keys = sorted(structure) if isinstance(structure, dict) else [x.name for x in flat_inputs]
+            missing = [key for key in keys if key not in inputs]
+            if missing:
+                raise ValueError(f"[{self.name}] the inputs dict has keys {sorted(inputs)}; the model's inputs are "
+                                 f"named {keys} (missing {missing}).")
+            values = [inputs[key] for key in keys]
+        else:
+            values = nest.flatten(inputs) if nest.is_nested(structure) else [inputs]
         if len(values) != len(flat_inputs):
             raise ValueError(f"[{self.name}] expected {len(flat_inputs)} input(s), got {len(values)}.")
         for x, value in zip(flat_inputs, values):
