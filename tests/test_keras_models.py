@@ -375,3 +375,16 @@ def test_named_inputs_by_dict_and_a_generator_with_steps_per_epoch():
 
     history = small_classifier().fit(forever(), steps_per_epoch=3, epochs=2, verbose=0)
     assert len(history.history["loss"]) == 2
+
+
+def test_summary_counts_the_optimizer_state_after_training():
+    """Keras 3.15 prints these three lines for this model after fit with 'sgd', then 'adam'."""
+    for optimizer, tail in (("sgd", [" Total params: 69 (280.00 B)", " Trainable params: 67 (268.00 B)",
+                                     " Non-trainable params: 0 (0.00 B)", " Optimizer params: 2 (12.00 B)"]),
+                            ("adam", [" Total params: 203 (816.00 B)", " Trainable params: 67 (268.00 B)",
+                                      " Non-trainable params: 0 (0.00 B)", " Optimizer params: 136 (548.00 B)"])):
+        model = keras.Sequential([keras.Input((4,)), keras.layers.Dense(8, activation="relu"), keras.layers.Dense(3)])
+        model.compile(optimizer=optimizer, loss="sparse_categorical_crossentropy")
+        assert summary_text(model).splitlines()[-3:] == [" Total params: 67 (268.00 B)"] + tail[1:3]  # no state yet
+        model.fit(X, Y, verbose=0)
+        assert summary_text(model).splitlines()[-4:] == tail

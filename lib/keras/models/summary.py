@@ -56,7 +56,11 @@ def summary_lines(model, rows):
     lines.append(rule("└", "┴", "┘", "─"))
     trainable = model.trainable_weights
     trainable_ids = {id(v) for v in trainable}
-    lines += [f" Total params: {params_and_bytes(model.weights)}",
+    optimizer = getattr(model, "optimizer", None)
+    optimizer_variables = list(optimizer.variables) if optimizer is not None and optimizer.built else []
+    lines += [f" Total params: {params_and_bytes(list(model.weights) + optimizer_variables)}",
               f" Trainable params: {params_and_bytes(trainable)}",
               f" Non-trainable params: {params_and_bytes([v for v in model.weights if id(v) not in trainable_ids])}"]
+    if optimizer_variables:  # once the optimizer has made its state, as Keras prints it
+        lines.append(f" Optimizer params: {params_and_bytes(optimizer_variables)}")
     return lines
