@@ -388,3 +388,33 @@ def test_summary_counts_the_optimizer_state_after_training():
         assert summary_text(model).splitlines()[-3:] == [" Total params: 67 (268.00 B)"] + tail[1:3]  # no state yet
         model.fit(X, Y, verbose=0)
         assert summary_text(model).splitlines()[-4:] == tail
+
+
+def test_build_by_hand_and_the_weight_attributes():
+    model = keras.Sequential([keras.layers.Dense(3), keras.layers.Dense(1, use_bias=False)])
+    model.build((None, 5))
+    assert [tuple(w.shape) for w in model.get_weights()] == [(5, 3), (3,), (3, 1)]
+    dense = model.layers[0]
+    assert dense.kernel is model.trainable_variables[0] and dense.bias is model.trainable_variables[1]
+    assert model.layers[1].bias is None and model.count_params() == 21
+
+    layer = keras.layers.LayerNormalization()
+    layer.build((None, 4))
+    assert layer.built and [w.name for w in layer.weights] == ["layer_normalization/gamma:0",
+                                                               "layer_normalization/beta:0"]
+
+    class Net(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.blocks = [keras.layers.Dense(4), keras.layers.Dense(2)]
+
+        def call(self, x):
+            for block in self.blocks:
+                x = block(x)
+            return x
+
+    net = Net()
+    net.build((None, 3))
+    assert [w.name for w in net.trainable_weights] == ["dense_2/kernel:0", "dense_2/bias:0", "dense_3/kernel:0",
+                                                      "dense_3/bias:0"]
+    assert net.non_trainable_weights == [] and len(net.layers) == 2
