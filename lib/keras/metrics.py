@@ -262,12 +262,64 @@ class SparseCategoricalCrossentropy(MeanMetricWrapper):
         super().__init__(numpy_loss(losses.sparse_categorical_crossentropy), name, dtype, from_logits=from_logits)
 
 
-CLASSES = {cls.__name__: cls for cls in (Mean, Sum, Accuracy, BinaryAccuracy, CategoricalAccuracy,
+class AUC(Metric):
+    """Area under the ROC curve from confusion counts at `num_thresholds` thresholds (Keras' AUC
+    with curve='ROC' and trapezoidal 'interpolation'); labels and predictions are flattened."""
+
+    def __init__(self, num_thresholds=200, curve="ROC", summation_method="interpolation", name=None, dtype=None,
+                 thresholds=None, multi_label=False, num_labels=None, label_weights=None, from_logits=False):
+        super().__init__(name or naming.unique_name("auc"), dtype)  # 'auc', 'auc_1', ... as Keras names them
+        if curve != "ROC" or summation_method != "interpolation" or multi_label or label_weights is not None:
+            raise ValueError("[AUC] dualtape.keras computes the ROC curve's area by interpolation over flattened "
+                             "labels only (curve='ROC', summation_method='interpolation', multi_label=False).")
+        if thresholds is None:
+            if num_thresholds <= 1:
+                raise ValueError(f"[AUC] num_thresholds must be > 1, got {num_thresholds}.")
+            inner = [(i + 1) * 1.0 / (num_thresholds - 1) for i in range(num_thresholds - 2)]
+        else:
+            inner = sorted(float(t) for t in thresholds)
+        self.thresholds = np.array([0.0 - losses.EPSILON] + inner + [1.0 + losses.EPSILON], np.float32)
+        self.from_logits = from_logits
+        self.reset_state()
+
+    def reset_state(self):
+        zeros = np.zeros(len(self.thresholds), self.dtype)
+        self.true_positives, self.false_positives = zeros.copy(), zeros.copy()
+        self.true_negatives, self.false_negatives = zeros.copy(), zeros.copy()
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        y_true, y_pred = same_rank(values_of(y_true), values_of(y_pred, self.dtype))
+        if y_true.shape != y_pred.shape:
+            raise ValueError(f"[AUC] y_true of shape {y_true.shape} does not match y_pred of shape {y_pred.shape}.")
+        if self.from_logits:
+            y_pred = (1.0 / (1.0 + np.exp(-y_pred))).astype(self.dtype)
+        weight = np.ones(y_pred.shape, self.dtype)
+        if sample_weight is not None:
+            w = values_of(sample_weight, self.dtype)
+            weight = np.broadcast_to(w.reshape(w.shape + (1,) * (y_pred.ndim - w.ndim)), y_pred.shape)
+        y_true, y_pred, weight = y_true.reshape(-1).astype(bool), y_pred.reshape(-1), weight.reshape(-1)
+        above = y_pred[None, :] > self.thresholds[:, None]
+        positive, negative = weight * y_true, weight * ~y_true
+        self.true_positives += np.sum(above * positive, axis=1, dtype=self.dtype)
+        self.false_positives += np.sum(above * negative, axis=1, dtype=self.dtype)
+        self.false_negatives += np.sum(~above * positive, axis=1, dtype=self.dtype)
+        self.true_negatives += np.sum(~above * negative, axis=1, dtype=self.dtype)
+
+    def result(self):
+        def ratio(a, b):
+            return np.where(b > 0, a / np.where(b > 0, b, 1), 0).astype(self.dtype)
+        recall = ratio(self.true_positives, self.true_positives + self.false_negatives)
+        fp_rate = ratio(self.false_positives, self.false_positives + self.true_negatives)
+        heights = (recall[:-1] + recall[1:]) / 2
+        return constant(np.sum((fp_rate[:-1] - fp_rate[1:]) * heights, dtype=self.dtype))
+
+
+CLASSES = {cls.__name__: cls for cls in (Mean, Sum, AUC, Accuracy, BinaryAccuracy, CategoricalAccuracy,
                                          SparseCategoricalAccuracy, TopKCategoricalAccuracy,
                                          SparseTopKCategoricalAccuracy, MeanSquaredError, MeanAbsoluteError,
                                          RootMeanSquaredError, BinaryCrossentropy, CategoricalCrossentropy,
                                          SparseCategoricalCrossentropy)}
-NAMES = {"accuracy": Accuracy, "acc": Accuracy, "binary_accuracy": BinaryAccuracy,
+NAMES = {"auc": AUC, "accuracy": Accuracy, "acc": Accuracy, "binary_accuracy": BinaryAccuracy,
          "categorical_accuracy": CategoricalAccuracy, "sparse_categorical_accuracy": SparseCategoricalAccuracy,
          "top_k_categorical_accuracy": TopKCategoricalAccuracy,
          "sparse_top_k_categorical_accuracy": SparseTopKCategoricalAccuracy,
