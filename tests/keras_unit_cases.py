@@ -98,6 +98,13 @@ def metric_cases(tf, keras):
     coarse = M.AUC(num_thresholds=5, from_logits=True)
     coarse.update_state(a["y_true_bin"], a["logits"])
     out["auc_coarse_logits"] = {"results": [float(coarse.result())], "name": coarse.name}
+    for cls in (M.Precision, M.Recall):
+        for kwargs in ({}, {"thresholds": 0.3}):
+            metric = cls(**kwargs)
+            metric.update_state(a["y_true_bin"], a["y_pred_prob"])
+            first = float(metric.result())
+            metric.update_state(a["y_true_bin"][:3], a["y_pred_prob"][::-1][:3], sample_weight=a["weights"][:3])
+            out[metric.name] = {"results": [first, float(metric.result())], "name": metric.name}
     mean, total = M.Mean(), M.Sum()
     for values, weights in (([1.0, 3.0, 5.0, 7.0], None), ([2.0, 4.0], [0.5, 1.5]), (a["rows"], a["weights"][:3])):
         mean.update_state(values, sample_weight=weights)

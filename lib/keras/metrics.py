@@ -262,6 +262,54 @@ class SparseCategoricalCrossentropy(MeanMetricWrapper):
         super().__init__(numpy_loss(losses.sparse_categorical_crossentropy), name, dtype, from_logits=from_logits)
 
 
+class ConfusionRatio(Metric):
+    """Precision or recall at one threshold: weighted true positives over a second count."""
+
+    def __init__(self, thresholds=None, top_k=None, class_id=None, name=None, dtype=None):
+        super().__init__(name, dtype)
+        if top_k is not None or class_id is not None or isinstance(thresholds, (list, tuple)):
+            raise ValueError(f"[{type(self).__name__}] dualtape.keras supports one threshold over all classes "
+                             "(no top_k, class_id or list of thresholds).")
+        self.threshold = 0.5 if thresholds is None else float(thresholds)
+        self.reset_state()
+
+    def reset_state(self):
+        self.true_positives = self.dtype.type(0)
+        self.other = self.dtype.type(0)  # false positives (precision) or false negatives (recall)
+
+    def update_state(self, y_true, y_pred, sample_weight=None):
+        y_true, y_pred = same_rank(values_of(y_true), values_of(y_pred, self.dtype))
+        if y_true.shape != y_pred.shape:
+            raise ValueError(f"[{type(self).__name__}] y_true of shape {y_true.shape} does not match y_pred of shape "
+                             f"{y_pred.shape}.")
+        weight = np.ones(y_pred.shape, self.dtype)
+        if sample_weight is not None:
+            w = values_of(sample_weight, self.dtype)
+            weight = np.broadcast_to(w.reshape(w.shape + (1,) * (y_pred.ndim - w.ndim)), y_pred.shape)
+        predicted, actual = y_pred > self.threshold, y_true.astype(bool)
+        self.true_positives = self.dtype.type(self.true_positives + np.sum(weight * (predicted & actual), dtype=self.dtype))
+        wrong = (predicted & ~actual) if isinstance(self, Precision) else (~predicted & actual)
+        self.other = self.dtype.type(self.other + np.sum(weight * wrong, dtype=self.dtype))
+
+    def result(self):
+        total = self.true_positives + self.other
+        return constant(self.dtype.type(self.true_positives / total) if total else self.dtype.type(0))
+
+
+class Precision(ConfusionRatio):
+    """true positives / predicted positives, a prediction being positive above `thresholds` (0.5)."""
+
+    def __init__(self, thresholds=None, top_k=None, class_id=None, name=None, dtype=None):
+        super().__init__(thresholds, top_k, class_id, name or naming.unique_name("precision"), dtype)
+
+
+class Recall(ConfusionRatio):
+    """true positives / actual positives, a prediction being positive above `thresholds` (0.5)."""
+
+    def __init__(self, thresholds=None, top_k=None, class_id=None, name=None, dtype=None):
+        super().__init__(thresholds, top_k, class_id, name or naming.unique_name("recall"), dtype)
+
+
 class AUC(Metric):
     """Area under the ROC curve from confusion counts at `num_thresholds` thresholds (Keras' AUC
     with curve='ROC' and trapezoidal 'interpolation'); labels and predictions are flattened."""
@@ -314,12 +362,12 @@ class AUC(Metric):
         return constant(np.sum((fp_rate[:-1] - fp_rate[1:]) * heights, dtype=self.dtype))
 
 
-CLASSES = {cls.__name__: cls for cls in (Mean, Sum, AUC, Accuracy, BinaryAccuracy, CategoricalAccuracy,
+CLASSES = {cls.__name__: cls for cls in (Mean, Sum, AUC, Precision, Recall, Accuracy, BinaryAccuracy, CategoricalAccuracy,
                                          SparseCategoricalAccuracy, TopKCategoricalAccuracy,
                                          SparseTopKCategoricalAccuracy, MeanSquaredError, MeanAbsoluteError,
                                          RootMeanSquaredError, BinaryCrossentropy, CategoricalCrossentropy,
                                          SparseCategoricalCrossentropy)}
-NAMES = {"auc": AUC, "accuracy": Accuracy, "acc": Accuracy, "binary_accuracy": BinaryAccuracy,
+NAMES = {"auc": AUC, "precision": Precision, "recall": Recall, "accuracy": Accuracy, "acc": Accuracy, "binary_accuracy": BinaryAccuracy,
          "categorical_accuracy": CategoricalAccuracy, "sparse_categorical_accuracy": SparseCategoricalAccuracy,
          "top_k_categorical_accuracy": TopKCategoricalAccuracy,
          "sparse_top_k_categorical_accuracy": SparseTopKCategoricalAccuracy,
