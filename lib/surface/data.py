@@ -315,19 +315,18 @@ class Dataset:
 
     def cache(self, filename="", name=None):
         """Keep the elements of the first full pass in memory and replay them afterwards."""
-        stored = []
+        cached = {}
 
         def make():
-            if stored and stored[0] is not None:
-                yield from stored[0]
+            if "pass" in cached:
+                yield from cached["pass"]
                 return
             seen = []
             for element in self._make_iterator():
                 seen.append(element)
                 yield element
-            stored[:] = [seen]  # only a complete pass is cached
+            cached["pass"] = seen  # only a complete pass is cached
 
-        stored.append(None)
         return self._then(make)
 
     def concatenate(self, dataset, name=None):
