@@ -60,3 +60,14 @@ for _name, _module in {"math": math, "nn": nn, "linalg": linalg, "image": image,
     _sys.modules[f"{__name__}.{_name}"] = _module
     globals()[_name] = _module
 del _name, _module
+
+
+# TF's sub-namespaces; dualtape's own packages (core, ops, reverse, dnp, layers, transforms, ...)
+# stay importable but are not listed by dir(tf), which shows TF's names and the functional API
+_TF_NAMESPACES = {"autodiff", "data", "dtypes", "errors", "image", "keras", "linalg", "math", "nest", "nn",
+                  "optimizers", "random", "signal"}
+
+
+def __dir__():
+    return sorted(name for name, value in globals().items()
+                  if not isinstance(value, _types.ModuleType) or name in _TF_NAMESPACES)

@@ -853,3 +853,22 @@ def test_callable_learning_rate_and_schedule_errors():
     config = S.serialize(S.PolynomialDecay(0.1, 10, cycle=True))
     assert S.deserialize(config)(15) == S.PolynomialDecay(0.1, 10, cycle=True)(15)
     assert math.isclose(float(S.CosineDecay(1.0, 4)(2)), 0.5, rel_tol=1e-7)
+
+
+@pytest.mark.parametrize("name", ["Nadam", "Adamax", "Lion"])
+def test_new_optimizers_apply_iterations_and_settable_learning_rate(name):
+    """Keras 3's apply(grads, variables) and apply_gradients take the same step; the learning
+    rate is a settable float32 variable and the step count is `iterations`."""
+    w1, w2 = tf.Variable([1.0, -2.0]), tf.Variable([1.0, -2.0])
+    a, b = getattr(O, name)(learning_rate=0.1), getattr(O, name)(learning_rate=0.1)
+    g = tf.constant([0.5, 0.25])
+    a.apply([g], [w1])
+    b.apply_gradients(zip([g], [w2]))
+    np.testing.assert_array_equal(w1.numpy(), w2.numpy())
+    assert not np.array_equal(w1.numpy(), [1.0, -2.0]) and int(a.iterations) == 1
+    a.learning_rate = 0.0
+    assert a.learning_rate.dtype == tf.float32 and float(a.learning_rate) == 0.0
+    before = w1.numpy()
+    a.apply([g], [w1])
+    np.testing.assert_array_equal(w1.numpy(), before)  # a zero learning rate takes no step
+    assert int(a.iterations) == 2

@@ -129,3 +129,11 @@ def test_bad_input_errors_name_the_api():
         list(D.range(3).map(lambda v: tf.zeros([int(v.numpy())])).batch(3))
     with pytest.raises(TypeError, match=r"\[Dataset.filter\]"):
         list(D.range(3).filter(lambda v: v))
+
+
+def test_cache_keeps_only_a_complete_pass():
+    calls = []
+    ds = D.range(4).map(lambda v: (calls.append(1), v)[1]).cache()
+    assert [int(v) for v in ds.take(2)] == [0, 1]  # a partial pass is not cached
+    assert list(ds.as_numpy_iterator()) == [0, 1, 2, 3] and list(ds.as_numpy_iterator()) == [0, 1, 2, 3]
+    assert len(calls) == 2 + 4

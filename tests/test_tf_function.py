@@ -89,7 +89,8 @@ def test_methods_bind_per_instance():
 
     a, b = Model(2.0), Model(5.0)
     assert float(a(3.0)) == 6.0 and float(b(3.0)) == 15.0 and float(a.double(1.0)) == 4.0
-    assert a.double is a.double  # bound once per instance, as TF caches it
+    assert a.double is a.double and a.double is not b.double  # bound once per instance, as TF caches it
+    assert type(a).__dict__["double"].python_function.__name__ == "double"
     with tf.GradientTape() as tape:
         y = b(3.0)
     assert float(tape.gradient(y, b.k)) == 3.0

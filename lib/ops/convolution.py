@@ -8,41 +8,53 @@ is exact: <h, Conv2DBackpropInput(w, g)> = <Conv2D(h, w), g> = <Conv2DBackpropFi
 
 Static arguments are canonical (the surface, `dualtape.nn.conv2d`, resolves TF's forms):
 `strides` and `dilations` are (rows, columns), `padding` is ((top, bottom), (left, right)).
-The windows are a strided view of the padded input (sliding_window_view), contracted with
-the filters by one tensordot; the input's adjoint adds one matmul per filter tap.
+Each op is one matrix product: the window taps of the padded input side by side (im2col,
+strided views concatenated along channels) times the flattened filters; the input's adjoint
+adds each tap of that product back onto the pixels it read (col2im).
 """
 
 import numpy as np
 
 from ..core import dnp
 from ..core.registry import defop
-from ..core.rulekit import padded_windows
+from ..core.rulekit import tap_index, window_taps
 
 __all__ = ["conv2d", "conv2d_backprop_input", "conv2d_backprop_filter"]
 
 
+def _columns(input, window, strides, padding, dilations):  # noqa: A002
+    """im2col: every window's taps side by side, (N * Ho * Wo, kh * kw * C), tap-major as the
+    filters' (kh, kw, C) axes flatten; and the output's (N, Ho, Wo)."""
+    taps = window_taps(input, window, strides, padding, dilations)
+    columns = np.concatenate(taps, axis=-1)
+    return columns.reshape(-1, columns.shape[-1]), columns.shape[:3]
+
+
 def _conv2d(input, filters, *, strides, padding, dilations):  # noqa: A002 (TF's name)
-    windows = padded_windows(input, np.shape(filters)[:2], strides, padding, dilations)
-    return np.tensordot(windows, filters, axes=([3, 4, 5], [2, 0, 1]))
+    kh, kw, c_in, c_out = np.shape(filters)
+    columns, out_shape = _columns(input, (kh, kw), strides, padding, dilations)
+    return (columns @ np.reshape(filters, (kh * kw * c_in, c_out))).reshape(out_shape + (c_out,))
 
 
 def _conv2d_backprop_input(filters, out_backprop, *, input_shape, strides, padding, dilations):
     n, height, width, channels = input_shape
     (top, bottom), (left, right) = padding
-    (sh, sw), (dh, dw) = strides, dilations
+    kh, kw, c_in, c_out = np.shape(filters)
     rows, cols = np.shape(out_backprop)[1:3]
-    out = np.zeros((n, height + top + bottom, width + left + right, channels),
-                   np.result_type(filters, out_backprop))
-    for p in range(np.shape(filters)[0]):
-        for q in range(np.shape(filters)[1]):  # each tap sends g @ w[p, q]^T back to its input pixels
-            out[:, p * dh:p * dh + sh * (rows - 1) + 1:sh, q * dw:q * dw + sw * (cols - 1) + 1:sw, :] += (
-                out_backprop @ filters[p, q].T)
+    # col2im: each window's cotangent (one GEMM), each tap added back onto the pixels it read
+    taps = (np.reshape(out_backprop, (-1, c_out)) @ np.reshape(filters, (kh * kw * c_in, c_out)).T).reshape(
+        n, rows, cols, kh * kw, c_in)
+    out = np.zeros((n, height + top + bottom, width + left + right, channels), taps.dtype)
+    for p in range(kh):
+        for q in range(kw):
+            out[tap_index(p, q, rows, cols, strides, dilations)] += taps[:, :, :, p * kw + q, :]
     return np.ascontiguousarray(out[:, top:top + height, left:left + width, :])
 
 
 def _conv2d_backprop_filter(input, out_backprop, *, filter_shape, strides, padding, dilations):  # noqa: A002
-    windows = padded_windows(input, filter_shape[:2], strides, padding, dilations)
-    return np.tensordot(windows, out_backprop, axes=([0, 1, 2], [0, 1, 2])).transpose(1, 2, 0, 3)
+    kh, kw, c_in, c_out = filter_shape
+    columns, _ = _columns(input, (kh, kw), strides, padding, dilations)
+    return (columns.T @ np.reshape(out_backprop, (-1, c_out))).reshape(kh, kw, c_in, c_out)
 
 
 # -- Conv2D: y = conv(x, w) -----------------------------------------------------------------

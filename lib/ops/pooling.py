@@ -15,14 +15,18 @@ import numpy as np
 
 from ..core import dnp
 from ..core.registry import LINEAR, defop
-from ..core.rulekit import max_pool_index, padded_windows, unindex_like
+from ..core.rulekit import max_pool_index, tap_index, unindex_like, window_taps
 
 __all__ = ["max_pool2d", "avg_pool2d", "avg_pool2d_grad"]
 
 
 def _max_pool(x, *, ksize, strides, padding):
     low = -np.inf if np.asarray(x).dtype.kind in "fc" else np.iinfo(np.asarray(x).dtype).min
-    return np.max(padded_windows(x, ksize, strides, padding, fill=low), axis=(4, 5))
+    taps = window_taps(x, ksize, strides, padding, fill=low)
+    out = taps[0].copy()
+    for tap in taps[1:]:
+        np.maximum(out, tap, out=out)
+    return out
 
 
 def max_pool_vjp(g, ans, x, *, ksize, strides, padding):
@@ -35,24 +39,26 @@ def max_pool_jvp(dx, ans, x, *, ksize, strides, padding):
 
 def _window_counts(shape, ksize, strides, padding):
     """How many input elements (not padding) each output window covers, shaped (1, Ho, Wo, 1)."""
-    ones = np.ones((1, shape[1], shape[2], 1))
-    return np.sum(padded_windows(ones, ksize, strides, padding), axis=(4, 5))
+    return sum(window_taps(np.ones((1, shape[1], shape[2], 1)), ksize, strides, padding))
 
 
 def _avg_pool(x, *, ksize, strides, padding):
-    sums = np.sum(padded_windows(x, ksize, strides, padding), axis=(4, 5))
+    taps = window_taps(x, ksize, strides, padding)
+    sums = taps[0].copy()
+    for tap in taps[1:]:
+        sums += tap
     return (sums / _window_counts(np.shape(x), ksize, strides, padding)).astype(np.result_type(x), copy=False)
 
 
 def _avg_pool_grad(g, *, input_shape, ksize, strides, padding):
     n, height, width, channels = input_shape
     (top, bottom), (left, right) = padding
-    (sh, sw), (rows, cols) = strides, np.shape(g)[1:3]
+    rows, cols = np.shape(g)[1:3]
     share = (g / _window_counts(input_shape, ksize, strides, padding)).astype(np.result_type(g), copy=False)
     out = np.zeros((n, height + top + bottom, width + left + right, channels), np.result_type(g))
     for p in range(ksize[0]):
         for q in range(ksize[1]):  # every element of a window gets its share of the window's cotangent
-            out[:, p:p + sh * (rows - 1) + 1:sh, q:q + sw * (cols - 1) + 1:sw, :] += share
+            out[tap_index(p, q, rows, cols, strides)] += share
     return np.ascontiguousarray(out[:, top:top + height, left:left + width, :])
 
 

@@ -15,5 +15,11 @@ from .functional import (GradientTransformation, adagrad, adam, adamax, adamw, a
 from .keras import SGD, Adagrad, Adam, Adamax, AdamW, Lion, Nadam, Optimizer, RMSprop
 
 __all__ = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Nadam", "Adamax", "Lion", "Optimizer", "schedules",
-           "rules", "GradientTransformation", "from_rule", "sgd", "adam", "adamw", "rmsprop", "adagrad", "nadam",
+           "GradientTransformation", "from_rule", "sgd", "adam", "adamw", "rmsprop", "adagrad", "nadam",
            "adamax", "lion", "apply_updates"]
+
+
+def __dir__():
+    """dir(tf.keras.optimizers): the optimizers, schedules and the functional form, not the
+    modules they are written in (functional, keras, rules stay importable)."""
+    return sorted(__all__)

@@ -18,10 +18,10 @@ import numpy as _np
 from ..core import dtypes as _dtypes, nest as _nest
 from ..core.registry import Traced as _Traced
 from ..reverse.tensor import Tensor as _Tensor, wrap as _wrap
-from .function import TensorSpec
+from .function import TensorSpec as _TensorSpec
 from . import random as _random
 
-__all__ = ["Dataset", "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "experimental", "TensorSpec"]
+__all__ = ["Dataset", "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "experimental"]
 
 AUTOTUNE = -1
 INFINITE_CARDINALITY = -1
@@ -64,15 +64,15 @@ def _as_tensor(x):
 
 
 def _spec_of(x):
-    return _map_structure(lambda a: TensorSpec(a.shape, _dtypes.as_dtype(a.dtype)), x)
+    return _map_structure(lambda a: _TensorSpec(a.shape, _dtypes.as_dtype(a.dtype)), x)
 
 
 def _unbatched_spec(spec):
-    return _map_structure(lambda s: TensorSpec(s.shape[1:], s.dtype), spec)
+    return _map_structure(lambda s: _TensorSpec(s.shape[1:], s.dtype), spec)
 
 
 def _batched_spec(spec, size):
-    return _map_structure(lambda s: TensorSpec((size,) + tuple(s.shape), s.dtype), spec)
+    return _map_structure(lambda s: _TensorSpec((size,) + tuple(s.shape), s.dtype), spec)
 
 
 def _call(fn, element):
@@ -123,7 +123,7 @@ class Dataset:
         """Integers as Python's range(start, stop, step), int64 tensors as in TF."""
         values = range(*args)
         npd = _dtypes.as_numpy_dtype(output_type)
-        return Dataset(lambda: (_np.asarray(v, npd) for v in values), len(values), TensorSpec((), output_type))
+        return Dataset(lambda: (_np.asarray(v, npd) for v in values), len(values), _TensorSpec((), output_type))
 
     @staticmethod
     def zip(*datasets, name=None):
@@ -315,19 +315,18 @@ class Dataset:
 
     def cache(self, filename="", name=None):
         """Keep the elements of the first full pass in memory and replay them afterwards."""
-        stored = []
+        cached = {}
 
         def make():
-            if stored and stored[0] is not None:
-                yield from stored[0]
+            if "pass" in cached:
+                yield from cached["pass"]
                 return
             seen = []
             for element in self._make_iterator():
                 seen.append(element)
                 yield element
-            stored[:] = [seen]  # only a complete pass is cached
+            cached["pass"] = seen  # only a complete pass is cached
 
-        stored.append(None)
         return self._then(make)
 
     def concatenate(self, dataset, name=None):
@@ -341,7 +340,7 @@ class Dataset:
         """(index, element) pairs, the index an int64 tensor."""
         return self._then(lambda: ((_np.asarray(i, _np.int64), e) for i, e in
                                    enumerate(self._make_iterator(), start)),
-                          spec=lambda: (TensorSpec((), _dtypes.int64), self.element_spec))
+                          spec=lambda: (_TensorSpec((), _dtypes.int64), self.element_spec))
 
     def reduce(self, initial_state, reduce_func, name=None):
         """Fold `reduce_func(state, element)` over the dataset, eagerly."""

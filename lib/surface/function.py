@@ -112,23 +112,28 @@ class Function:
         self.reduce_retracing = reduce_retracing or bool(experimental_relax_shapes)
         self.autograph = autograph
         self._name = name or getattr(python_function, "__name__", "function")
-        self._instances = {}
+        self._attribute = None
         _functools.update_wrapper(self, python_function)
 
     @property
     def name(self):
         return self._name
 
+    def __set_name__(self, owner, name):
+        self._attribute = name
+
     def __get__(self, instance, owner=None):
-        """A method decorated with tf.function: bind it once per instance, as TF does."""
+        """A method decorated with tf.function: bound once per instance, as TF does (kept in the
+        instance's __dict__ under the method's name, so it lives as long as the instance)."""
         if instance is None:
             return self
-        key = id(instance)
-        bound = self._instances.get(key)
-        if bound is None or bound.python_function.__self__ is not instance:
-            bound = Function(self.python_function.__get__(instance, owner), self.input_signature,
-                             self.jit_compile, self.reduce_retracing, self.autograph, self._name)
-            self._instances[key] = bound
+        bound = Function(self.python_function.__get__(instance, owner), self.input_signature, self.jit_compile,
+                         self.reduce_retracing, self.autograph, self._name)
+        if self._attribute is not None:  # (None: assigned outside a class body)
+            try:
+                vars(instance)[self._attribute] = bound  # later lookups find it there, not here
+            except TypeError:  # an instance without a __dict__ (__slots__)
+                pass
         return bound
 
     def _signed(self, args, kwargs):

@@ -132,6 +132,8 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
         raise ValueError(f"[dropout] rate must be a scalar tensor or a float in the range [0, 1), got {rate}.")
     if rate == 0:
         return x
+    if hasattr(noise_shape, "numpy"):
+        noise_shape = noise_shape.numpy()
     shape = tuple(x.shape) if noise_shape is None else tuple(
         x.shape[i] if d is None else int(d) for i, d in enumerate(_np.ravel(noise_shape).tolist()))
     keep = _random.generator(seed).uniform(0.0, 1.0, shape) >= rate
