@@ -6,6 +6,7 @@ metrics, optimizers, fit).
 """
 
 import sys as _sys
+import types as _types
 
 # Floors, bottom up (docs/internals.md, "Layout"): core (registry, rulekit, dnp), ops, reverse,
 # forward, functional and custom, surface (the TF-style API), testing.
