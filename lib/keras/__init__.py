@@ -15,5 +15,10 @@ from . import models
 from .models import Model, Sequential
 from .. import optimizers
 
+
 __all__ = ["Input", "Model", "Sequential", "activations", "backend", "callbacks", "datasets", "initializers",
            "layers", "losses", "metrics", "models", "optimizers", "utils"]
+
+
+def __dir__():
+    return sorted(__all__)

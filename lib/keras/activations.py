@@ -98,3 +98,10 @@ def get(identifier):
         return ALL[identifier]
     raise ValueError(f"[keras.activations] unknown activation {identifier!r}; use one of {sorted(ALL)} "
                      "or a callable.")
+
+
+__all__ = sorted(ALL) + ["get"]
+
+
+def __dir__():
+    return sorted(__all__)

@@ -18,3 +18,10 @@ def image_data_format():
 
 def backend():
     return "dualtape"
+
+
+__all__ = ["backend", "clear_session", "epsilon", "floatx", "image_data_format"]
+
+
+def __dir__():
+    return sorted(__all__)

@@ -129,3 +129,10 @@ class CallbackList:
             for callback in self.callbacks:
                 getattr(callback, hook)(*args)
         return call
+
+
+__all__ = ["Callback", "CallbackList", "EarlyStopping", "History", "LambdaCallback"]
+
+
+def __dir__():
+    return sorted(__all__)

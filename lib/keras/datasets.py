@@ -84,3 +84,10 @@ def load_cifar10():
 mnist = types.SimpleNamespace(load_data=load_mnist)
 fashion_mnist = types.SimpleNamespace(load_data=load_fashion_mnist)
 cifar10 = types.SimpleNamespace(load_data=load_cifar10)
+
+
+__all__ = ["cifar10", "fashion_mnist", "mnist"]
+
+
+def __dir__():
+    return sorted(__all__)

@@ -270,3 +270,10 @@ def get(identifier):
             return cls()
     raise ValueError(f"[keras.initializers] unknown initializer {identifier!r}; use one of {sorted(NAMES)}, "
                      "an Initializer instance or a callable (shape, dtype) -> array.")
+
+
+__all__ = sorted(ALL) + ["Initializer", "get"]
+
+
+def __dir__():
+    return sorted(__all__)

@@ -302,4 +302,8 @@ def get(identifier):
                      "as keras.losses.MeanSquaredError(), or a callable (y_true, y_pred) -> per-sample loss.")
 
 
-__all__ = ["Loss", "LossFunctionWrapper", *CLASSES, *FUNCTIONS, "get", "reduce_weighted"]
+__all__ = ["Loss", *CLASSES, *(name for name in FUNCTIONS if name != "huber_loss"), "MSE", "MAE", "MAPE", "KLD", "get"]
+
+
+def __dir__():
+    return sorted(__all__)

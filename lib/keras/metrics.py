@@ -392,3 +392,11 @@ def get(identifier):
         return MeanMetricWrapper(numpy_loss(identifier))
     raise ValueError(f"[keras.metrics] unknown metric {identifier!r}; use one of {sorted(NAMES)}, a Metric "
                      "instance or a function (y_true, y_pred) -> per-sample values.")
+
+
+__all__ = ["Metric", "MeanMetricWrapper", *CLASSES, "binary_accuracy", "categorical_accuracy",
+           "sparse_categorical_accuracy", "top_k_categorical_accuracy", "sparse_top_k_categorical_accuracy", "get"]
+
+
+def __dir__():
+    return sorted(__all__)

@@ -32,3 +32,10 @@ def set_random_seed(seed):
     python_random.seed(seed)
     np.random.seed(seed)
     random.set_seed(seed)
+
+
+__all__ = ["Progbar", "set_random_seed", "to_categorical"]
+
+
+def __dir__():
+    return sorted(__all__)

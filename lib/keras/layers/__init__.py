@@ -18,8 +18,12 @@ from .pooling import AveragePooling2D, GlobalAveragePooling2D, GlobalMaxPooling2
 
 Convolution2D, MaxPool2D, AvgPool2D = Conv2D, MaxPooling2D, AveragePooling2D
 
-__all__ = ["Layer", "clear_session", "Conv2D", "Convolution2D", "Activation", "Dense", "Dropout", "Embedding",
+__all__ = ["Layer", "Conv2D", "Convolution2D", "Activation", "Dense", "Dropout", "Embedding",
            "Flatten", "Identity", "Lambda", "LeakyReLU", "ReLU", "Reshape", "Softmax", "Input", "InputLayer", "Add",
            "Average", "Concatenate", "Multiply", "Subtract", "BatchNormalization", "LayerNormalization",
            "AveragePooling2D", "AvgPool2D", "GlobalAveragePooling2D", "GlobalMaxPooling2D", "MaxPooling2D",
            "MaxPool2D"]
+
+
+def __dir__():
+    return sorted(__all__)

@@ -11,4 +11,9 @@
 from .model import Model
 from .sequential import Sequential
 
+
 __all__ = ["Model", "Sequential"]
+
+
+def __dir__():
+    return sorted(__all__)
