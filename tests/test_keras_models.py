@@ -418,3 +418,8 @@ def test_build_by_hand_and_the_weight_attributes():
     assert [w.name for w in net.trainable_weights] == ["dense_2/kernel:0", "dense_2/bias:0", "dense_3/kernel:0",
                                                       "dense_3/bias:0"]
     assert net.non_trainable_weights == [] and len(net.layers) == 2
+
+
+def test_a_layer_called_on_nested_python_numbers_takes_them_as_one_float32_array():
+    out = keras.layers.Dense(2, kernel_initializer="ones")([[1.0, 2.0]])
+    assert out.dtype == tf.float32 and out.numpy().tolist() == [[3.0, 3.0]]

@@ -226,6 +226,8 @@ class Layer(Module):
         return x
 
     def __call__(self, inputs, *args, **kwargs):
+        if isinstance(inputs, (list, tuple)) and all(isinstance(x, (int, float)) for x in nest.flatten(inputs)):
+            inputs = np.asarray(inputs)  # nested Python numbers are one array, not a list of inputs
         inputs = nest.map_structure(self.convert_input, inputs)
         if graph.is_symbolic((inputs, args, kwargs)):
             return graph.symbolic_call(self, (inputs,) + args, kwargs)

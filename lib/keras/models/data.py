@@ -64,7 +64,7 @@ class ArrayBatches:
         return head, tail
 
     def __iter__(self):
-        order = np.random.permutation(self.size) if self.shuffle == True else np.arange(self.size)  # noqa: E712
+        order = np.random.permutation(self.size) if self.shuffle else np.arange(self.size)
         x, y, sample_weight = self.data
         for start in range(0, self.size, self.batch_size):
             index = order[start:start + self.batch_size]
