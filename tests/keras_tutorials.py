@@ -340,4 +340,26 @@ def training_loop_with_added_losses(tf, keras, epochs=1):
     return record
 
 
-TUTORIALS.append(training_loop_with_added_losses)
+def fit_with_sample_weights_and_validation(tf, keras, epochs=3):
+    """compile/fit/evaluate/predict as a script uses them: sample weights (metrics= unweighted,
+    weighted_metrics= weighted), validation_split, momentum, evaluate's dict, predict."""
+    inputs = keras.Input(shape=(4,))
+    hidden = keras.layers.Dense(8, activation="relu")(inputs)
+    model = keras.Model(inputs, keras.layers.Dense(3)(hidden))
+    initial_weights(model, 10)
+    model.compile(optimizer=keras.optimizers.SGD(learning_rate=0.1, momentum=0.9),
+                  loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                  metrics=["accuracy", keras.metrics.SparseCategoricalCrossentropy(from_logits=True, name="xent")],
+                  weighted_metrics=["accuracy"])
+    x, y = penguins(seed=3, n=100)
+    sample_weight = np.random.default_rng(12).uniform(0.2, 2.0, 100).astype(np.float32)
+    history = model.fit(x, y, sample_weight=sample_weight, batch_size=16, epochs=epochs, validation_split=0.2,
+                        shuffle=False, verbose=0)
+    evaluation = model.evaluate(x, y, sample_weight=sample_weight, batch_size=32, verbose=0, return_dict=True)
+    listed = model.evaluate(x, y, batch_size=32, verbose=0)
+    return {"history": {k: [float(v) for v in vs] for k, vs in sorted(history.history.items())},
+            "evaluate": {k: float(v) for k, v in sorted(evaluation.items())}, "evaluate_list": listed,
+            "predict": np.asarray(model.predict(x[:4], verbose=0)).ravel().tolist()}
+
+
+TUTORIALS += [training_loop_with_added_losses, fit_with_sample_weights_and_validation]

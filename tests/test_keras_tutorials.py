@@ -183,7 +183,38 @@ REFERENCES = {'basic_training_loop_keras': {'b': 1.7482564449310303,
                                 'weight_names': ['kernel', 'bias', 'kernel', 'bias', 'kernel', 'bias']},
  'training_loop_with_added_losses': {'fit_loss': [16.414905548095703, 12.526538848876953],
                                      'losses_after_call': 1,
-                                     'step_losses': [17.503101348876953, 15.326708793640137]}}
+                                     'step_losses': [17.503101348876953, 15.326708793640137]},
+ 'fit_with_sample_weights_and_validation': {'evaluate': {'accuracy': 0.8399999737739563,
+                                                         'loss': 0.5232374668121338,
+                                                         'weighted_accuracy': 0.8312336802482605,
+                                                         'xent': 0.4550658166408539},
+                                            'evaluate_list': [0.4550658166408539, 0.8399999737739563,
+                                                              0.4550658166408539, 0.8399999737739563,
+                                                              0.8399999737739563],
+                                            'history': {'accuracy': [0.3125, 0.6875, 0.8125],
+                                                        'loss': [1.3342695236206055, 0.9885169863700867,
+                                                                 0.7142361402511597],
+                                                        'val_accuracy': [0.6499999761581421,
+                                                                         0.949999988079071,
+                                                                         0.949999988079071],
+                                                        'val_loss': [1.0598939657211304, 0.804297924041748,
+                                                                     0.35318249464035034],
+                                                        'val_weighted_accuracy': [0.6699369549751282,
+                                                                                  0.9147471189498901,
+                                                                                  0.984745442867279],
+                                                        'val_xent': [0.9700570106506348, 0.705301821231842,
+                                                                     0.34010395407676697],
+                                                        'weighted_accuracy': [0.34136322140693665,
+                                                                              0.6699289679527283,
+                                                                              0.8048515915870667],
+                                                        'xent': [1.1611745357513428, 0.8540189862251282,
+                                                                 0.6130257844924927]},
+                                            'predict': [-2.8202028274536133, -0.6239818930625916,
+                                                        0.8856053352355957, 1.3586043119430542,
+                                                        -1.0108097791671753, -2.4641611576080322,
+                                                        0.02749955654144287, -0.441633939743042,
+                                                        -0.9895107746124268, 2.5219008922576904,
+                                                        -1.843233346939087, -3.315725803375244]}}
 
 
 def run(tutorial):
@@ -269,3 +300,19 @@ def test_training_loop_with_added_losses():
     assert got["losses_after_call"] == ref["losses_after_call"] == 1
     close(got["step_losses"], ref["step_losses"], what="loss + sum(model.losses) per step")
     close(got["fit_loss"], ref["fit_loss"], what="fit's loss, the added losses included")
+
+
+def test_fit_with_sample_weights_validation_split_and_weighted_metrics():
+    got, ref = run(keras_tutorials.fit_with_sample_weights_and_validation), \
+        REFERENCES["fit_with_sample_weights_and_validation"]
+    assert sorted(got["history"]) == sorted(ref["history"])
+    for key in ref["history"]:
+        close(got["history"][key], ref["history"][key], what=f"history[{key!r}]")
+    assert sorted(got["evaluate"]) == sorted(ref["evaluate"]) == ["accuracy", "loss", "weighted_accuracy", "xent"]
+    for key in ref["evaluate"]:
+        close(got["evaluate"][key], ref["evaluate"][key], what=f"evaluate(...)[{key!r}]")
+    # Keras 3.15's list repeats 'accuracy' (its weighted twin keeps the name inside the list of
+    # names, then comes again as 'weighted_accuracy'): dualtape lists each metric once.
+    loss, accuracy, xent, _, weighted_accuracy = ref["evaluate_list"]
+    close(got["evaluate_list"], [loss, accuracy, xent, weighted_accuracy], what="evaluate() as a list")
+    close(got["predict"], ref["predict"], what="predict()")

@@ -83,33 +83,62 @@ class CompileLoss:
 
 
 class CompileMetrics(metrics_module.Metric):
-    """The compiled metrics, updated together; `result()` is a dict {name: value}."""
+    """The compiled metrics: `metrics` ignore the sample weights and `weighted_metrics` use them,
+    as in Keras; `result()` is a dict {name: value} (a repeated name gets '_1', '_2', ...)."""
 
-    def __init__(self, metrics):
+    def __init__(self, metrics, weighted_metrics=None):
         super().__init__(name="compile_metrics")
-        self.identifiers = [] if metrics is None else list(metrics) if isinstance(metrics, (list, tuple)) \
-            else [metrics]
-        if any(isinstance(m, (list, tuple, dict)) for m in self.identifiers):
-            raise ValueError("[compile] nested metrics (a list or dict per output) are not supported by "
-                             "dualtape.keras; pass a flat list of metrics for a single-output model.")
-        self.metrics = []
+        self.identifiers = [self.listed(metrics), self.listed(weighted_metrics)]
+        self.unweighted, self.weighted = [], []
         self.built = False
 
+    @staticmethod
+    def listed(metrics):
+        found = [] if metrics is None else list(metrics) if isinstance(metrics, (list, tuple)) else [metrics]
+        if any(isinstance(m, (list, tuple, dict)) for m in found):
+            raise ValueError("[compile] nested metrics (a list or dict per output) are not supported by "
+                             "dualtape.keras; pass a flat list of metrics for a single-output model.")
+        return found
+
+    @property
+    def metrics(self):
+        return self.unweighted + self.weighted
+
     def build(self, y_true, y_pred):
-        self.metrics = [resolve_metric(m, y_true, y_pred) for m in self.identifiers]
+        self.unweighted = [resolve_metric(m, y_true, y_pred) for m in self.identifiers[0]]
+        self.weighted = [resolve_metric(m, y_true, y_pred) for m in self.identifiers[1]]
         self.built = True
 
     def update_state(self, y_true, y_pred, sample_weight=None):
-        if isinstance(y_pred, (list, tuple)) and self.identifiers:
+        if isinstance(y_pred, (list, tuple)) and any(self.identifiers):
             raise ValueError("[compile] metrics for a model with several outputs are not supported by "
                              "dualtape.keras; update them by hand in a custom train_step.")
         if not self.built:
             self.build(y_true, y_pred)
-        for metric in self.metrics:
+        for metric in self.unweighted:
+            metric.update_state(y_true, y_pred)
+        for metric in self.weighted:
             metric.update_state(y_true, y_pred, sample_weight=sample_weight)
 
     def result(self):
-        return {metric.name: metric.result() for metric in self.metrics}
+        """{name: value}; a repeated name becomes name_1, name_2 (a weighted metric's first
+        becomes weighted_name), as Keras names them."""
+        results, counts = {}, {}
+
+        def unique(name):
+            if name not in counts:
+                counts[name] = 1
+                return name
+            counts[name] += 1
+            return f"{name}_{counts[name] - 1}"
+
+        for metric in self.unweighted:
+            results[unique(metric.name)] = metric.result()
+        for metric in self.weighted:
+            name = metric.name if metric.name not in counts else unique(f"weighted_{metric.name}")
+            counts.setdefault(name, 1)
+            results[name] = metric.result()
+        return results
 
     def reset_state(self):
         for metric in self.metrics:

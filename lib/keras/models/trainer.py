@@ -80,12 +80,10 @@ class Trainer:
     def compile(self, optimizer="rmsprop", loss=None, loss_weights=None, metrics=None, weighted_metrics=None,
                 run_eagerly=False, steps_per_execution=1, jit_compile="auto", auto_scale_loss=True):
         """Set the optimizer, loss and metrics `fit` and `evaluate` use."""
-        if weighted_metrics is not None:
-            raise ValueError("[compile] `weighted_metrics` is not supported by dualtape.keras; metrics given in "
-                             "`metrics=` are weighted by the sample weights already.")
         self.optimizer = get_optimizer(optimizer)
         self._compile_loss = None if loss is None else compiled.CompileLoss(loss, loss_weights)
-        self._compile_metrics = None if metrics is None else compiled.CompileMetrics(metrics)
+        self._compile_metrics = (None if metrics is None and weighted_metrics is None
+                                 else compiled.CompileMetrics(metrics, weighted_metrics))
         self._loss_tracker = metrics_module.Mean(name="loss")
         self.compiled = True
         self.run_eagerly = True
@@ -285,7 +283,7 @@ class Trainer:
     def in_metric_order(self, logs):
         names = []
         for metric in self.metrics:
-            names += [m.name for m in metric.metrics] if isinstance(metric, compiled.CompileMetrics) else [metric.name]
+            names += list(metric.result()) if isinstance(metric, compiled.CompileMetrics) else [metric.name]
         results = [logs[name] for name in names if name in logs]
         results += [logs[key] for key in sorted(logs) if key not in names]
         return results[0] if len(results) == 1 else results
