@@ -362,4 +362,25 @@ def fit_with_sample_weights_and_validation(tf, keras, epochs=3):
             "predict": np.asarray(model.predict(x[:4], verbose=0)).ravel().tolist()}
 
 
-TUTORIALS += [training_loop_with_added_losses, fit_with_sample_weights_and_validation]
+def fit_with_learning_rate_callbacks(tf, keras, epochs=6):
+    """LearningRateScheduler and ReduceLROnPlateau change the optimizer's rate between epochs."""
+    results = {}
+    for name in ("scheduler", "plateau"):
+        inputs = keras.Input(shape=(4,))
+        model = keras.Model(inputs, keras.layers.Dense(3)(keras.layers.Dense(8, activation="tanh")(inputs)))
+        initial_weights(model, 13)
+        model.compile(optimizer=keras.optimizers.Adam(learning_rate=0.05),
+                      loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+        if name == "scheduler":
+            callback = keras.callbacks.LearningRateScheduler(lambda epoch, lr: lr if epoch < 2 else lr * 0.5)
+        else:
+            callback = keras.callbacks.ReduceLROnPlateau(monitor="loss", factor=0.5, patience=1, min_delta=0.15,
+                                                         cooldown=1, min_lr=0.01)
+        x, y = penguins(seed=4, n=64)
+        history = model.fit(x, y, batch_size=32, epochs=epochs, shuffle=False, verbose=0, callbacks=[callback])
+        results[name] = {k: [float(v) for v in vs] for k, vs in sorted(history.history.items())}
+    return results
+
+
+TUTORIALS += [training_loop_with_added_losses, fit_with_sample_weights_and_validation,
+              fit_with_learning_rate_callbacks]

@@ -214,7 +214,23 @@ REFERENCES = {'basic_training_loop_keras': {'b': 1.7482564449310303,
                                                         -1.0108097791671753, -2.4641611576080322,
                                                         0.02749955654144287, -0.441633939743042,
                                                         -0.9895107746124268, 2.5219008922576904,
-                                                        -1.843233346939087, -3.315725803375244]}}
+                                                        -1.843233346939087, -3.315725803375244]},
+ 'fit_with_learning_rate_callbacks': {'plateau': {'learning_rate': [0.05000000074505806, 0.05000000074505806,
+                                                                    0.05000000074505806, 0.05000000074505806,
+                                                                    0.02500000037252903,
+                                                                    0.02500000037252903],
+                                                  'loss': [1.0595080852508545, 0.7895486354827881,
+                                                           0.5985419750213623, 0.4566735625267029,
+                                                           0.3676035702228546, 0.3305966556072235]},
+                                      'scheduler': {'learning_rate': [0.05000000074505806,
+                                                                      0.05000000074505806,
+                                                                      0.02500000037252903,
+                                                                      0.012500000186264515,
+                                                                      0.0062500000931322575,
+                                                                      0.0031250000465661287],
+                                                    'loss': [1.0595080852508545, 0.7895486354827881,
+                                                             0.613770604133606, 0.5416358709335327,
+                                                             0.5089539289474487, 0.493441641330719]}}}
 
 
 def run(tutorial):
@@ -316,3 +332,11 @@ def test_fit_with_sample_weights_validation_split_and_weighted_metrics():
     loss, accuracy, xent, _, weighted_accuracy = ref["evaluate_list"]
     close(got["evaluate_list"], [loss, accuracy, xent, weighted_accuracy], what="evaluate() as a list")
     close(got["predict"], ref["predict"], what="predict()")
+
+
+def test_learning_rate_callbacks():
+    got, ref = run(keras_tutorials.fit_with_learning_rate_callbacks), REFERENCES["fit_with_learning_rate_callbacks"]
+    for case in ("scheduler", "plateau"):
+        assert sorted(got[case]) == ["learning_rate", "loss"]
+        close(got[case]["learning_rate"], ref[case]["learning_rate"], what=f"{case}: learning rate per epoch")
+        close(got[case]["loss"], ref[case]["loss"], what=f"{case}: loss per epoch")

@@ -1,5 +1,6 @@
 """`keras.callbacks`: hooks `fit` calls around epochs and batches (Callback, History,
-EarlyStopping, LambdaCallback) and the list that dispatches to them."""
+EarlyStopping, LambdaCallback, LearningRateScheduler, ReduceLROnPlateau) and the list that
+dispatches to them."""
 
 import numpy as np
 
@@ -109,6 +110,84 @@ class EarlyStopping(Callback):
             print(f"Epoch {self.stopped_epoch + 1}: early stopping")
 
 
+def current_learning_rate(model):
+    return float(np.asarray(model.optimizer.learning_rate.numpy()))
+
+
+class LearningRateScheduler(Callback):
+    """Set the optimizer's learning rate at each epoch's start to `schedule(epoch, lr)` (or
+    `schedule(epoch)`); the logs get 'learning_rate'."""
+
+    def __init__(self, schedule, verbose=0):
+        super().__init__()
+        self.schedule, self.verbose = schedule, verbose
+
+    def on_epoch_begin(self, epoch, logs=None):
+        lr = current_learning_rate(self.model)
+        try:
+            lr = self.schedule(epoch, lr)
+        except TypeError:  # a schedule of the epoch only
+            lr = self.schedule(epoch)
+        if not isinstance(lr, (float, int, np.floating, np.integer)):
+            lr = float(np.asarray(lr.numpy() if hasattr(lr, "numpy") else lr))
+        self.model.optimizer.learning_rate = float(lr)
+        if self.verbose > 0:
+            print(f"\nEpoch {epoch + 1}: LearningRateScheduler setting learning rate to {float(lr)}.")
+
+    def on_epoch_end(self, epoch, logs=None):
+        if logs is not None:
+            logs["learning_rate"] = current_learning_rate(self.model)
+
+
+class ReduceLROnPlateau(Callback):
+    """Multiply the learning rate by `factor` when `monitor` has not improved by `min_delta`
+    for `patience` epochs (then wait `cooldown` epochs); never below `min_lr`."""
+
+    def __init__(self, monitor="val_loss", factor=0.1, patience=10, verbose=0, mode="auto", min_delta=1e-4,
+                 cooldown=0, min_lr=0.0, **kwargs):
+        super().__init__()
+        if factor >= 1.0:
+            raise ValueError(f"[ReduceLROnPlateau] `factor` must be < 1.0, got {factor}.")
+        if mode not in ("auto", "min", "max"):
+            raise ValueError(f"[ReduceLROnPlateau] `mode` must be 'auto', 'min' or 'max', got {mode!r}.")
+        self.monitor, self.factor, self.patience, self.verbose = monitor, factor, patience, verbose
+        self.mode = ("max" if "acc" in monitor else "min") if mode == "auto" else mode
+        self.min_delta, self.cooldown, self.min_lr = min_delta, cooldown, min_lr
+        self.on_train_begin()
+
+    def better(self, value):
+        if self.mode == "min":
+            return value < self.best - self.min_delta
+        return value > self.best + self.min_delta
+
+    def on_train_begin(self, logs=None):
+        self.wait, self.cooldown_counter = 0, 0
+        self.best = np.inf if self.mode == "min" else -np.inf
+
+    def on_epoch_end(self, epoch, logs=None):
+        logs = logs if logs is not None else {}
+        logs["learning_rate"] = current_learning_rate(self.model)
+        value = logs.get(self.monitor)
+        if value is None:
+            raise ValueError(f"[ReduceLROnPlateau] the monitored metric {self.monitor!r} is not in the logs "
+                             f"{sorted(logs)}; pass monitor= one of them.")
+        if self.cooldown_counter > 0:
+            self.cooldown_counter -= 1
+            self.wait = 0
+        if self.better(value):
+            self.best, self.wait = value, 0
+        elif self.cooldown_counter <= 0:
+            self.wait += 1
+            if self.wait >= self.patience:
+                old = current_learning_rate(self.model)
+                if old > np.float32(self.min_lr):
+                    self.model.optimizer.learning_rate = max(old * self.factor, self.min_lr)
+                    if self.verbose > 0:
+                        print(f"\nEpoch {epoch + 1}: ReduceLROnPlateau reducing learning rate to "
+                              f"{current_learning_rate(self.model)}.")
+                    self.cooldown_counter, self.wait = self.cooldown, 0
+
+
 class CallbackList:
     """Calls each hook on every callback in order."""
 
@@ -131,7 +210,8 @@ class CallbackList:
         return call
 
 
-__all__ = ["Callback", "CallbackList", "EarlyStopping", "History", "LambdaCallback"]
+__all__ = ["Callback", "CallbackList", "EarlyStopping", "History", "LambdaCallback", "LearningRateScheduler",
+           "ReduceLROnPlateau"]
 
 
 def __dir__():
