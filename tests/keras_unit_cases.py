@@ -24,6 +24,7 @@ def arrays():
         "images": rng.standard_normal((2, 5, 6, 3)).astype(f32),
         "rows": rng.standard_normal((3, 4)).astype(f32),
         "ids": np.array([[1, 4, 0], [3, 3, 2]]),
+        "sequences": rng.standard_normal((2, 7, 3)).astype(f32),
     }
 
 
@@ -126,7 +127,7 @@ def initializer_cases(tf, keras):
 def layer_cases(tf, keras):
     a = arrays()
     K = keras.layers
-    images, rows = a["images"], a["rows"]
+    images, rows, sequences = a["images"], a["rows"], a["sequences"]
     cases = {
         "dense": (lambda: K.Dense(5, activation="tanh"), rows),
         "conv_valid": (lambda: K.Conv2D(4, 3), images),
@@ -137,6 +138,13 @@ def layer_cases(tf, keras):
         "avgpool_valid": (lambda: K.AveragePooling2D(pool_size=(2, 3)), images),
         "avgpool_same": (lambda: K.AveragePooling2D(pool_size=3, strides=2, padding="same"), images),
         "global_avg": (lambda: K.GlobalAveragePooling2D(), images),
+        "conv1d_valid": (lambda: K.Conv1D(4, 3), sequences),
+        "conv1d_same_strided": (lambda: K.Conv1D(2, 2, strides=2, padding="same", activation="relu"), sequences),
+        "conv1d_causal_dilated": (lambda: K.Conv1D(3, 2, padding="causal", dilation_rate=2), sequences),
+        "maxpool1d": (lambda: K.MaxPooling1D(pool_size=3, strides=2, padding="same"), sequences),
+        "avgpool1d": (lambda: K.AveragePooling1D(pool_size=2), sequences),
+        "global_avg_1d": (lambda: K.GlobalAveragePooling1D(), sequences),
+        "global_max_1d": (lambda: K.GlobalMaxPooling1D(), sequences),
         "layer_norm": (lambda: K.LayerNormalization(), rows),
         "batch_norm_train": (lambda: K.BatchNormalization(momentum=0.9), rows),
         "batch_norm_infer": (lambda: K.BatchNormalization(), rows),

@@ -1,9 +1,11 @@
-"""Conv2D: a 2-D convolution over NHWC images (channels last), as Keras' Conv2D, on
-`tf.nn.conv2d` (a registry op: its derivatives are exact at every order, in every mode)."""
+"""Conv2D over NHWC images and Conv1D over (batch, steps, channels), channels last, as Keras'
+layers, on `tf.nn.conv2d` (a registry op: its derivatives are exact at every order, in every
+mode); a 1-D convolution is a 2-D one over an image of height 1."""
 
 import numpy as np
 
 from .. import activations, initializers
+from ...core import dnp
 from ...surface import nn
 from .base import Layer
 
@@ -58,6 +60,44 @@ class Conv2D(Layer):
                              f"shape {tuple(inputs.shape)}.")
         y = nn.conv2d(inputs, self.kernel, strides=self.strides, padding=self.padding.upper(),
                       dilations=self.dilation_rate)
+        if self.use_bias:
+            y = y + self.bias
+        return self.activation(y)
+
+
+class Conv1D(Conv2D):
+    """`activation(conv1d(inputs, kernel) + bias)` with a kernel of shape (k, in, filters);
+    padding 'valid', 'same' or 'causal' (zeros before the sequence only)."""
+
+    def __init__(self, filters, kernel_size, strides=1, padding="valid", data_format=None, dilation_rate=1,
+                 groups=1, activation=None, use_bias=True, kernel_initializer="glorot_uniform",
+                 bias_initializer="zeros", name=None, dtype="float32", **kwargs):
+        self.causal = padding == "causal"
+        single = [v if isinstance(v, (int, np.integer)) else tuple(v)[0]
+                  for v in (kernel_size, strides, dilation_rate)]
+        super().__init__(filters, (1, single[0]), (1, single[1]), "valid" if self.causal else padding, data_format,
+                         (1, single[2]), groups, activation, use_bias, kernel_initializer, bias_initializer, name,
+                         dtype, **kwargs)
+
+    def build(self, input_shape):
+        if len(input_shape) != 3:
+            raise ValueError(f"[{self.name}] Conv1D expects 3-D inputs (batch, steps, channels), got shape "
+                             f"{input_shape}.")
+        self.kernel = self.add_weight(shape=(self.kernel_size[1], input_shape[-1], self.filters),
+                                      initializer=self.kernel_initializer, name="kernel")
+        self.bias = (self.add_weight(shape=(self.filters,), initializer=self.bias_initializer, name="bias")
+                     if self.use_bias else None)
+
+    def call(self, inputs):
+        if len(inputs.shape) != 3 or inputs.shape[-1] != self.kernel.shape[1]:
+            raise ValueError(f"[{self.name}] expected inputs (batch, steps, {self.kernel.shape[1]}), got shape "
+                             f"{tuple(inputs.shape)}.")
+        if self.causal:
+            reach = self.dilation_rate[1] * (self.kernel_size[1] - 1)
+            inputs = dnp.pad(inputs, ((0, 0), (reach, 0), (0, 0)))
+        y = nn.conv2d(dnp.expand_dims(inputs, 1), dnp.expand_dims(self.kernel, 0), strides=self.strides,
+                      padding=self.padding.upper(), dilations=self.dilation_rate)
+        y = dnp.squeeze(y, 1)
         if self.use_bias:
             y = y + self.bias
         return self.activation(y)

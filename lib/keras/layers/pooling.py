@@ -1,4 +1,5 @@
-"""Pooling layers over NHWC images: MaxPooling2D, AveragePooling2D and their global forms."""
+"""Pooling layers: MaxPooling2D, AveragePooling2D over NHWC images, their 1-D forms over
+(batch, steps, channels), and the global forms."""
 
 from ...core import dnp
 from .base import Layer
@@ -52,3 +53,46 @@ class GlobalMaxPooling2D(Layer):
 
     def call(self, inputs):
         return dnp.max(inputs, axis=(1, 2), keepdims=self.keepdims)
+
+
+class Pooling1D(Pooling2D):
+    """A 1-D pooling: the 2-D one over an image of height 1."""
+
+    def __init__(self, pool_size=2, strides=None, padding="valid", data_format=None, name=None, **kwargs):
+        single = [v if v is None or isinstance(v, int) else tuple(v)[0] for v in (pool_size, strides)]
+        super().__init__((1, single[0]), None if single[1] is None else (1, single[1]), padding, data_format, name,
+                         **kwargs)
+
+    def call(self, inputs):
+        if len(inputs.shape) != 3:
+            raise ValueError(f"[{self.name}] expects 3-D inputs (batch, steps, channels), got shape "
+                             f"{tuple(inputs.shape)}.")
+        return dnp.squeeze(self.pool(dnp.expand_dims(inputs, 1)), 1)
+
+
+class MaxPooling1D(Pooling1D):
+    def pool(self, images):
+        return nn.max_pool2d(images, **self.check(images))
+
+
+class AveragePooling1D(Pooling1D):
+    def pool(self, images):
+        return nn.avg_pool2d(images, **self.check(images))
+
+
+class GlobalAveragePooling1D(Layer):
+    def __init__(self, data_format=None, keepdims=False, **kwargs):
+        super().__init__(**kwargs)
+        self.keepdims = keepdims
+
+    def call(self, inputs):
+        return dnp.mean(inputs, axis=1, keepdims=self.keepdims)
+
+
+class GlobalMaxPooling1D(Layer):
+    def __init__(self, data_format=None, keepdims=False, **kwargs):
+        super().__init__(**kwargs)
+        self.keepdims = keepdims
+
+    def call(self, inputs):
+        return dnp.max(inputs, axis=1, keepdims=self.keepdims)
