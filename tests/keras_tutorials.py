@@ -238,12 +238,23 @@ def customizing_fit_compute_loss(tf, keras, epochs=3):
                 loss = self.compute_loss(y=y, y_pred=y_pred)
             trainable_vars = self.trainable_variables
             gradients = tape.gradient(loss, trainable_vars)
-            self.optimizer.apply_gradients(zip(gradients, trainable_vars))
+            self.optimizer.apply(gradients, trainable_vars)  # Keras 3's spelling of apply_gradients
             for metric in self.metrics:
                 if metric.name == "loss":
                     metric.update_state(loss)
                 else:
                     metric.update_state(y, y_pred)
+            return {m.name: m.result() for m in self.metrics}
+
+        def test_step(self, data):
+            x, y = data
+            y_pred = self(x, training=False)
+            loss = self.compute_loss(y=y, y_pred=y_pred)
+            for metric in self.metrics:
+                if metric.name != "loss":
+                    metric.update_state(y, y_pred)
+                else:
+                    metric.update_state(loss)
             return {m.name: m.result() for m in self.metrics}
 
     inputs = keras.Input(shape=(32,))

@@ -423,3 +423,35 @@ def test_build_by_hand_and_the_weight_attributes():
 def test_a_layer_called_on_nested_python_numbers_takes_them_as_one_float32_array():
     out = keras.layers.Dense(2, kernel_initializer="ones")([[1.0, 2.0]])
     assert out.dtype == tf.float32 and out.numpy().tolist() == [[3.0, 3.0]]
+
+
+def test_fashion_mnist_and_cifar10_read_keras_cache_files(tmp_path, monkeypatch):
+    import gzip
+    import pickle
+    monkeypatch.setenv("KERAS_HOME", str(tmp_path))
+    folder = tmp_path / "datasets" / "fashion-mnist"
+    folder.mkdir(parents=True)
+    images = np.arange(3 * 28 * 28, dtype=np.uint8).reshape(3, 28, 28)
+    for prefix, n in (("train", 3), ("t10k", 2)):
+        with gzip.open(folder / f"{prefix}-labels-idx1-ubyte.gz", "wb") as f:
+            f.write(bytes(8) + bytes(range(n)))
+        with gzip.open(folder / f"{prefix}-images-idx3-ubyte.gz", "wb") as f:
+            f.write(bytes(16) + images[:n].tobytes())
+    (x_train, y_train), (x_test, y_test) = keras.datasets.fashion_mnist.load_data()
+    np.testing.assert_array_equal(x_train, images)
+    assert y_train.tolist() == [0, 1, 2] and x_test.shape == (2, 28, 28) and y_test.tolist() == [0, 1]
+
+    batches = tmp_path / "datasets" / "cifar-10-batches-py-target" / "cifar-10-batches-py"
+    batches.mkdir(parents=True)
+    data = np.arange(2 * 3072, dtype=np.uint8).reshape(2, 3072)
+    for name in [f"data_batch_{i}" for i in range(1, 6)] + ["test_batch"]:
+        with open(batches / name, "wb") as f:
+            pickle.dump({b"data": data, b"labels": [4, 9]}, f)
+    (x_train, y_train), (x_test, y_test) = keras.datasets.cifar10.load_data()
+    assert x_train.shape == (10, 32, 32, 3) and y_train.shape == (10, 1) and x_test.shape == (2, 32, 32, 3)
+    np.testing.assert_array_equal(x_test[0, :, :, 0].ravel(), data[0, :1024])  # channels last, as Keras
+    assert y_test.ravel().tolist() == [4, 9]
+    with open(batches / "test_batch", "wb") as f:
+        pickle.dump({b"data": data, b"labels": __import__("os").system}, f)  # not data: refused, never called
+    with pytest.raises(pickle.UnpicklingError, match="refusing to load"):
+        keras.datasets.cifar10.load_data()
