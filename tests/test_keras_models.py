@@ -423,6 +423,10 @@ def test_build_by_hand_and_the_weight_attributes():
 def test_a_layer_called_on_nested_python_numbers_takes_them_as_one_float32_array():
     out = keras.layers.Dense(2, kernel_initializer="ones")([[1.0, 2.0]])
     assert out.dtype == tf.float32 and out.numpy().tolist() == [[3.0, 3.0]]
+    model = keras.Sequential([keras.layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+    history = model.fit([[1.0, 2.0], [3.0, 4.0]], [0.5, 1.5], epochs=2, verbose=0)  # lists are arrays here
+    assert len(history.history["loss"]) == 2 and model.predict([[1.0, 2.0]], verbose=0).shape == (1, 1)
 
 
 def test_fashion_mnist_and_cifar10_read_keras_cache_files(tmp_path, monkeypatch):

@@ -106,8 +106,16 @@ class IterableBatches:
             yield batch
 
 
+def numbers_as_array(x):
+    """Nested Python numbers (a list of rows) are one array, not a list of inputs."""
+    if isinstance(x, (list, tuple)) and x and all(isinstance(v, (int, float)) for v in nest.flatten(x)):
+        return np.asarray(x)
+    return x
+
+
 def batches(x, y=None, sample_weight=None, batch_size=None, shuffle=False, steps=None, api="fit"):
     """ArrayBatches for arrays, IterableBatches for a dataset or other iterable of batches."""
+    x, y, sample_weight = numbers_as_array(x), numbers_as_array(y), numbers_as_array(sample_weight)
     children = list(x.values()) if isinstance(x, dict) else list(x) if isinstance(x, (list, tuple)) else []
     if isinstance(x, (np.ndarray, Tensor)) or (children and all(isinstance(c, (np.ndarray, Tensor)) for c in children)):
         return ArrayBatches(x, y, sample_weight, batch_size, shuffle, api)
