@@ -21,12 +21,14 @@ def format_time(seconds_per_step):
     return f"{seconds_per_step * 1e6:.0f}us/step"
 
 
-def format_value(value):
-    return f"{value:.4f}" if abs(value) > 1e-3 else f"{value:.4e}"
+def format_value(value, signed=True):
+    """4 decimals, or 4 significant digits for small values (Keras' verbose=2 line tests the
+    value itself, so a negative one is printed in e-notation there)."""
+    return f"{value:.4f}" if (abs(value) if signed else value) > 1e-3 else f"{value:.4e}"
 
 
-def metrics_text(logs):
-    return "".join(f" - {key}: {format_value(value)}" for key, value in logs.items())
+def metrics_text(logs, signed=True):
+    return "".join(f" - {key}: {format_value(value, signed)}" for key, value in logs.items())
 
 
 class Progbar:
@@ -80,5 +82,6 @@ class Progbar:
         elif self.verbose == 2:
             elapsed = time.perf_counter() - self.start
             per_step = elapsed / step if step else 0.0
-            self.stream.write(f"{self.count(step)} - {elapsed:.0f}s - {format_time(per_step)}{metrics_text(logs)}\n")
+            self.stream.write(f"{self.count(step)} - {elapsed:.0f}s - {format_time(per_step)}"
+                              f"{metrics_text(logs, signed=False)}\n")
         self.stream.flush()
