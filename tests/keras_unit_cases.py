@@ -145,6 +145,12 @@ def layer_cases(tf, keras):
         "avgpool1d": (lambda: K.AveragePooling1D(pool_size=2), sequences),
         "global_avg_1d": (lambda: K.GlobalAveragePooling1D(), sequences),
         "global_max_1d": (lambda: K.GlobalMaxPooling1D(), sequences),
+        "simple_rnn": (lambda: K.SimpleRNN(4), sequences),
+        "simple_rnn_sequences_backwards": (lambda: K.SimpleRNN(3, return_sequences=True, go_backwards=True), sequences),
+        "lstm": (lambda: K.LSTM(4), sequences),
+        "lstm_sequences": (lambda: K.LSTM(3, return_sequences=True), sequences),
+        "gru": (lambda: K.GRU(4), sequences),
+        "gru_sequences_relu": (lambda: K.GRU(3, activation="relu", return_sequences=True), sequences),
         "layer_norm": (lambda: K.LayerNormalization(), rows),
         "batch_norm_train": (lambda: K.BatchNormalization(momentum=0.9), rows),
         "batch_norm_infer": (lambda: K.BatchNormalization(), rows),
@@ -184,6 +190,17 @@ def layer_cases(tf, keras):
     grad = tape.gradient(total, embedding.trainable_weights)[0]
     out["embedding"] = {"shape": list(y.shape), "value": listed(y), "grads": [listed(tf.convert_to_tensor(grad))],
                         "weights_after": []}
+    lstm = K.LSTM(2, return_state=True)
+    lstm(tf.constant(sequences))
+    rng = np.random.default_rng(21)
+    lstm.set_weights([(0.5 * rng.standard_normal(w.shape)).astype(np.float32) for w in lstm.get_weights()])
+    output, h, c = lstm(tf.constant(sequences))
+    out["lstm_state"] = {"shape": list(output.shape), "value": listed(output) + listed(h) + listed(c),
+                         "grads": [], "weights_after": []}
+    fresh = K.LSTM(3)
+    fresh(sequences)
+    out["lstm_forget_bias"] = {"shape": [3 * 4], "value": listed(fresh.get_weights()[2]), "grads": [],
+                               "weights_after": []}
     left, right = tf.constant(rows), tf.constant(rows[::-1] * 2)
     out["concatenate"] = {"shape": list(K.Concatenate()([left, right]).shape),
                           "value": listed(K.Concatenate(axis=0)([left, right])), "grads": [], "weights_after": []}
