@@ -393,5 +393,23 @@ def fit_with_learning_rate_callbacks(tf, keras, epochs=6):
     return results
 
 
+def fit_with_regularizers(tf, keras, epochs=2):
+    """Weight and activity regularizers: their penalties join the loss `fit` minimises and reports."""
+    regularizers = keras.regularizers
+    model = keras.Sequential([
+        keras.Input(shape=(4,)),
+        keras.layers.Dense(8, activation="relu", kernel_regularizer=regularizers.l2(0.01),
+                           bias_regularizer=regularizers.L1(0.001), activity_regularizer=regularizers.l1(0.001)),
+        keras.layers.Dense(3, kernel_regularizer=regularizers.L1L2(l1=0.001, l2=0.002)),
+    ])
+    initial_weights(model, 14)
+    model.compile(optimizer=keras.optimizers.SGD(learning_rate=0.1),
+                  loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
+    x, y = penguins(seed=6, n=64)
+    history = model.fit(x, y, batch_size=16, epochs=epochs, shuffle=False, verbose=0)
+    model(x[:8])
+    return {"loss": [float(v) for v in history.history["loss"]], "losses": [float(v) for v in model.losses]}
+
+
 TUTORIALS += [training_loop_with_added_losses, fit_with_sample_weights_and_validation,
-              fit_with_learning_rate_callbacks]
+              fit_with_learning_rate_callbacks, fit_with_regularizers]

@@ -230,7 +230,10 @@ REFERENCES = {'basic_training_loop_keras': {'b': 1.7482564449310303,
                                                                       0.0031250000465661287],
                                                     'loss': [1.0595080852508545, 0.7895486354827881,
                                                              0.613770604133606, 0.5416358709335327,
-                                                             0.5089539289474487, 0.493441641330719]}}}
+                                                             0.5089539289474487, 0.493441641330719]}},
+ 'fit_with_regularizers': {'loss': [1.268052339553833, 1.174755334854126],
+                           'losses': [0.002264707814902067, 0.03835819289088249, 0.0018497537821531296,
+                                      0.008479347452521324]}}
 
 
 def run(tutorial):
@@ -340,3 +343,9 @@ def test_learning_rate_callbacks():
         assert sorted(got[case]) == ["learning_rate", "loss"]
         close(got[case]["learning_rate"], ref[case]["learning_rate"], what=f"{case}: learning rate per epoch")
         close(got[case]["loss"], ref[case]["loss"], what=f"{case}: loss per epoch")
+
+
+def test_fit_with_weight_and_activity_regularizers():
+    got, ref = run(keras_tutorials.fit_with_regularizers), REFERENCES["fit_with_regularizers"]
+    close(got["losses"], ref["losses"], what="model.losses: activity penalty, then each regularized weight's")
+    close(got["loss"], ref["loss"], what="fit's loss, penalties included")

@@ -120,6 +120,6 @@ def test_orthogonal_initializer_is_orthogonal():
 
 def test_unknown_names_say_what_exists():
     for module, name in ((tf.keras.initializers, "glorot"), (tf.keras.losses, "msee"), (tf.keras.metrics, "acuracy"),
-                         (tf.keras.activations, "rellu")):
+                         (tf.keras.activations, "rellu"), (tf.keras.regularizers, "l3")):
         with pytest.raises(ValueError, match="unknown"):
             module.get(name)

@@ -4,12 +4,12 @@ metrics, initializers, optimizers and callbacks, so a TF training script runs un
 - `layers`: the layers (`layers/`, one module per kind) and `Layer`
 - `models`: `Model` (subclassed or functional), `Sequential`, and `fit`/`evaluate`/`predict`
 - `graph`: the symbolic `KerasTensor`s of the functional API
-- `losses`, `metrics`, `initializers`, `activations`: by class, function or name
+- `losses`, `metrics`, `initializers`, `activations`, `regularizers`: by class, function or name
 - `optimizers`: `dualtape.optimizers` (Keras' classes); `callbacks`; `datasets` (local cache)
 - `utils`, `backend`, `progbar`, `naming` (automatic layer names)
 """
 
-from . import activations, backend, callbacks, datasets, initializers, layers, losses, metrics, utils
+from . import activations, backend, callbacks, datasets, initializers, layers, losses, metrics, regularizers, utils
 from .layers import Input
 from . import models
 from .models import Model, Sequential
@@ -17,7 +17,7 @@ from .. import optimizers
 
 
 __all__ = ["Input", "Model", "Sequential", "activations", "backend", "callbacks", "datasets", "initializers",
-           "layers", "losses", "metrics", "models", "optimizers", "utils"]
+           "layers", "losses", "metrics", "models", "optimizers", "regularizers", "utils"]
 
 
 def __dir__():

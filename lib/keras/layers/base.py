@@ -13,7 +13,7 @@ import inspect
 
 import numpy as np
 
-from .. import graph, initializers
+from .. import graph, initializers, regularizers
 from ..naming import snake_case, unique_name
 from ...core import nest
 from ...reverse.tensor import Tensor, convert_to_tensor
@@ -48,22 +48,28 @@ class Layer(Module):
     """
 
     def __init__(self, name=None, dtype="float32", trainable=True, input_shape=None, input_dim=None, **kwargs):
-        for unsupported in ("activity_regularizer", "kernel_regularizer", "bias_regularizer",
-                            "kernel_constraint", "bias_constraint"):
-            if kwargs.pop(unsupported, None) is not None:
+        # `<weight>_regularizer=` penalises the weight of that name (kernel, bias, recurrent_kernel, ...)
+        weight_regularizers = {key[:-len("_regularizer")]: regularizers.get(kwargs.pop(key))
+                               for key in [k for k in kwargs if k.endswith("_regularizer")]}
+        activity_regularizer = weight_regularizers.pop("activity", None)
+        for unsupported in [k for k in kwargs if k.endswith("_constraint")]:
+            if kwargs.pop(unsupported) is not None:
                 raise ValueError(f"[{type(self).__name__}] `{unsupported}` is not supported by dualtape.keras; "
-                                 "add the penalty to the loss in a custom train_step instead.")
+                                 "clip or project the weight after each optimizer step instead.")
         kwargs.pop("autocast", None)
         if kwargs:
             raise TypeError(f"[{type(self).__name__}] unexpected keyword arguments: {sorted(kwargs)}.")
         object.__setattr__(self, "_layers", [])
         object.__setattr__(self, "_own_weights", [])
         object.__setattr__(self, "_tracked_variables", [])
+        object.__setattr__(self, "_regularized", [])  # (variable, regularizer) pairs
         super().__init__(name or unique_name(snake_case(type(self).__name__)))
         self.built = False
         self.dtype = np.dtype(getattr(dtype, "as_numpy_dtype", dtype) or "float32")
         self._trainable = bool(trainable)
         self._added_losses = []
+        self.weight_regularizers = {k: v for k, v in weight_regularizers.items() if v is not None}
+        self.activity_regularizer = activity_regularizer
         self.output_shape_seen = None
         if input_dim is not None and input_shape is None:
             input_shape = (input_dim,)
@@ -101,10 +107,10 @@ class Layer(Module):
         if isinstance(shape, str):  # Keras 2 order: (name, shape, ...)
             name, shape = shape, (initializer if name is None else name)
             initializer = kwargs.pop("initializer", None) if not callable(initializer) else initializer
-        for unsupported in ("regularizer", "constraint"):
-            if kwargs.pop(unsupported, None) is not None:
-                raise ValueError(f"[{self.name}.add_weight] `{unsupported}` is not supported by dualtape.keras; "
-                                 "add the penalty to the loss (or clip the weight after each step) by hand.")
+        regularizer = regularizers.get(kwargs.pop("regularizer", None)) or self.weight_regularizers.get(name)
+        if kwargs.pop("constraint", None) is not None:
+            raise ValueError(f"[{self.name}.add_weight] `constraint` is not supported by dualtape.keras; clip or "
+                             "project the weight after each optimizer step instead.")
         for ignored in ("autocast", "aggregation", "synchronization", "use_resource"):
             kwargs.pop(ignored, None)
         if kwargs:
@@ -117,6 +123,8 @@ class Layer(Module):
         value = np.asarray(init(shape, dtype), dtype=dtype)
         variable = Variable(value, trainable=trainable, name=f"{self.name}/{name or 'variable'}")
         self._own_weights.append(variable)
+        if regularizer is not None:
+            self._regularized.append((variable, regularizer))
         return variable
 
     def own_variables(self):
@@ -183,8 +191,19 @@ class Layer(Module):
 
     @property
     def losses(self):
-        """The losses added during the latest outermost call, this layer's and its sublayers'."""
-        return list(self._added_losses) + [x for layer in self._layers for x in layer.losses]
+        """The losses added during the latest outermost call (`add_loss`, activity regularizers),
+        this layer's and its sublayers', then the penalties of the trainable weights'
+        regularizers, computed now (Keras 3's order)."""
+        regularized = dict(self.regularized_weights())
+        return self.added_losses() + [regularized[id(v)][1](v) for v in self.trainable_weights if id(v) in regularized]
+
+    def added_losses(self):
+        return list(self._added_losses) + [x for layer in self._layers for x in layer.added_losses()]
+
+    def regularized_weights(self):
+        """(id, (variable, regularizer)) for every regularized weight of this layer and its sublayers."""
+        return [(id(v), (v, r)) for v, r in self._regularized] + [
+            pair for layer in self._layers for pair in layer.regularized_weights()]
 
     def clear_losses(self):
         self._added_losses.clear()
@@ -253,6 +272,13 @@ class Layer(Module):
             call_depth[0] -= 1
             if explicit:
                 call_context.pop()
+        if self.activity_regularizer is not None:  # per sample: divided by the batch size, as Keras 3
+            for output in nest.flatten(outputs):
+                if isinstance(output, Tensor):
+                    penalty = self.activity_regularizer(output)
+                    if len(output.shape) and output.shape[0]:
+                        penalty = penalty / np.asarray(output.shape[0], penalty.dtype.as_numpy_dtype)
+                    self.add_loss(penalty)
         if self.output_shape_seen is None:  # the first call's, as Keras' summary shows
             self.output_shape_seen = nest.map_structure(lambda x: tuple(x.shape) if hasattr(x, "shape") else None,
                                                         outputs)
