@@ -459,3 +459,17 @@ def test_fashion_mnist_and_cifar10_read_keras_cache_files(tmp_path, monkeypatch)
         pickle.dump({b"data": data, b"labels": __import__("os").system}, f)  # not data: refused, never called
     with pytest.raises(pickle.UnpicklingError, match="refusing to load"):
         keras.datasets.cifar10.load_data()
+
+
+def test_model_checkpoint_saves_the_best_weights(tmp_path):
+    model = small_classifier()
+    checkpoint = keras.callbacks.ModelCheckpoint(str(tmp_path / "w.{epoch:02d}.weights.h5"), monitor="loss",
+                                                 save_best_only=True, save_weights_only=True)
+    history = model.fit(X, Y, epochs=3, verbose=0, shuffle=False, callbacks=[checkpoint])
+    saved = sorted(p.name for p in tmp_path.iterdir())
+    best = int(np.argmin(history.history["loss"])) + 1
+    assert saved[-1] == f"w.{best:02d}.weights.h5" and checkpoint.best == min(history.history["loss"])
+    with pytest.raises(ValueError, match="save_weights_only=True"):
+        keras.callbacks.ModelCheckpoint("m.keras")
+    with pytest.raises(ValueError, match="no TensorBoard logs"):
+        keras.callbacks.TensorBoard(log_dir="logs")

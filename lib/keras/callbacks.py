@@ -1,6 +1,6 @@
 """`keras.callbacks`: hooks `fit` calls around epochs and batches (Callback, History,
-EarlyStopping, LambdaCallback, LearningRateScheduler, ReduceLROnPlateau) and the list that
-dispatches to them."""
+EarlyStopping, LambdaCallback, LearningRateScheduler, ReduceLROnPlateau, ModelCheckpoint) and
+the list that dispatches to them."""
 
 import numpy as np
 
@@ -188,6 +188,51 @@ class ReduceLROnPlateau(Callback):
                     self.cooldown_counter, self.wait = self.cooldown, 0
 
 
+class ModelCheckpoint(Callback):
+    """Save the weights after each epoch (or only when `monitor` improves, `save_best_only`) to
+    `filepath`, formatted with the epoch and the logs ('w.{epoch:02d}-{val_loss:.2f}.weights.h5').
+    Only weights can be saved (`save_weights_only=True`; the file is dualtape's, not Keras' HDF5)."""
+
+    def __init__(self, filepath, monitor="val_loss", verbose=0, save_best_only=False, save_weights_only=False,
+                 mode="auto", save_freq="epoch", initial_value_threshold=None):
+        super().__init__()
+        if not save_weights_only:
+            raise ValueError("[ModelCheckpoint] dualtape.keras saves weights only: pass save_weights_only=True "
+                             "(and restore them with model.load_weights(path)).")
+        if save_freq != "epoch":
+            raise ValueError(f"[ModelCheckpoint] only save_freq='epoch' is supported, got {save_freq!r}.")
+        if mode not in ("auto", "min", "max"):
+            raise ValueError(f"[ModelCheckpoint] `mode` must be 'auto', 'min' or 'max', got {mode!r}.")
+        self.filepath, self.monitor, self.verbose = str(filepath), monitor, verbose
+        self.save_best_only = save_best_only
+        self.mode = ("max" if "acc" in monitor or "auc" in monitor else "min") if mode == "auto" else mode
+        self.best = initial_value_threshold if initial_value_threshold is not None else (
+            np.inf if self.mode == "min" else -np.inf)
+
+    def on_epoch_end(self, epoch, logs=None):
+        logs = logs or {}
+        path = self.filepath.format(epoch=epoch + 1, **logs)
+        if self.save_best_only:
+            value = logs.get(self.monitor)
+            if value is None:
+                raise ValueError(f"[ModelCheckpoint] the monitored metric {self.monitor!r} is not in the logs "
+                                 f"{sorted(logs)}; pass monitor= one of them.")
+            if not (value < self.best if self.mode == "min" else value > self.best):
+                return
+            self.best = value
+        self.model.save_weights(path)
+        if self.verbose > 0:
+            print(f"\nEpoch {epoch + 1}: saving model to {path}")
+
+
+class TensorBoard(Callback):
+    """Not available: dualtape writes no TensorBoard logs."""
+
+    def __init__(self, *args, **kwargs):
+        raise ValueError("[TensorBoard] dualtape.keras writes no TensorBoard logs; remove the callback, or record "
+                         "the logs yourself with keras.callbacks.LambdaCallback(on_epoch_end=...).")
+
+
 class CallbackList:
     """Calls each hook on every callback in order."""
 
@@ -211,7 +256,7 @@ class CallbackList:
 
 
 __all__ = ["Callback", "CallbackList", "EarlyStopping", "History", "LambdaCallback", "LearningRateScheduler",
-           "ReduceLROnPlateau"]
+           "ModelCheckpoint", "ReduceLROnPlateau", "TensorBoard"]
 
 
 def __dir__():
