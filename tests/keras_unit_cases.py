@@ -190,6 +190,18 @@ def layer_cases(tf, keras):
     grad = tape.gradient(total, embedding.trainable_weights)[0]
     out["embedding"] = {"shape": list(y.shape), "value": listed(y), "grads": [listed(tf.convert_to_tensor(grad))],
                         "weights_after": []}
+    table = np.random.default_rng(30).standard_normal((20, 4)).astype(np.float32) * [1.0, 3.0, 0.5, 2.0] + 1.0
+    for name, normalizer in (("normalization", K.Normalization()), ("normalization_all", K.Normalization(axis=None))):
+        normalizer.adapt(table)
+        x = tf.constant(rows)
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = normalizer(x)
+            total = tf.reduce_sum(y * np.arange(12, dtype=np.float32).reshape(3, 4))
+        out[name] = {"shape": list(y.shape), "value": listed(y), "grads": [listed(tape.gradient(total, x))],
+                     "weights_after": [listed(w) for w in normalizer.get_weights()]}
+    rescaled = K.Rescaling(1.0 / 255, offset=-0.5)(np.arange(6, dtype=np.uint8).reshape(2, 3) * 40)
+    out["rescaling"] = {"shape": list(rescaled.shape), "value": listed(rescaled), "grads": [], "weights_after": []}
     lstm = K.LSTM(2, return_state=True)
     lstm(tf.constant(sequences))
     rng = np.random.default_rng(21)
