@@ -411,5 +411,55 @@ def fit_with_regularizers(tf, keras, epochs=2):
     return {"loss": [float(v) for v in history.history["loss"]], "losses": [float(v) for v in model.losses]}
 
 
+def basic_classification(tf, keras, epochs=3):
+    """"Basic classification" (Fashion MNIST): Flatten, Dense 128 relu, Dense 10; Adam, sparse
+    cross entropy from logits, accuracy; evaluate; a probability model ending in Softmax."""
+    rng = np.random.default_rng(15)
+    train_images = rng.integers(0, 256, (96, 28, 28)).astype(np.uint8) / 255.0
+    train_labels = rng.integers(0, 10, 96)
+    test_images, test_labels = train_images[:32], train_labels[:32]
+    model = keras.Sequential([
+        keras.layers.Flatten(input_shape=(28, 28)),
+        keras.layers.Dense(128, activation="relu"),
+        keras.layers.Dense(10),
+    ])
+    initial_weights(model, 16, scale=0.05)
+    model.compile(optimizer="adam", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                  metrics=["accuracy"])
+    history = model.fit(train_images, train_labels, epochs=epochs, shuffle=False, verbose=0)
+    test_loss, test_acc = model.evaluate(test_images, test_labels, verbose=0)
+    probability_model = keras.Sequential([model, keras.layers.Softmax()])
+    predictions = probability_model.predict(test_images, verbose=0)
+    return {"history": {k: [float(v) for v in vs] for k, vs in sorted(history.history.items())},
+            "test": [float(test_loss), float(test_acc)], "predictions": predictions[:2].ravel().tolist(),
+            "argmax": np.argmax(predictions, axis=1).tolist()}
+
+
+def basic_regression(tf, keras, epochs=5):
+    """"Basic regression" (fuel efficiency): a Normalization layer adapted to the features,
+    Dense 64 relu twice, Dense 1; Adam(0.001), mean absolute error, validation_split=0.2."""
+    rng = np.random.default_rng(17)
+    train_features = (rng.standard_normal((120, 9)) * rng.uniform(0.5, 50, 9) + rng.uniform(-10, 100, 9))
+    train_labels = train_features @ rng.standard_normal(9) * 0.05 + 20.0
+    normalizer = keras.layers.Normalization(axis=-1)
+    normalizer.adapt(np.array(train_features))
+    model = keras.Sequential([
+        normalizer,
+        keras.layers.Dense(64, activation="relu"),
+        keras.layers.Dense(64, activation="relu"),
+        keras.layers.Dense(1),
+    ])
+    model.build((None, 9))
+    rng = np.random.default_rng(18)
+    model.set_weights([w if i < 3 else (0.1 * rng.standard_normal(w.shape)).astype(np.float32)
+                       for i, w in enumerate(model.get_weights())])
+    model.compile(loss="mean_absolute_error", optimizer=keras.optimizers.Adam(0.001))
+    history = model.fit(train_features, train_labels, validation_split=0.2, epochs=epochs, shuffle=False, verbose=0)
+    return {"history": {k: [float(v) for v in vs] for k, vs in sorted(history.history.items())},
+            "evaluate": float(model.evaluate(train_features[:40], train_labels[:40], verbose=0)),
+            "predict": model.predict(train_features[:3], verbose=0).ravel().tolist(),
+            "mean": np.asarray(normalizer.mean).ravel().tolist()}
+
+
 TUTORIALS += [training_loop_with_added_losses, fit_with_sample_weights_and_validation,
-              fit_with_learning_rate_callbacks, fit_with_regularizers]
+              fit_with_learning_rate_callbacks, fit_with_regularizers, basic_classification, basic_regression]

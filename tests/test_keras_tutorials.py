@@ -233,7 +233,28 @@ REFERENCES = {'basic_training_loop_keras': {'b': 1.7482564449310303,
                                                              0.5089539289474487, 0.493441641330719]}},
  'fit_with_regularizers': {'loss': [1.268052339553833, 1.174755334854126],
                            'losses': [0.002264707814902067, 0.03835819289088249, 0.0018497537821531296,
-                                      0.008479347452521324]}}
+                                      0.008479347452521324]},
+'basic_classification': {'argmax': [1, 7, 1, 1, 7, 7, 2, 1, 7, 7, 1, 1, 7, 1, 7, 7, 7, 1, 7, 1, 9, 7, 7, 2,
+                                     8, 8, 1, 1, 7, 2, 1, 4],
+                          'history': {'accuracy': [0.1145833358168602, 0.25, 0.2916666567325592],
+                                      'loss': [2.34140944480896, 2.1699016094207764, 2.076382875442505]},
+                          'predictions': [0.058058131486177444, 0.23516857624053955, 0.08176882565021515,
+                                          0.05262002348899841, 0.07686328887939453, 0.12604106962680817,
+                                          0.06289856135845184, 0.12428968399763107, 0.09938814491033554,
+                                          0.0829036682844162, 0.0696440041065216, 0.1386776864528656,
+                                          0.14243744313716888, 0.05368725582957268, 0.0883156955242157,
+                                          0.08219451457262039, 0.09181639552116394, 0.15085886418819427,
+                                          0.09500489383935928, 0.08736321330070496],
+                          'test': [1.9162406921386719, 0.5]},
+ 'basic_regression': {'evaluate': 13.734456062316895,
+                      'history': {'loss': [13.311259269714355, 13.227752685546875, 13.1458740234375,
+                                           13.063789367675781, 12.979336738586426],
+                                  'val_loss': [13.674853324890137, 13.587196350097656, 13.499565124511719,
+                                               13.410183906555176, 13.316061973571777]},
+                      'mean': [0.644672691822052, 51.0255241394043, 101.50436401367188, 10.928149223327637,
+                               35.6962776184082, 22.193208694458008, 19.225980758666992, 90.5518569946289,
+                               42.06028747558594],
+                      'predict': [0.40273964405059814, 0.5034825801849365, 0.463199645280838]}}
 
 
 def run(tutorial):
@@ -349,3 +370,21 @@ def test_fit_with_weight_and_activity_regularizers():
     got, ref = run(keras_tutorials.fit_with_regularizers), REFERENCES["fit_with_regularizers"]
     close(got["losses"], ref["losses"], what="model.losses: activity penalty, then each regularized weight's")
     close(got["loss"], ref["loss"], what="fit's loss, penalties included")
+
+
+def test_basic_classification():
+    got, ref = run(keras_tutorials.basic_classification), REFERENCES["basic_classification"]
+    for key in ("accuracy", "loss"):
+        close(got["history"][key], ref["history"][key], what=f"history[{key!r}]")
+    close(got["test"], ref["test"], what="evaluate: test loss and accuracy")
+    close(got["predictions"], ref["predictions"], what="probability model's predictions")
+    assert got["argmax"] == ref["argmax"]
+
+
+def test_basic_regression():
+    got, ref = run(keras_tutorials.basic_regression), REFERENCES["basic_regression"]
+    close(got["mean"], ref["mean"], what="Normalization.adapt's mean")
+    for key in ("loss", "val_loss"):
+        close(got["history"][key], ref["history"][key], what=f"history[{key!r}]")
+    close(got["evaluate"], ref["evaluate"], what="evaluate (mean absolute error)")
+    close(got["predict"], ref["predict"], what="predict")
