@@ -461,5 +461,33 @@ def basic_regression(tf, keras, epochs=5):
             "mean": np.asarray(normalizer.mean).ravel().tolist()}
 
 
-TUTORIALS += [training_loop_with_added_losses, fit_with_sample_weights_and_validation,
+def convolutional_network(tf, keras, epochs=2):
+    """"Convolutional Neural Network" (CIFAR-10): three Conv2D and two MaxPooling2D, Flatten,
+    Dense 64, Dense 10; Adam, sparse cross entropy from logits, validation_data."""
+    rng = np.random.default_rng(19)
+    train_images = rng.integers(0, 256, (48, 32, 32, 3)).astype(np.uint8) / 255.0
+    train_labels = rng.integers(0, 10, (48, 1))
+    test_images, test_labels = train_images[:16], train_labels[:16]
+    keras.backend.clear_session()  # the summary's layer names start afresh
+    model = keras.models.Sequential()
+    model.add(keras.layers.Conv2D(32, (3, 3), activation="relu", input_shape=(32, 32, 3)))
+    model.add(keras.layers.MaxPooling2D((2, 2)))
+    model.add(keras.layers.Conv2D(64, (3, 3), activation="relu"))
+    model.add(keras.layers.MaxPooling2D((2, 2)))
+    model.add(keras.layers.Conv2D(64, (3, 3), activation="relu"))
+    model.add(keras.layers.Flatten())
+    model.add(keras.layers.Dense(64, activation="relu"))
+    model.add(keras.layers.Dense(10))
+    initial_weights(model, 20, scale=0.1)
+    model.compile(optimizer="adam", loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                  metrics=["accuracy"])
+    history = model.fit(train_images, train_labels, epochs=epochs, batch_size=16, shuffle=False,
+                        validation_data=(test_images, test_labels), verbose=0)
+    printed = []
+    model.summary(print_fn=lambda text, **kwargs: printed.append(text))
+    return {"history": {k: [float(v) for v in vs] for k, vs in sorted(history.history.items())},
+            "summary_rows": [line for line in "\n".join(printed).splitlines() if line.startswith("│")]}
+
+
+TUTORIALS += [convolutional_network, training_loop_with_added_losses, fit_with_sample_weights_and_validation,
               fit_with_learning_rate_callbacks, fit_with_regularizers, basic_classification, basic_regression]

@@ -254,7 +254,27 @@ REFERENCES = {'basic_training_loop_keras': {'b': 1.7482564449310303,
                       'mean': [0.644672691822052, 51.0255241394043, 101.50436401367188, 10.928149223327637,
                                35.6962776184082, 22.193208694458008, 19.225980758666992, 90.5518569946289,
                                42.06028747558594],
-                      'predict': [0.40273964405059814, 0.5034825801849365, 0.463199645280838]}}
+                      'predict': [0.40273964405059814, 0.5034825801849365, 0.463199645280838]},
+ 'convolutional_network': {'history': {'accuracy': [0.0416666679084301, 0.2083333283662796],
+                                       'loss': [2.702789306640625, 2.21417498588562],
+                                       'val_accuracy': [0.125, 0.125],
+                                       'val_loss': [2.233962059020996, 2.2086572647094727]},
+                           'summary_rows': ['│ conv2d (Conv2D)                 │ (None, 30, 30, 32)     '
+                                            '│           896 │',
+                                            '│ max_pooling2d (MaxPooling2D)    │ (None, 15, 15, 32)     '
+                                            '│             0 │',
+                                            '│ conv2d_1 (Conv2D)               │ (None, 13, 13, 64)     '
+                                            '│        18,496 │',
+                                            '│ max_pooling2d_1 (MaxPooling2D)  │ (None, 6, 6, 64)       '
+                                            '│             0 │',
+                                            '│ conv2d_2 (Conv2D)               │ (None, 4, 4, 64)       '
+                                            '│        36,928 │',
+                                            '│ flatten (Flatten)               │ (None, 1024)           '
+                                            '│             0 │',
+                                            '│ dense (Dense)                   │ (None, 64)             '
+                                            '│        65,600 │',
+                                            '│ dense_1 (Dense)                 │ (None, 10)             '
+                                            '│           650 │']}}
 
 
 def run(tutorial):
@@ -388,3 +408,10 @@ def test_basic_regression():
         close(got["history"][key], ref["history"][key], what=f"history[{key!r}]")
     close(got["evaluate"], ref["evaluate"], what="evaluate (mean absolute error)")
     close(got["predict"], ref["predict"], what="predict")
+
+
+def test_convolutional_network():
+    got, ref = run(keras_tutorials.convolutional_network), REFERENCES["convolutional_network"]
+    for key in ("accuracy", "loss", "val_accuracy", "val_loss"):
+        close(got["history"][key], ref["history"][key], what=f"history[{key!r}]")
+    assert got["summary_rows"] == ref["summary_rows"]
