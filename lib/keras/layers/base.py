@@ -180,6 +180,13 @@ class Layer(Module):
                                  f"got an array of shape {value.shape}.")
             variable.assign(value.astype(variable.dtype.as_numpy_dtype))
 
+    def rename(self, name):
+        """Give an unbuilt layer another name (its weights take it: 'forward_lstm/kernel:0')."""
+        if self.built:
+            raise ValueError(f"[{self.name}] a built layer keeps its name (its weights carry it); rename it "
+                             "before its first call.")
+        self._name = name
+
     def count_params(self):
         return int(sum(np.prod(v.shape) for v in self.weights))
 

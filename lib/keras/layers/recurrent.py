@@ -35,6 +35,15 @@ class Recurrent(Layer):
         self.recurrent_initializer = initializers.get(recurrent_initializer)
         self.bias_initializer = initializers.get(bias_initializer)
         self.return_sequences, self.return_state, self.go_backwards = return_sequences, return_state, go_backwards
+        self.arguments = dict(activation=activation, recurrent_activation=recurrent_activation, use_bias=use_bias,
+                              kernel_initializer=kernel_initializer, recurrent_initializer=recurrent_initializer,
+                              bias_initializer=bias_initializer, return_sequences=return_sequences,
+                              return_state=return_state, go_backwards=go_backwards, dtype=dtype)
+
+    def reversed_copy(self, name):
+        """A new, unbuilt layer like this one reading the sequence the other way (Bidirectional's)."""
+        arguments = dict(self.arguments, go_backwards=not self.go_backwards, name=name)
+        return type(self)(self.units, **arguments)
 
     def build(self, input_shape):
         if len(input_shape) != 3:
@@ -91,6 +100,7 @@ class LSTM(Recurrent):
     def __init__(self, units, unit_forget_bias=True, **kwargs):
         super().__init__(units, **kwargs)
         self.unit_forget_bias = unit_forget_bias
+        self.arguments["unit_forget_bias"] = unit_forget_bias
 
     def initial_bias(self, shape, dtype=None):
         if not self.unit_forget_bias:
@@ -139,3 +149,39 @@ class GRU(Recurrent):
         candidate = self.activation(matrix_x[:, 2 * u:] + r * matrix_inner[:, 2 * u:])
         h = z * h + (1 - z) * candidate
         return h, [h]
+
+
+class Bidirectional(Layer):
+    """Run a recurrent layer forwards and a copy of it backwards, and merge their outputs
+    ('concat' by default; 'sum', 'mul', 'ave', or None for the pair). Weights: the forward
+    layer's, then the backward one's."""
+
+    def __init__(self, layer, merge_mode="concat", weights=None, backward_layer=None, **kwargs):
+        super().__init__(**kwargs)
+        if not isinstance(layer, Recurrent):
+            raise ValueError(f"[{self.name}] Bidirectional wraps a SimpleRNN, LSTM or GRU layer, got "
+                             f"{type(layer).__name__}.")
+        if merge_mode not in ("concat", "sum", "mul", "ave", None):
+            raise ValueError(f"[{self.name}] `merge_mode` must be 'concat', 'sum', 'mul', 'ave' or None, got "
+                             f"{merge_mode!r}.")
+        if layer.return_state or weights is not None:
+            raise ValueError(f"[{self.name}] return_state=True and weights= are not supported by dualtape.keras' "
+                             "Bidirectional.")
+        backward = backward_layer or layer.reversed_copy("backward_" + layer.name)
+        layer.rename("forward_" + layer.name)
+        self.forward_layer, self.backward_layer = layer, backward
+        self.merge_mode = merge_mode
+
+    def call(self, inputs):
+        forward, backward = self.forward_layer(inputs), self.backward_layer(inputs)
+        if self.backward_layer.return_sequences:
+            backward = backward[:, ::-1]  # the backward layer's steps in the forward order
+        if self.merge_mode == "concat":
+            return dnp.concatenate([forward, backward], axis=-1)
+        if self.merge_mode == "sum":
+            return forward + backward
+        if self.merge_mode == "mul":
+            return forward * backward
+        if self.merge_mode == "ave":
+            return (forward + backward) / 2.0
+        return [forward, backward]
