@@ -15,7 +15,7 @@ import numpy as np
 
 from . import naming
 from ..core import dnp, dtypes
-from ..reverse.tensor import Tensor, convert_to_tensor
+from ..reverse.tensor import Tensor
 from ..surface.tf_ops import cast, to_tensor
 
 EPSILON = 1e-7  # keras.backend.epsilon()
