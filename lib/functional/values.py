@@ -13,7 +13,7 @@ from ..core.traced import Traced
 from ..forward.dual import Dual as _Dual
 from ..reverse.dispatch import STATE
 from ..reverse.tensor import EagerTensor as _EagerTensor
-from ..reverse.tensor import Tensor, escape_error
+from ..reverse.tensor import Tensor, escape_error, plain_value
 
 # -- inputs and outputs -----------------------------------------------------------------------
 
@@ -287,3 +287,9 @@ def check_cotangent_kind(cotangent, output, api):
         raise ValueError(f"[{api}] a cotangent of dtype {c_dtype} for an output of dtype "
                          f"{o_dtype}: a complex output needs a complex cotangent, a real one a "
                          "real cotangent (as JAX). Cast the cotangent to the output's dtype.")
+
+
+def plain_arguments(values):
+    """A call's arguments (a tuple, or a dict of keyword arguments) with each traced leaf as its
+    plain value: what sparsity detection runs f on (it is the outermost level, see sparsity/)."""
+    return nest.tree_map(lambda leaf: plain_value(leaf) if isinstance(leaf, Traced) else leaf, values)
