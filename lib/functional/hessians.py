@@ -6,7 +6,7 @@ import numpy as np
 from ..core import dnp, nest
 from ..core.traced import Traced
 from ..forward.second_order import gradient_tangents
-from ..sparsity import Plans, check_sparsity, require_scipy
+from ..sparsity import Plans, check_sparse_call
 from .forward_mode import jacfwd, run_forward
 from .reverse_mode import grad, jacrev, run_on_tape, unlock
 from .values import (plain_arguments, as_input, as_output, at_top_level, check_input_kinds, check_scalar, check_tangent, checked_argnums, flatten, pack,
@@ -84,14 +84,7 @@ def hessian(f, argnums=0, chunk_size=None, has_aux=False, holomorphic=False, spa
 
 def _sparse_hessian(f, argnums, has_aux, sparsity, sparse_output):
     """hessian(f, sparsity=...): k compressed Hessian-vector products on one recording of f."""
-    check_sparsity(sparsity, "hessian")
-    if sparse_output:
-        require_scipy("hessian")
-    if sparsity is None:
-        raise ValueError("[hessian] sparse_output=True needs sparsity= ('auto', or the pattern).")
-    if not isinstance(argnums, int):
-        raise ValueError(f"[hessian] sparsity= differentiates one array argument; got argnums={argnums!r}. "
-                         "Concatenate the arguments into one array, or use sparsity=None.")
+    check_sparse_call(sparsity, sparse_output, argnums, "hessian")
     plans = Plans(f, "hessian", sparsity, "hessian")
 
     def hess(*args, **kwargs):

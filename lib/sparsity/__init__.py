@@ -14,7 +14,7 @@ let a few products give them all.
 """
 
 from . import bind  # noqa: F401  (installs the binder in forward/dual.py's router)
-from .detect import Plans, check_sparsity, require_scipy
+from .detect import Plans, check_rows, check_sparse_call
 from .pattern import Pattern
 
-__all__ = ["Pattern", "Plans", "check_sparsity", "require_scipy"]
+__all__ = ["Pattern", "Plans", "check_rows", "check_sparse_call"]

@@ -20,14 +20,14 @@ def bind_patterns(op, args, static):
     primals = []
     for a in args:
         if a.__class__ is Pattern:
-            trace = a.trace
+            trace = a._trace
             primals.append(a._value)
         else:
             primals.append(a)
     found = []
     plain_static = {key: _plain(value, found) for key, value in static.items()} if static else static
     if trace is None:
-        trace = found[0].trace
+        trace = found[0]._trace
     ans = op.impl(*primals, **plain_static) if plain_static else op.impl(*primals)
     if ans.__class__ is tuple:
         raise TypeError(f"[{op.name}] returned a tuple; multi-output ops must be built from "

@@ -43,6 +43,28 @@ def check_sparsity(sparsity, api):
                     "array, a scipy.sparse matrix, or None.")
 
 
+def check_sparse_call(sparsity, sparse_output, argnums, api):
+    """Refuse, when the derivative is asked for, a `sparsity=` / `sparse_output=` combination
+    that cannot be honoured."""
+    check_sparsity(sparsity, api)
+    if sparse_output:
+        require_scipy(api)
+    if sparsity is None:
+        raise ValueError(f"[{api}] sparse_output=True needs sparsity= ('auto', or the pattern).")
+    if not isinstance(argnums, int) or isinstance(argnums, bool):
+        raise ValueError(f"[{api}] sparsity= differentiates one array argument; got argnums={argnums!r}. "
+                         "Concatenate the arguments into one array, or use sparsity=None.")
+
+
+def check_rows(compression, rows, api):
+    """The output's size against the pattern's rows (a given pattern of the wrong size, or an
+    output whose shape changed with the inputs' values)."""
+    if compression.shape[0] != rows:
+        raise ValueError(f"[{api}] the sparsity pattern has {compression.shape[0]} output rows, but f "
+                         f"returned {rows} elements here; give a pattern of shape ({rows}, inputs), "
+                         "or use sparsity=None if f's output size changes with its inputs' values.")
+
+
 def require_scipy(api):
     try:
         import scipy.sparse  # noqa: F401
@@ -68,6 +90,15 @@ def given_pattern(sparsity, rows, cols, api, what):
         raise ValueError(f"[{api}] sparsity= has shape {sparsity.shape}, but the {what} is {rows}x{cols} "
                          "(outputs x inputs, flattened in C order, or out.shape + in.shape).")
     return np.reshape(sparsity, (rows, cols))
+
+
+def _rows_of(sparsity, n, api):
+    """How many output rows a given Jacobian pattern has (its size over the input size)."""
+    rows, left = divmod(int(np.prod(sparsity.shape)), max(n, 1))
+    if left or (is_sparse_matrix(sparsity) and sparsity.shape[1] != n):
+        raise ValueError(f"[{api}] sparsity= has shape {sparsity.shape}, which is not (outputs, {n}) "
+                         "for this input.")
+    return rows
 
 
 def detect(f, args, argnum, kwargs, api, second_order):
@@ -147,6 +178,8 @@ class Plans:
         if found is not None:
             return found
         n = int(np.prod(np.shape(args[argnum])))
+        if not auto and self.kind != "hessian" and out_size is None:
+            out_size = _rows_of(self.sparsity, n, self.api)
         if self.kind == "hessian":
             if auto:
                 shape, _, pattern = detect(self.f, args, argnum, kwargs, self.api, True)

@@ -73,13 +73,13 @@ class Pattern(Traced):
     through non-differentiable ops (`x > 0`) has `deps` None but stays a `Pattern`: it still
     depends on the inputs' values, which matters where it is used as an index."""
 
-    __slots__ = ("_value", "deps", "trace")
+    __slots__ = ("_value", "deps", "_trace")
     __array_priority__ = 250
 
     def __init__(self, value, deps, trace):
         self._value = value
         self.deps = deps
-        self.trace = trace
+        self._trace = trace
 
     @property
     def primal(self):
@@ -120,13 +120,13 @@ class Pattern(Traced):
         return dnp.getitem(self, index)
 
     def __setitem__(self, index, value):
-        raise RefusalError(f"[{self.trace.api}] a traced value cannot be written into (t[{index!r}] = ...), "
+        raise RefusalError(f"[{self._trace.api}] a traced value cannot be written into (t[{index!r}] = ...), "
                            "as in every dualtape transform. Build a new array instead: dnp.where(mask, "
                            "value, t), np.concatenate of slices, or np.stack of items.")
 
     def _refuse(self, what):
         raise RefusalError(
-            f"[{self.trace.api}] sparsity='auto' runs f once for each shape, on values that carry "
+            f"[{self._trace.api}] sparsity='auto' runs f once for each shape, on values that carry "
             f"which inputs they depend on, and f used {what} of a traced value: the result, and so the "
             "derivative's pattern, could change with the inputs' values. Keep the computation in "
             "array ops (dnp.where instead of an `if`), or pass the pattern yourself (sparsity=a "
