@@ -285,3 +285,37 @@ def test_given_scipy_pattern_and_detection_once_per_shape():
     assert calls.count("Pattern") == 1 and len(calls) == 4
     h(np.zeros(n + 1))  # a new shape: detected again
     assert calls.count("Pattern") == 2
+
+
+# -- inside other transforms -------------------------------------------------------------------------
+
+def _scaled(p):
+    return lambda x: dnp.sum(p * x[1:] * x[:-1] ** 2) + dnp.sum(dnp.sin(x))
+
+
+@pytest.mark.parametrize("api", ["hessian", "jacfwd", "jacrev"])
+def test_sparse_derivatives_nest_in_other_transforms(api):
+    x = np.linspace(0.1, 1.0, 5)
+
+    def total(p, sparsity):
+        f = _scaled(p)
+        derivative = dualtape.hessian(f, sparsity=sparsity) if api == "hessian" else \
+            getattr(dualtape, api)(dualtape.grad(f), sparsity=sparsity)
+        return dnp.sum(derivative(x))
+    expected = dualtape.jvp(lambda p: total(p, None), (2.0,), (1.0,))
+    got = dualtape.jvp(lambda p: total(p, "auto"), (2.0,), (1.0,))
+    np.testing.assert_allclose(got, expected, rtol=1e-13)
+    np.testing.assert_allclose(dualtape.grad(lambda p: total(p, "auto"))(2.0),
+                               dualtape.grad(lambda p: total(p, None))(2.0), rtol=1e-13)
+    third = dualtape.grad(lambda v: dnp.sum(dualtape.hessian(_scaled(2.0), sparsity="auto")(v)))(x)
+    np.testing.assert_allclose(third, dualtape.grad(lambda v: dnp.sum(dualtape.hessian(_scaled(2.0))(v)))(x),
+                               rtol=1e-13)
+
+
+def test_auto_detection_under_vmap_is_refused_clearly():
+    xs = np.stack([np.linspace(0.1, 1.0, 5)] * 2)
+    with pytest.raises(RefusalError, match=r"\[hessian\] sparsity= .*vmap"):
+        dualtape.vmap(dualtape.hessian(_scaled(2.0), sparsity="auto"))(xs)
+    pattern = dualtape.hessian(_scaled(2.0))(xs[0]) != 0
+    np.testing.assert_array_equal(dualtape.vmap(dualtape.hessian(_scaled(2.0), sparsity=pattern))(xs),
+                                  dualtape.vmap(dualtape.hessian(_scaled(2.0)))(xs))

@@ -9,7 +9,7 @@ from ..forward.inplace import enter_arguments, leave_arguments
 from ..reverse.dispatch import new_tag
 from ..reverse.tensor import Tensor
 from ..sparsity import Plans, check_rows, check_sparse_call
-from .values import (plain_arguments, as_input, as_output, check_input_kinds, check_output_kinds, check_outputs, check_tangent, checked_argnums, element_write_refusal,
+from .values import (plan_arguments, as_input, as_output, check_input_kinds, check_output_kinds, check_outputs, check_tangent, checked_argnums, element_write_refusal,
                      seen_outside, split_aux, unwrap_aux, zero_tangent)
 
 # -- forward mode ------------------------------------------------------------------------------
@@ -180,7 +180,8 @@ def _sparse_jacfwd(f, argnums, has_aux, holomorphic, sparsity, sparse_output):
         check_input_kinds([x], "jacfwd", holomorphic)
         shape = tuple(dnp.shape(x))
         n = int(np.prod(shape))
-        _, compression = plans.plan(plain_arguments(args), nums[0], plain_arguments(kwargs))
+        plain_args, plain_kwargs = plan_arguments(plans.auto, args, kwargs, "jacfwd")
+        _, compression = plans.plan(plain_args, nums[0], plain_kwargs)
         seeds = compression.seeds(dnp.result_dtype(x))
         if len(seeds) == 0:
             seeds = np.zeros((1, n), dtype=dnp.result_dtype(x))
@@ -197,8 +198,7 @@ def _sparse_jacfwd(f, argnums, has_aux, holomorphic, sparsity, sparse_output):
         m = int(np.prod(oshape))
         check_rows(compression, m, "jacfwd")
         compressed = dnp.reshape(tangent, (k, m))
-        jac = (compression.sparse(compressed) if sparse_output
-               else compression.dense(compressed).reshape(oshape + shape))
+        jac = compression.result(compressed, sparse_output, oshape + shape, "jacfwd")
         return (jac, aux[0]) if has_aux else jac
 
     return jacobian

@@ -4,12 +4,11 @@ recording) and `jacobian` (jacfwd or jacrev, whichever needs fewer passes)."""
 import numpy as np
 
 from ..core import dnp, nest
-from ..core.traced import Traced
 from ..forward.second_order import gradient_tangents
 from ..sparsity import Plans, check_sparse_call
 from .forward_mode import jacfwd, run_forward
 from .reverse_mode import grad, jacrev, run_on_tape, unlock
-from .values import (plain_arguments, as_input, as_output, at_top_level, check_input_kinds, check_scalar, check_tangent, checked_argnums, flatten, pack,
+from .values import (plan_arguments, as_input, as_output, at_top_level, check_input_kinds, check_scalar, check_tangent, checked_argnums, flatten, pack,
                      split_aux, unwrap_aux)
 
 # -- second order ------------------------------------------------------------------------------
@@ -96,7 +95,9 @@ def _sparse_hessian(f, argnums, has_aux, sparsity, sparse_output):
         check_input_kinds(flatten([x]), "hessian", False)
         shape = tuple(dnp.shape(x))
         n = int(np.prod(shape))
-        _, compression = plans.plan(plain_arguments(args), nums[0], plain_arguments(kwargs))
+        top = at_top_level(args)
+        plain_args, plain_kwargs = plan_arguments(plans.auto, args, kwargs, "hessian")
+        _, compression = plans.plan(plain_args, nums[0], plain_kwargs)
         dtype = dnp.result_dtype(x)
         dtype = dtype if dtype.kind == "f" else np.dtype(np.float64)
         seeds = compression.seeds(dtype)
@@ -105,7 +106,7 @@ def _sparse_hessian(f, argnums, has_aux, sparsity, sparse_output):
         k = len(seeds)
         seeds = seeds.reshape((k,) + shape)
         compressed = aux = None
-        if at_top_level(args):
+        if top:
             tape, inputs, out = run_on_tape(f, args, nums, "hessian", kwargs)
             try:
                 if has_aux:
@@ -126,14 +127,7 @@ def _sparse_hessian(f, argnums, has_aux, sparsity, sparse_output):
             result = run_forward(g, (x,), (seeds,), "hessian", batch=k, has_aux=has_aux)
             aux = result[2] if has_aux else None
             compressed = dnp.reshape(result[1], (k, n))
-            if isinstance(compressed, Traced):
-                raise NotImplementedError("[hessian] sparsity= inside another transform that "
-                                          "differentiates the Hessian again is not supported; use "
-                                          "sparsity=None there.")
-        if sparse_output:
-            full_hessian = compression.sparse(compressed)
-        else:
-            full_hessian = compression.dense(compressed).reshape(shape + shape)
+        full_hessian = compression.result(compressed, sparse_output, shape + shape, "hessian")
         return (full_hessian, unwrap_aux(aux)) if has_aux else full_hessian
 
     return hess

@@ -10,7 +10,7 @@ from ..reverse.jacobians import tape_jacobian
 from ..reverse.tape import GradientTape
 from ..reverse.tensor import Tensor, wrap
 from ..sparsity import Plans, check_rows, check_sparse_call
-from .values import (plain_arguments, as_input, as_output, check_cotangent_kind, check_input_kinds, check_output_kinds, check_outputs,
+from .values import (plan_arguments, as_input, as_output, check_cotangent_kind, check_input_kinds, check_output_kinds, check_outputs,
                      check_scalar, checked_argnums, element_write_refusal, flatten, pack, split_aux, unwrap, unwrap_aux,
                      zero_tangent)
 
@@ -124,7 +124,8 @@ def _sparse_jacrev(f, argnums, has_aux, holomorphic, sparsity, sparse_output):
             check_output_kinds([out], "jacrev", holomorphic)
             shape, oshape = tuple(dnp.shape(x)), tuple(dnp.shape(out))
             n, m = int(np.prod(shape)), int(np.prod(oshape))
-            _, compression = plans.plan(plain_arguments(args), nums[0], plain_arguments(kwargs), m)
+            plain_args, plain_kwargs = plan_arguments(plans.auto, args, kwargs, "jacrev")
+            _, compression = plans.plan(plain_args, nums[0], plain_kwargs, m)
             check_rows(compression, m, "jacrev")
             seeds = compression.seeds(dnp.result_dtype(out))
             if len(seeds) == 0:
@@ -138,8 +139,7 @@ def _sparse_jacrev(f, argnums, has_aux, holomorphic, sparsity, sparse_output):
                     compressed = dnp.reshape(unwrap(grads[source._id]), (k, n))
             if compressed is None:  # no output depends on the input
                 compressed = np.zeros((k, n), dtype=dnp.result_dtype(out))
-            jac = (compression.sparse(compressed) if sparse_output
-                   else compression.dense(compressed).reshape(oshape + shape))
+            jac = compression.result(compressed, sparse_output, oshape + shape, "jacrev")
             return (jac, unwrap_aux(aux)) if has_aux else jac
         finally:
             unlock(tape)

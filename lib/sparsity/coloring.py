@@ -14,6 +14,9 @@ import dataclasses
 
 import numpy as np
 
+from ..core import dnp
+from ..core.traced import Traced
+
 
 def column_coloring(pattern):
     """Colors of the columns of a (rows, cols) boolean pattern, columns sharing a row differing.
@@ -82,6 +85,7 @@ class Compression:
     take_color: np.ndarray
     take_index: np.ndarray
     indptr: np.ndarray
+    kept: dict = dataclasses.field(default_factory=dict, compare=False, repr=False)  # seeds per dtype
 
     @property
     def count(self):
@@ -89,9 +93,13 @@ class Compression:
         return int(self.colors.max()) + 1 if len(self.colors) else 0
 
     def seeds(self, dtype):
-        """(k, len(colors)): row c is the sum of the unit vectors of color c."""
-        seeds = np.zeros((self.count, len(self.colors)), dtype=dtype)
-        seeds[self.colors, np.arange(len(self.colors))] = 1
+        """(k, len(colors)): row c is the sum of the unit vectors of color c (read-only, kept)."""
+        seeds = self.kept.get(dtype)
+        if seeds is None:
+            seeds = np.zeros((self.count, len(self.colors)), dtype=dtype)
+            seeds[self.colors, np.arange(len(self.colors))] = 1
+            seeds.flags.writeable = False
+            self.kept[dtype] = seeds
         return seeds
 
     def values(self, compressed):
@@ -101,6 +109,20 @@ class Compression:
         out = np.zeros(self.shape, dtype=compressed.dtype)
         out[self.rows_of, self.cols_of] = self.values(compressed)
         return out
+
+    def result(self, compressed, sparse_output, shape, api):
+        """The matrix from the compressed products: a CSR matrix, or a dense array of `shape`.
+        Traced products (the derivative taken inside another transform) are gathered and
+        scattered with dnp ops, so the enclosing transform differentiates them."""
+        if not isinstance(compressed, Traced):
+            return self.sparse(compressed) if sparse_output else self.dense(compressed).reshape(shape)
+        if sparse_output:
+            raise TypeError(f"[{api}] sparse_output=True inside another transform: a scipy.sparse "
+                            "matrix cannot carry derivatives. Use sparse_output=False there.")
+        size = self.shape[0] * self.shape[1]
+        flat = self.rows_of * self.shape[1] + self.cols_of
+        values = dnp.getitem(compressed, (self.take_color, self.take_index))
+        return dnp.reshape(dnp.unindex(values, (size,), (flat,)), shape)
 
     def sparse(self, compressed):
         from scipy import sparse

@@ -12,7 +12,7 @@ import hashlib
 
 import numpy as np
 
-from ..core import nest
+from ..core import dnp, nest
 from ..core.traced import Traced
 from ..forward.dual import Dual
 from ..reverse.tensor import Tensor
@@ -168,16 +168,18 @@ class Plans:
 
     def __init__(self, f, kind, sparsity, api):
         self.f, self.kind, self.sparsity, self.api = f, kind, sparsity, api
+        self.auto = isinstance(sparsity, str)  # detected: f runs on the arguments' plain values
         self.plans = {}
 
     def plan(self, args, argnum, kwargs, out_size=None):
-        """(output shape or None, Compression) for this call."""
-        auto = isinstance(self.sparsity, str)
-        key = cache_key(args, argnum, kwargs) if auto else (np.shape(args[argnum]), out_size)
+        """(output shape or None, Compression) for this call (plain `args` and `kwargs` when
+        `auto`; a given pattern reads only the input's shape)."""
+        auto = self.auto
+        key = cache_key(args, argnum, kwargs) if auto else (tuple(dnp.shape(args[argnum])), out_size)
         found = self.plans.get(key)
         if found is not None:
             return found
-        n = int(np.prod(np.shape(args[argnum])))
+        n = int(np.prod(dnp.shape(args[argnum])))
         if not auto and self.kind != "hessian" and out_size is None:
             out_size = _rows_of(self.sparsity, n, self.api)
         if self.kind == "hessian":

@@ -263,6 +263,8 @@ def _rules():
                  "VStack", "DStack", "ColumnStack", "Append", "AtLeast1d", "AtLeast2d", "AtLeast3d",
                  "FFTShift", "IFFTShift"):
         table[name] = selection_rule
+    for name in ("Cast", "Acosh", "Logit", "Erfcinv"):  # elementwise, though not declared so
+        table[name] = elementwise_rule
     table["Diff"] = diff_rule
     table["MatMul"] = matmul_rule
     table["Einsum"] = einsum_rule
