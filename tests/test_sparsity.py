@@ -319,3 +319,17 @@ def test_auto_detection_under_vmap_is_refused_clearly():
     pattern = dualtape.hessian(_scaled(2.0))(xs[0]) != 0
     np.testing.assert_array_equal(dualtape.vmap(dualtape.hessian(_scaled(2.0), sparsity=pattern))(xs),
                                   dualtape.vmap(dualtape.hessian(_scaled(2.0)))(xs))
+
+
+def test_other_arguments_are_part_of_the_cache_key():
+    def f(x, scale, options):
+        y = x[1:] * x[:-1] if options["coupled"] else x * x
+        return dnp.sum(dnp.sin(y) * scale)
+    x = np.linspace(0.1, 1.0, 5)
+    h = dualtape.hessian(f, sparsity="auto")
+    for scale in (np.ones(4), np.ones(5)):
+        coupled = scale.shape == (4,)
+        expected = dualtape.hessian(f)(x, scale, {"coupled": coupled})
+        np.testing.assert_array_equal(h(x, scale, {"coupled": coupled}), expected)
+    np.testing.assert_array_equal(h(x, np.ones(5) * 2.0, {"coupled": False}),
+                                  dualtape.hessian(f)(x, np.ones(5) * 2.0, {"coupled": False}))

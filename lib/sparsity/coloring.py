@@ -23,19 +23,33 @@ def column_coloring(pattern):
 
     Greedy, largest columns first (a dense column then takes color 0 and no more colors)."""
     rows, cols = pattern.shape
+    cols_of_row = _lists(pattern)
+    rows_of_col = _lists(pattern.T)
     colors = np.full(cols, -1, dtype=np.int64)
-    counts = pattern.sum(axis=0)
+    counts = np.array([len(r) for r in rows_of_col], dtype=np.int64)
     for j in np.argsort(-counts, kind="stable"):
-        touching = pattern[pattern[:, j]].any(axis=0)
-        used = colors[touching]
+        touching = [cols_of_row[i] for i in rows_of_col[j]]
+        if not touching:
+            colors[j] = 0
+            continue
+        used = colors[np.concatenate(touching) if len(touching) > 1 else touching[0]]
         colors[j] = _first_free(used[used >= 0])
     return colors
 
 
+def _lists(pattern):
+    """The column indices of each row's True entries."""
+    rows_of, cols_of = np.nonzero(pattern)
+    return np.split(cols_of, np.cumsum(np.bincount(rows_of, minlength=pattern.shape[0]))[:-1])
+
+
 def _first_free(used):
-    free = np.ones(len(used) + 1, dtype=bool)
-    free[used[used <= len(used)]] = False
-    return int(np.argmax(free))
+    """The smallest color not in `used` (an array of colors)."""
+    taken = set(used.tolist())
+    color = 0
+    while color in taken:
+        color += 1
+    return color
 
 
 def star_coloring(pattern):
@@ -44,7 +58,7 @@ def star_coloring(pattern):
     along each path v - w - x, a color that would make a two-colored path of four vertices."""
     n = pattern.shape[0]
     graph = pattern & ~np.eye(n, dtype=bool)
-    adjacency = [np.flatnonzero(row) for row in graph]
+    adjacency = _lists(graph)
     colors = np.full(n, -1, dtype=np.int64)
     seen = np.zeros((n, 8), dtype=np.int64)  # seen[x, c]: colored neighbors of x with color c
     degree = graph.sum(axis=1)

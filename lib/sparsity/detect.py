@@ -145,7 +145,8 @@ def _innermost(out):
 
 def _key_part(value):
     """What a call's other argument contributes to the cache key: shape, dtype and the bytes'
-    digest for arrays, the value for hashable scalars, the object itself otherwise."""
+    digest for arrays, the value for scalars, the parts of tuples, lists and dicts; any other
+    object makes a key of its own (its contents could change under the same id)."""
     if isinstance(value, np.ndarray):
         return ("array", value.shape, value.dtype.str, hashlib.blake2b(np.ascontiguousarray(value).view(np.uint8),
                                                                        digest_size=16).digest())
@@ -153,7 +154,9 @@ def _key_part(value):
         return (type(value).__name__, value)
     if isinstance(value, (tuple, list)):
         return (type(value).__name__,) + tuple(_key_part(v) for v in value)
-    return ("object", id(value))
+    if isinstance(value, dict):
+        return ("dict",) + tuple((repr(k), _key_part(v)) for k, v in value.items())
+    return ("object", object())  # not comparable by value: never reused (detected again)
 
 
 def cache_key(args, argnum, kwargs):

@@ -40,30 +40,31 @@ class Trace:
             return
         left = np.reshape(left, (-1, self.n))
         right = np.reshape(right, (-1, self.n))
-        pairs = boolean_product(left.T, right)
-        self.interactions |= pairs
-        self.interactions |= pairs.T
+        first, second = row_pairs(left, right)
+        if first is None:  # too many pairs to list: every input of left with every one of right (a superset)
+            first, second = np.ix_(np.flatnonzero(left.any(axis=0)), np.flatnonzero(right.any(axis=0)))
+        self.interactions[first, second] = True
+        self.interactions[second, first] = True
 
 
-def boolean_product(a, b):
-    """(a @ b) > 0 for boolean matrices, through scipy.sparse when it is installed (the rows
-    of a dependency pattern hold few inputs), else a float32 product."""
-    keep_rows = np.flatnonzero(a.any(axis=1))
-    keep_cols = np.flatnonzero(b.any(axis=0))
-    inner = np.flatnonzero(a.any(axis=0) & b.any(axis=1))
-    out = np.zeros((a.shape[0], b.shape[1]), dtype=bool)
-    if not (len(keep_rows) and len(keep_cols) and len(inner)):
-        return out
-    a = a[np.ix_(keep_rows, inner)]
-    b = b[np.ix_(inner, keep_cols)]
-    try:
-        from scipy import sparse
-    except ImportError:
-        block = (a.astype(np.float32) @ b.astype(np.float32)) > 0
-    else:
-        block = (sparse.csr_matrix(a, dtype=np.float32) @ sparse.csr_matrix(b, dtype=np.float32)).toarray() > 0
-    out[np.ix_(keep_rows, keep_cols)] = block
-    return out
+PAIR_LIMIT = 20_000_000  # pairs listed one by one; past it, coupling the unions is cheaper (and safe)
+
+
+def row_pairs(left, right):
+    """(i, j) index arrays of every pair with left[r, i] and right[r, j] for some row r, or
+    (None, None) when there are more than PAIR_LIMIT of them (a join on the row, in NumPy)."""
+    left_rows, left_cols = np.nonzero(left)
+    right_rows, right_cols = np.nonzero(right)  # row-major: sorted by row
+    per_row = np.bincount(right_rows, minlength=len(right))
+    starts = np.cumsum(per_row) - per_row
+    repeats = per_row[left_rows]
+    total = int(repeats.sum())
+    if total > PAIR_LIMIT:
+        return None, None
+    first = np.repeat(left_cols, repeats)
+    within = np.arange(total) - np.repeat(np.cumsum(repeats) - repeats, repeats)
+    second = right_cols[np.repeat(starts[left_rows], repeats) + within]
+    return first, second
 
 
 class Pattern(Traced):
