@@ -333,3 +333,18 @@ def test_other_arguments_are_part_of_the_cache_key():
         np.testing.assert_array_equal(h(x, scale, {"coupled": coupled}), expected)
     np.testing.assert_array_equal(h(x, np.ones(5) * 2.0, {"coupled": False}),
                                   dualtape.hessian(f)(x, np.ones(5) * 2.0, {"coupled": False}))
+
+
+@pytest.mark.parametrize("name", sorted(STRUCTURED))
+def test_transforms_hessian_with_sparsity(name):
+    """The source transformer's hvp code on the colors' directions agrees with the dense
+    Hessian of the tape (different code: rounding may differ in the last bits)."""
+    import dualtape.transforms as dt
+    f, colors = STRUCTURED[name]
+    x = np.random.default_rng(8).uniform(-1.0, 1.0, 24)
+    expected = dualtape.hessian(f)(x)
+    np.testing.assert_allclose(dt.hessian(f, sparsity="auto")(x), expected, rtol=1e-13, atol=1e-13)
+    csr = dt.hessian(f, sparsity=expected != 0, sparse_output=True)(x)
+    np.testing.assert_allclose(csr.toarray(), expected, rtol=1e-13, atol=1e-13)
+    with pytest.raises(TypeError, match="positionally"):
+        dt.hessian(f, sparsity="auto")(x=x)
