@@ -348,3 +348,51 @@ def test_transforms_hessian_with_sparsity(name):
     np.testing.assert_allclose(csr.toarray(), expected, rtol=1e-13, atol=1e-13)
     with pytest.raises(TypeError, match="positionally"):
         dt.hessian(f, sparsity="auto")(x=x)
+
+
+# -- functions with custom derivatives: their code's pattern is not trusted --------------------------
+
+@dualtape.custom_jvp
+def straight_through_round(x):
+    return dnp.round(x)
+
+
+@straight_through_round.defjvp
+def _straight_through_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return straight_through_round(x), t * 1.0
+
+
+@dualtape.custom_gradient
+def floor_with_gradient(x):
+    def grad(g):
+        return g * 3.0
+    return dnp.floor(x), grad
+
+
+@dualtape.custom_vjp
+def floor_with_vjp(x):
+    return dnp.floor(x)
+
+
+floor_with_vjp.defvjp(lambda x: (dnp.floor(x), None), lambda residuals, g: (g * 5.0,))
+
+
+@pytest.mark.parametrize("custom", [straight_through_round, floor_with_gradient, floor_with_vjp],
+                         ids=["custom_jvp", "custom_gradient", "custom_vjp"])
+def test_custom_derivatives_are_not_read_from_their_code(custom):
+    """round / floor have a zero derivative, but the user's rules say otherwise: a pattern read
+    from the code would drop the entries (a silent wrong number); it is dense over the arguments."""
+    def f(x):
+        return custom(x[::-1]) * 2.0 + x
+
+    x = np.array([0.3, 1.7, 2.2, -0.4])
+    modes = [dualtape.jacrev] if custom is floor_with_vjp else [dualtape.jacfwd, dualtape.jacrev]
+    for api in modes:
+        expected = api(f)(x)
+        assert np.count_nonzero(expected) > 4  # the anti-diagonal comes from the custom rule
+        np.testing.assert_array_equal(api(f, sparsity="auto")(x), expected)
+
+    def scalar(x):
+        return dnp.sum(custom(x) * x)
+    np.testing.assert_array_equal(dualtape.hessian(scalar, sparsity="auto")(x), dualtape.hessian(scalar)(x))

@@ -17,7 +17,7 @@ from ..core.traced import Traced
 from ..forward.dual import Dual
 from ..reverse.tensor import Tensor
 from .coloring import forward_compression, hessian_compression, reverse_compression
-from .pattern import Pattern, Trace, as_rows
+from .pattern import DETECTING, Pattern, Trace, as_rows
 
 MAX_INPUTS = 20000  # the detection holds an (elements, inputs) boolean array per value
 
@@ -114,7 +114,11 @@ def detect(f, args, argnum, kwargs, api, second_order):
     start = Pattern(x, np.eye(n, dtype=bool).reshape(x.shape + (n,)), trace)
     full = list(args)
     full[argnum] = start
-    out = f(*full, **kwargs)
+    DETECTING[0] += 1
+    try:
+        out = f(*full, **kwargs)
+    finally:
+        DETECTING[0] -= 1
     if second_order and isinstance(out, tuple) and len(out) == 2:  # has_aux: (value, aux)
         out = out[0]
     if nest.is_pytree_node(out):

@@ -20,6 +20,9 @@ from ..core.traced import Traced
 from ..forward.dual import install_numpy_protocols, install_operators
 
 
+DETECTING = [0]  # > 0 while a detection runs f (custom-derivative functions then look for Patterns)
+
+
 class Trace:
     """One detection: the number of inputs, and (for Hessians) the pairs of inputs that a
     nonlinear op couples, accumulated over the whole run (a superset of the Hessian's pattern:
