@@ -101,6 +101,14 @@ def test_detected_patterns_cover_random_programs(program):
                 break
             nonzero = jac.reshape(pattern.shape) != 0
             assert not np.any(nonzero & ~pattern), program.source
+            if shape == () and np.asarray(x).dtype.kind == "f":  # a scalar f: its Hessian too
+                _, _, interactions = detect(f, program.args, argnum, {}, "hessian", True)
+                try:
+                    hess = np.asarray(dualtape.hessian(f, argnums=argnum)(*args))
+                except Exception:  # noqa: BLE001
+                    break
+                nonzero = hess.reshape(interactions.shape) != 0
+                assert not np.any(nonzero & ~interactions), program.source
 
 
 # -- exact agreement on structured problems ---------------------------------------------------------
