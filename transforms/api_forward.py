@@ -10,6 +10,7 @@ and per tangent layout (one direction, or a batch of k directions on a leading a
 import numpy as np
 
 from dualtape.core import nest
+from dualtape.sparsity import Plans, check_sparse_call
 
 from . import pipeline
 from .codegen import emit
@@ -257,11 +258,18 @@ def jacfwd(f, argnums=None, *, wrt=None, optimize=True, holomorphic=False):
     return jacobian
 
 
-def hessian(f, argnums=None, *, wrt=None, optimize=True):
+def hessian(f, argnums=None, *, wrt=None, optimize=True, sparsity=None, sparse_output=False):
     """The Hessian of scalar f w.r.t. args[argnums] (with a tuple, the tuple of tuples of blocks
     d2f / dx_i dx_j of shape x_i.shape + x_j.shape, as JAX's): one call of the generated hvp
-    code with all basis directions as one vector tangent. `wrt=`: an alias of `argnums=`."""
+    code with all basis directions as one vector tangent. `wrt=`: an alias of `argnums=`.
+
+    sparsity: "auto" (detected by running f once per shape), a boolean (n, n) array or a
+    scipy.sparse matrix, as `dualtape.hessian`'s: the generated hvp code then runs on one
+    direction per color (3 for a tridiagonal Hessian) instead of n. sparse_output=True returns
+    a scipy.sparse CSR matrix."""
     fh = hvp(f, resolve_argnums(argnums, wrt, "transforms.hessian"), optimize=optimize)
+    if sparsity is not None or sparse_output:
+        return _sparse_hessian(f, fh, sparsity, sparse_output)
 
     def hess(*args, **kwargs):
         xs = _wrt_values(fh, args, kwargs)
@@ -273,6 +281,32 @@ def hessian(f, argnums=None, *, wrt=None, optimize=True):
                                                 zip(_leaves(xj), bs)]) for r, leaf_i in zip(row, _leaves(xi))])
                           for xj, bs in zip(xs, blocks)) for row, xi in zip(rows, xs))
         return out if fh.wrt_is_tuple else out[0][0]
+
+    return hess
+
+
+def _sparse_hessian(f, fh, sparsity, sparse_output):
+    """transforms.hessian(f, sparsity=...): the generated hvp code on the colors' directions."""
+    api = "transforms.hessian"
+    check_sparse_call(sparsity, sparse_output, 0 if len(fh.wrt) == 1 and not fh.wrt_is_tuple else (0, 1), api)
+    plans = Plans(f, "hessian", sparsity, api)
+    name = fh.wrt[0]
+
+    def hess(*args, **kwargs):
+        position = fh.params.index(name) if name in fh.params else len(args)
+        if position >= len(args):
+            raise TypeError(f"[{api}] sparsity= needs the differentiated argument `{name}` passed "
+                            "positionally.")
+        x = np.asarray(args[position])
+        if x.dtype.kind != "f":
+            raise TypeError(f"[{api}] sparsity= differentiates one floating array; `{name}` has dtype "
+                            f"{x.dtype}.")
+        _, compression = plans.plan(args, position, kwargs)
+        seeds = compression.seeds(x.dtype)
+        if len(seeds) == 0:
+            seeds = np.zeros((1, x.size), dtype=x.dtype)
+        rows = np.asarray(fh(*args, seeds.reshape((len(seeds),) + x.shape), **kwargs))
+        return compression.result(rows.reshape(len(seeds), x.size), sparse_output, x.shape + x.shape, api)
 
     return hess
 

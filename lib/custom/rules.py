@@ -23,6 +23,7 @@ import inspect
 import numpy as np
 
 from ..core import nest
+from ..sparsity.custom import dense_custom, holds_patterns
 from ..core import dnp
 from .bind import as_duals, dual_level, per_direction, rebind, split_level, transpose
 from ..reverse.dispatch import STATE
@@ -117,6 +118,8 @@ class custom_jvp(_Custom):  # noqa: N801 - JAX's name
                                  f"@{self.__name__}.defjvp before calling it.")
         if self._in_rule:
             return self.fun(*args, **kwargs)
+        if holds_patterns(args, kwargs):  # sparsity detection: the rule may differentiate anything
+            return dense_custom(args, kwargs, lambda a, k: self.fun(*a, **k))
         args, static, diff, leaves = self._split(args, kwargs)
         level = dual_level(leaves)
         if level is not None:
@@ -181,6 +184,8 @@ class custom_vjp(_Custom):  # noqa: N801 - JAX's name
                                  f"{self.__name__}.defvjp(fwd, bwd) before calling it.")
         if self._in_rule:
             return self.fun(*args, **kwargs)
+        if holds_patterns(args, kwargs):  # sparsity detection: the rule may differentiate anything
+            return dense_custom(args, kwargs, lambda a, k: self.fun(*a, **k))
         args, static, diff, leaves = self._split(args, kwargs)
         if dual_level(leaves) is not None:
             raise self._forward_error()
