@@ -12,6 +12,7 @@
 import numpy as np
 
 import dualtape as tf
+import dualtape.transforms as dt
 from dualtape import dnp
 
 try:
@@ -197,6 +198,18 @@ def hessian_case(n):
             return lambda: h(xh)
         return make
 
+    def coupled_np(x):  # (the same function in NumPy, as the source transformer reads it)
+        return np.sum(np.sin(x) * x ** 2) + np.sum(x[:-1] * x[1:] ** 2)
+
+    def generated(**options):
+        def make():
+            if options.get("jit"):
+                __import__("numba")  # (an optional extra: "not installed" without it)
+            h = dt.hessian(coupled_np, sparsity="auto", **options)
+            h(xh)  # detect the pattern and compile
+            return lambda: h(xh)
+        return make
+
     def torch_hessian():
         torch = peers.torch()
         xt = torch.tensor(xh)
@@ -226,7 +239,11 @@ def hessian_case(n):
                Impl("dualtape.hessian (one chunk)", DUALTAPE, ours(None)),
                Impl("dualtape.hessian (chunk_size=50)", DUALTAPE, ours(max(1, n // 4))),
                Impl('dualtape.hessian(sparsity="auto")', DUALTAPE, ours(None, sparsity="auto"),
-                    note="3 colors: 3 HVPs in one batched pass")]
+                    note="3 colors: 3 HVPs in one batched pass"),
+               Impl('dualtape.transforms.hessian(sparsity="auto")', DUALTAPE, generated(),
+                    note="the generated hvp code, 3 directions in one batched call"),
+               Impl('dualtape.transforms.hessian(sparsity="auto", jit=True)', DUALTAPE, generated(jit=True),
+                    note="numba: one compiled hvp call per color")]
         + peer_impls(torch_hessian, ag_hessian, jax_hessian,
                      ("torch hessian(vectorize=True)", "autograd.hessian", "JAX eager hessian", "JAX jit(hessian)")))
 

@@ -358,6 +358,26 @@ def test_transforms_hessian_with_sparsity(name):
         dt.hessian(f, sparsity="auto")(x=x)
 
 
+def chained_rosenbrock(x):
+    return np.sum(100.0 * (x[1:] - x[:-1] ** 2) ** 2 + (1 - x[:-1]) ** 2)
+
+
+@pytest.mark.parametrize("name", sorted(STRUCTURED) + ["chained_rosenbrock"])
+def test_transforms_hessian_compiled(name):
+    """jit=True: the numba-compiled hvp code, one direction per color (or per basis vector).
+    The structured cases call dnp.*, which numba does not compile: jit="fallback" runs them."""
+    pytest.importorskip("numba")
+    import warnings
+    import dualtape.transforms as dt
+    f, jit = (chained_rosenbrock, True) if name == "chained_rosenbrock" else (STRUCTURED[name][0], "fallback")
+    x = np.random.default_rng(9).uniform(-1.0, 1.0, 12)
+    expected = dualtape.hessian(f)(x)
+    with warnings.catch_warnings(action="ignore", category=RuntimeWarning):
+        sparse, dense = dt.hessian(f, sparsity="auto", jit=jit)(x), dt.hessian(f, jit=jit)(x)
+    np.testing.assert_allclose(sparse, expected, rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(dense, expected, rtol=1e-12, atol=1e-12)
+
+
 # -- functions with custom derivatives: their code's pattern is not trusted --------------------------
 
 @dualtape.custom_jvp
