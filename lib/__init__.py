@@ -26,7 +26,7 @@ from .core.registry import REGISTRY, RegisterGradient, defop
 from .reverse.tape import GradientTape, UnconnectedGradients
 from .reverse.indexed_slices import IndexedSlices
 from .reverse.tensor import Tensor, TensorShape, constant, convert_to_tensor, is_tensor
-from .surface.tf_ops import (abs, add, argmax, argmin, broadcast_to, cast, clip_by_norm, clip_by_value,  # noqa: A004
+from .surface.tf_ops import (abs, add, argmax, argmin, broadcast_to, cast, clip_by_global_norm, clip_by_norm, clip_by_value,  # noqa: A004
                      concat, cos, cumsum, divide, einsum, equal, exp, expand_dims, eye, fill, gather,
                      greater, identity, less, linspace, log, matmul, maximum, minimum, multiply,
                      negative, norm, one_hot, ones, ones_like, pad, pow, range, rank, reduce_all,
@@ -35,6 +35,11 @@ from .surface.tf_ops import (abs, add, argmax, argmin, broadcast_to, cast, clip_
                      sin, size, split, sqrt, square, squeeze, stack, stop_gradient, subtract, tanh,
                      tensordot, tile, transpose, vectorized_map, where, zeros, zeros_like)
 from .surface.variables import Variable
+from .surface.function import TensorSpec, function, numpy_function, py_function
+from .surface import config, data
+from .surface.control_flow import cond, foldl, foldr, scan, while_loop
+
+newaxis = None  # tf.newaxis: x[:, tf.newaxis]
 from . import optimizers
 
 keras = _types.SimpleNamespace(layers=layers, optimizers=optimizers,
@@ -55,3 +60,14 @@ for _name, _module in {"math": math, "nn": nn, "linalg": linalg, "image": image,
     _sys.modules[f"{__name__}.{_name}"] = _module
     globals()[_name] = _module
 del _name, _module
+
+
+# TF's sub-namespaces; dualtape's own packages (core, ops, reverse, dnp, layers, transforms, ...)
+# stay importable but are not listed by dir(tf), which shows TF's names and the functional API
+_TF_NAMESPACES = {"autodiff", "config", "data", "dtypes", "errors", "image", "keras", "linalg", "math", "nest", "nn",
+                  "optimizers", "random", "signal"}
+
+
+def __dir__():
+    return sorted(name for name, value in globals().items()
+                  if not isinstance(value, _types.ModuleType) or name in _TF_NAMESPACES)

@@ -43,6 +43,12 @@ CASES = {
     "adagrad": ("Adagrad", dict(learning_rate=0.1)),
     "adagrad_options": ("Adagrad", dict(learning_rate=0.5, initial_accumulator_value=0.5,
                                         epsilon=1e-2, weight_decay=0.01)),
+    "nadam": ("Nadam", dict(learning_rate=0.1)),
+    "nadam_options": ("Nadam", dict(learning_rate=0.05, beta_1=0.8, beta_2=0.9, epsilon=1e-3, clipvalue=1.0)),
+    "adamax": ("Adamax", dict(learning_rate=0.1)),
+    "adamax_weight_decay": ("Adamax", dict(learning_rate=0.1, beta_1=0.7, beta_2=0.8, weight_decay=0.05)),
+    "lion": ("Lion", dict(learning_rate=0.1)),
+    "lion_options": ("Lion", dict(learning_rate=0.05, beta_1=0.5, beta_2=0.8, weight_decay=0.1)),
 }
 
 SCHEDULES = {
@@ -63,6 +69,6 @@ SCHEDULES = {
 }
 
 # Cases also recorded with float64 variables, and the ones where b has no gradient at step 2.
-FLOAT64 = ["sgd_nesterov", "adam", "adamw", "rmsprop_centered_momentum", "adagrad"]
-NONE_GRAD = ["sgd_momentum", "adam", "adamw", "rmsprop_centered_momentum"]
+FLOAT64 = ["sgd_nesterov", "adam", "adamw", "rmsprop_centered_momentum", "adagrad", "nadam", "adamax", "lion"]
+NONE_GRAD = ["sgd_momentum", "adam", "adamw", "rmsprop_centered_momentum", "nadam", "adamax", "lion"]
 SCHEDULED_FLOAT64 = ["cosine_warmup", "polynomial"]

@@ -27,7 +27,7 @@ from .loops import loop
 # once per example under vmap (loops.per_example; tests/test_batching_rules.py finds them).
 apply_rules.PER_EXAMPLE.update(["Sort", "Partition", "Median", "Quantile", "Percentile", "GatherV2",
                                 "TakeAlongAxis", "Interp", "ClipByValue", "PutAlongAxis", "EigValues",
-                                "EigVectors"])
+                                "EigVectors", "MaxPool"])
 
 
 def rule_for(op):

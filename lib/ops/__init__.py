@@ -7,6 +7,7 @@ it is declared (`dnp.export`), in this order (a later module's name wins).
 from . import elementwise, exponentials, trigonometric, floating, activations, reductions, scans, nn  # noqa: F401
 from . import shape, joining, indexing, linalg, linalg_np, constructors, image  # noqa: F401
 from . import decompositions, fft  # noqa: F401
+from . import convolution, pooling  # noqa: F401  (tf.nn.conv2d, max_pool2d, avg_pool2d)
 
 try:  # SciPy is an optional extra (`dualtape[scipy]`): its ops exist only when it is installed
     import scipy.special  # noqa: F401

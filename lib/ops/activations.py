@@ -4,13 +4,15 @@ Kinks and ties follow TF: relu'(0) = 0, maximum and minimum give a tie to x, cli
 the gradient to x at the bounds. The implementations are stable at inputs of +-1000.
 """
 
+import math
+
 import numpy as np
 
 from ..core import dnp
 from ..core.registry import elementwise_op
 from ..core.rulekit import step, zeros_like
 
-__all__ = ["sigmoid", "relu", "elu", "softplus", "maximum", "minimum", "where", "clip"]
+__all__ = ["sigmoid", "relu", "elu", "softplus", "gelu", "gelu_slope", "maximum", "minimum", "where", "clip"]
 
 
 # -- activations ----------------------------------------------------------------------------
@@ -73,6 +75,46 @@ def softplus_jvp(dx, ans, x):
 
 
 SOFTPLUS = elementwise_op("Softplus", _softplus, vjp=softplus_vjp, jvp=softplus_jvp)
+
+
+# GELU, exact: x * Phi(x), Phi the standard normal CDF (tf.nn.gelu(approximate=False)). Its slope
+# Phi(x) + x phi(x) is an op too, whose own slope phi(x) (2 - x^2) is plain exp arithmetic, so
+# every order of derivative is exact (no erf is differentiated numerically).
+def _normal_cdf(x):
+    x = np.asarray(x)
+    try:
+        from scipy.special import ndtr  # (SciPy is optional: math.erfc per element otherwise)
+    except ImportError:
+        return (0.5 * np.frompyfunc(math.erfc, 1, 1)(-x / math.sqrt(2.0))).astype(x.dtype)
+    return ndtr(x).astype(x.dtype, copy=False)
+
+
+def _gelu(x):
+    return x * _normal_cdf(x)
+
+
+def _gelu_slope(x):
+    return _normal_cdf(x) + x * np.exp(-0.5 * x * x) * np.asarray(0.3989422804014327, np.result_type(x))
+
+
+def gelu_vjp(g, ans, x):
+    return g * dnp.gelu_slope(x)
+
+
+def gelu_jvp(dx, ans, x):
+    return dx * dnp.gelu_slope(x)
+
+
+def gelu_slope_vjp(g, ans, x):
+    return g * ((2 - x * x) * dnp.exp(-0.5 * x * x) * 0.3989422804014327)
+
+
+def gelu_slope_jvp(dx, ans, x):
+    return dx * ((2 - x * x) * dnp.exp(-0.5 * x * x) * 0.3989422804014327)
+
+
+GELU = elementwise_op("Gelu", _gelu, vjp=gelu_vjp, jvp=gelu_jvp)
+GELU_SLOPE = elementwise_op("GeluGrad", _gelu_slope, vjp=gelu_slope_vjp, jvp=gelu_slope_jvp)
 
 
 def maximum_vjp_x(g, ans, x, y):
@@ -175,6 +217,7 @@ CLIP = elementwise_op("ClipByValue", _clip, vjp=(clip_vjp_x, clip_vjp_lo, clip_v
 
 # -- the dnp functions: NumPy's names and signatures ---------------------------------------
 sigmoid, relu, elu, softplus, maximum, minimum = SIGMOID, RELU, ELU, SOFTPLUS, MAXIMUM, MINIMUM
+gelu, gelu_slope = GELU, GELU_SLOPE
 
 
 def where(condition, x=None, y=None):

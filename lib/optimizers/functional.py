@@ -141,3 +141,18 @@ def adagrad(learning_rate=0.001, initial_accumulator_value=0.1, epsilon=1e-7, **
     """Adagrad, as `tf.keras.optimizers.Adagrad`."""
     return from_rule(rules.ADAGRAD, learning_rate, dict(initial_accumulator_value=initial_accumulator_value,
                                                         epsilon=epsilon), **options)
+
+
+def nadam(learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, **options):
+    """Nadam (Keras' `Nadam`) as (init, update)."""
+    return from_rule(rules.NADAM, learning_rate, dict(beta_1=beta_1, beta_2=beta_2, epsilon=epsilon), **options)
+
+
+def adamax(learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, **options):
+    """Adamax (Keras' `Adamax`) as (init, update)."""
+    return from_rule(rules.ADAMAX, learning_rate, dict(beta_1=beta_1, beta_2=beta_2, epsilon=epsilon), **options)
+
+
+def lion(learning_rate=0.001, beta_1=0.9, beta_2=0.99, **options):
+    """Lion (Keras' `Lion`) as (init, update)."""
+    return from_rule(rules.LION, learning_rate, dict(beta_1=beta_1, beta_2=beta_2), **options)

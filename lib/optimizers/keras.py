@@ -1,4 +1,5 @@
-"""Keras' optimizer classes (as `tf.keras.optimizers`): SGD, Adam, AdamW, RMSprop, Adagrad.
+"""Keras' optimizer classes (as `tf.keras.optimizers`): SGD, Adam, AdamW, RMSprop, Adagrad,
+Nadam, Adamax, Lion.
 
 Each class only names its rule (`rules.py`) and hyperparameters; `Optimizer` runs Keras 3's
 `apply`: drop None gradients (with Keras' warning), clip, decay the weights, step each
@@ -257,3 +258,40 @@ class Adagrad(Optimizer):
                  clipnorm=None, clipvalue=None, global_clipnorm=None, name=None, **kwargs):
         super().__init__(learning_rate, dict(initial_accumulator_value=initial_accumulator_value, epsilon=epsilon),
                          weight_decay, clipnorm, clipvalue, global_clipnorm, name, **kwargs)
+
+
+class Nadam(Optimizer):
+    """Adam with Nesterov momentum (Dozat), Keras 3's update with its momentum schedule."""
+
+    rule = rules.NADAM
+
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, weight_decay=None,
+                 clipnorm=None, clipvalue=None, global_clipnorm=None, name=None, **kwargs):
+        super().__init__(learning_rate, dict(beta_1=beta_1, beta_2=beta_2, epsilon=epsilon), weight_decay,
+                         clipnorm, clipvalue, global_clipnorm, name, **kwargs)
+
+
+class Adamax(Optimizer):
+    """Adamax: Adam with the infinity norm of the gradients (Kingma & Ba, section 7)."""
+
+    rule = rules.ADAMAX
+
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, weight_decay=None,
+                 clipnorm=None, clipvalue=None, global_clipnorm=None, name=None, **kwargs):
+        super().__init__(learning_rate, dict(beta_1=beta_1, beta_2=beta_2, epsilon=epsilon), weight_decay,
+                         clipnorm, clipvalue, global_clipnorm, name, **kwargs)
+
+
+class Lion(Optimizer):
+    """Lion: the sign of an interpolated momentum as the step (Chen et al. 2023); use a smaller
+    learning rate than Adam's (Keras' default 0.001)."""
+
+    rule = rules.LION
+
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.99, weight_decay=None, clipnorm=None,
+                 clipvalue=None, global_clipnorm=None, name=None, **kwargs):
+        if beta_1 <= 0 or beta_1 > 1:
+            raise ValueError(f"[Lion] Argument `beta_1` must be in the [0, 1] range. Otherwise, the optimizer "
+                             f"degenerates to SignSGD. Received: beta_1={beta_1}.")
+        super().__init__(learning_rate, dict(beta_1=beta_1, beta_2=beta_2), weight_decay, clipnorm, clipvalue,
+                         global_clipnorm, name, **kwargs)

@@ -142,6 +142,78 @@ def adagrad_step(g, slots, lr, iteration, *, initial_accumulator_value=0.1, epsi
 ADAGRAD = Rule("Adagrad", adagrad_slots, adagrad_step)
 
 
+# Nadam (Dozat): Adam with Nesterov momentum and the momentum schedule
+# u_t = beta_1 (1 - 0.5 * 0.96^t). Keras keeps the product of the u_t in one optimizer variable,
+# updated before each step; here each variable keeps it (and how many factors it holds), and
+# folds in the factors of the steps it missed (a None gradient), so it is Keras' product.
+
+def nadam_slots(value, *, beta_1=0.9, beta_2=0.999, epsilon=1e-7):
+    return {"momentum": _zeros(value), "velocity": _zeros(value),
+            "u_product": np.ones((), value.dtype), "u_steps": np.zeros((), np.int64)}
+
+
+def _u_product(slots, iteration, beta_1, d):
+    product = slots["u_product"]
+    for k in range(int(slots["u_steps"]) + 1, iteration + 2):  # Keras: u * beta_1 * (1 - 0.5 * 0.96^k)
+        product = product * _c(beta_1, d) * (_c(1.0, d) - _c(0.5, d) * np.power(_c(0.96, d), _c(k, d)))
+    return product
+
+
+def nadam_step(g, slots, lr, iteration, *, beta_1=0.9, beta_2=0.999, epsilon=1e-7):
+    d = g.dtype
+    one, half = _c(1.0, d), _c(0.5, d)
+    decay, b1, b2 = _cast(0.96, d), _cast(beta_1, d), _cast(beta_2, d)
+    u_t = b1 * (one - half * np.power(decay, _c(iteration + 1, d)))
+    u_t_1 = b1 * (one - half * np.power(decay, _c(iteration + 2, d)))
+    u_product_t = _u_product(slots, iteration, beta_1, d)
+    u_product_t_1 = u_product_t * u_t_1
+    beta_2_power = np.power(b2, _c(iteration + 1, d))
+    m = slots["momentum"] + (g - slots["momentum"]) * (one - b1)
+    v = slots["velocity"] + (g * g - slots["velocity"]) * (one - b2)
+    m_hat = (u_t_1 * m) / (one - u_product_t_1) + ((one - u_t) * g) / (one - u_product_t)
+    v_hat = v / (one - beta_2_power)
+    new = {"momentum": m, "velocity": v, "u_product": np.asarray(u_product_t, d),
+           "u_steps": np.asarray(iteration + 1, np.int64)}
+    return -((m_hat * lr) / (np.sqrt(v_hat) + _c(epsilon, d))), new
+
+
+NADAM = Rule("Nadam", nadam_slots, nadam_step)
+
+
+# Adamax: Adam with the infinity norm, u = max(beta_2 u, |g|); step lr m / ((1 - beta_1^t)(u + eps)).
+
+def adamax_slots(value, *, beta_1=0.9, beta_2=0.999, epsilon=1e-7):
+    return {"momentum": _zeros(value), "norm": _zeros(value)}
+
+
+def adamax_step(g, slots, lr, iteration, *, beta_1=0.9, beta_2=0.999, epsilon=1e-7):
+    d = g.dtype
+    beta_1_power = np.power(_cast(beta_1, d), _c(iteration + 1, d))
+    m = slots["momentum"] + (g - slots["momentum"]) * _c(1 - beta_1, d)
+    u = np.maximum(_c(beta_2, d) * slots["norm"], np.abs(g))
+    return -((lr * m) / ((_c(1, d) - beta_1_power) * (u + _c(epsilon, d)))), {"momentum": m, "norm": u}
+
+
+ADAMAX = Rule("Adamax", adamax_slots, adamax_step)
+
+
+# Lion (Chen et al. 2023): step lr * sign(beta_1 m + (1 - beta_1) g), then m = beta_2 m + (1 - beta_2) g.
+
+def lion_slots(value, *, beta_1=0.9, beta_2=0.99):
+    return {"momentum": _zeros(value)}
+
+
+def lion_step(g, slots, lr, iteration, *, beta_1=0.9, beta_2=0.99):
+    d = g.dtype
+    one, b1, b2 = _c(1.0, d), _cast(beta_1, d), _cast(beta_2, d)
+    m = slots["momentum"]
+    delta = -(lr * np.sign(m * b1 + g * (one - b1)))
+    return delta, {"momentum": m * b2 + g * (one - b2)}
+
+
+LION = Rule("Lion", lion_slots, lion_step)
+
+
 def weight_decay(value, lr, decay):
     """What decoupled weight decay subtracts before the step: `value * wd * lr` (Keras)."""
     return value * _cast(decay, value.dtype) * lr

@@ -9,9 +9,9 @@ and returns a NumPy scalar. An optimizer calls it with its iteration count befor
 [0.10000000149011612, 0.05000000074505806, 0.02500000037252903]
 """
 
-import math
+import math as _math
 
-import numpy as np
+import numpy as _np
 
 
 def _tensor(x):
@@ -19,16 +19,16 @@ def _tensor(x):
     if hasattr(x, "numpy"):
         x = x.numpy()
     if isinstance(x, float):
-        return np.float32(x)
+        return _np.float32(x)
     if isinstance(x, int) and not isinstance(x, bool):
-        return np.int32(x)
-    return np.asarray(x)[()]
+        return _np.int32(x)
+    return _np.asarray(x)[()]
 
 
 def _cast(x, dtype):
     if hasattr(x, "numpy"):
         x = x.numpy()
-    return np.asarray(x, dtype)[()]
+    return _np.asarray(x, dtype)[()]
 
 
 class LearningRateSchedule:
@@ -59,7 +59,7 @@ class ExponentialDecay(LearningRateSchedule):
 
     def __call__(self, step):
         initial, dtype, p = _decay_progress(self, step)
-        return initial * np.power(_cast(self.decay_rate, dtype), p)
+        return initial * _np.power(_cast(self.decay_rate, dtype), p)
 
 
 class PiecewiseConstantDecay(LearningRateSchedule):
@@ -74,7 +74,7 @@ class PiecewiseConstantDecay(LearningRateSchedule):
     def __call__(self, step):
         step = _tensor(step)
         values = [_tensor(v) for v in self.values]
-        index = int(np.searchsorted(np.asarray(self.boundaries), step, side="left"))
+        index = int(_np.searchsorted(_np.asarray(self.boundaries), step, side="left"))
         return _cast(values[index], values[0].dtype)
 
 
@@ -95,12 +95,12 @@ class PolynomialDecay(LearningRateSchedule):
         end, power = _cast(self.end_learning_rate, dtype), _cast(self.power, dtype)
         step, decay_steps = _cast(step, dtype), _cast(self.decay_steps, dtype)
         if self.cycle:
-            multiplier = _cast(1.0, dtype) if step == 0 else np.ceil(step / _cast(self.decay_steps, dtype))
+            multiplier = _cast(1.0, dtype) if step == 0 else _np.ceil(step / _cast(self.decay_steps, dtype))
             decay_steps = decay_steps * multiplier
         else:
-            step = np.minimum(step, decay_steps)
+            step = _np.minimum(step, decay_steps)
         p = step / decay_steps
-        return (initial - end) * np.power(_cast(1, dtype) - p, power) + end
+        return (initial - end) * _np.power(_cast(1, dtype) - p, power) + end
 
 
 class InverseTimeDecay(LearningRateSchedule):
@@ -129,7 +129,7 @@ class CosineDecay(LearningRateSchedule):
 
     def _decay(self, step, decay_steps, decay_from, dtype):
         completed = step / decay_steps
-        cosine = _cast(0.5, dtype) * (_cast(1.0, dtype) + np.cos(_cast(math.pi, dtype) * completed))
+        cosine = _cast(0.5, dtype) * (_cast(1.0, dtype) + _np.cos(_cast(_math.pi, dtype) * completed))
         decayed = _cast(1 - self.alpha, dtype) * cosine + _cast(self.alpha, dtype)
         return decay_from * decayed
 
@@ -138,9 +138,9 @@ class CosineDecay(LearningRateSchedule):
         dtype = initial.dtype
         decay_steps, step = _cast(self.decay_steps, dtype), _cast(step, dtype)
         if self.warmup_target is None:
-            return self._decay(np.minimum(step, decay_steps), decay_steps, initial, dtype)
+            return self._decay(_np.minimum(step, decay_steps), decay_steps, initial, dtype)
         target, warmup = _cast(self.warmup_target, dtype), _cast(self.warmup_steps, dtype)
-        step = np.minimum(step, decay_steps + warmup)
+        step = _np.minimum(step, decay_steps + warmup)
         if step < warmup:
             return (target - initial) * (step / warmup) + initial
         return self._decay(step - warmup, decay_steps, target, dtype)
@@ -160,4 +160,4 @@ def _decay_progress(schedule, step):
     initial = _tensor(schedule.initial_learning_rate)
     dtype = initial.dtype
     p = _cast(step, dtype) / _cast(schedule.decay_steps, dtype)
-    return initial, dtype, np.floor(p) if schedule.staircase else p
+    return initial, dtype, _np.floor(p) if schedule.staircase else p

@@ -1,2 +1,3 @@
-"""The TensorFlow-style surface: `Variable`, operators, TF-named functions, `Module`, `layers`
-and the `math`/`nn`/`linalg`/`image`/`random`/`signal`/`autodiff` namespaces (`import dualtape as tf`)."""
+"""The TensorFlow-style surface: `Variable`, operators, TF-named functions, `Module`, `layers`,
+`tf.function` and the control flow (`while_loop`, `cond`, `scan`), and the
+`math`/`nn`/`linalg`/`image`/`random`/`signal`/`autodiff`/`data`/`config` namespaces (`import dualtape as tf`)."""

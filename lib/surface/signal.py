@@ -10,17 +10,17 @@ scaled by 1/n). Gradients follow TF's convention on the tape (dualtape.ops.fft).
 array([1., 2., 3., 4.], dtype=float32)
 """
 
-from ..core import dnp
-from ..reverse.tensor import Tensor
-from .tf_ops import output_tensor, to_tensor
+from ..core import dnp as _dnp
+from ..reverse.tensor import Tensor as _Tensor
+from .tf_ops import output_tensor as _output_tensor, to_tensor as _to_tensor
 
 __all__ = ["fft", "ifft", "fft2d", "ifft2d", "fft3d", "ifft3d", "rfft", "irfft", "rfft2d", "irfft2d", "rfft3d",
            "irfft3d", "fftshift", "ifftshift"]
 
 
 def _complex(api, x):
-    x = to_tensor(x)
-    dtype = dnp.result_dtype(x)
+    x = _to_tensor(x)
+    dtype = _dnp.result_dtype(x)
     if dtype.kind != "c":
         raise TypeError(f"[tf.signal.{api}] needs a complex64 or complex128 input, as TF's, got {dtype} of shape "
                         f"{tuple(x.shape)}. Cast it first: tf.cast(x, tf.complex64).")
@@ -28,8 +28,8 @@ def _complex(api, x):
 
 
 def _real(api, x):
-    x = to_tensor(x)
-    dtype = dnp.result_dtype(x)
+    x = _to_tensor(x)
+    dtype = _dnp.result_dtype(x)
     if dtype.kind != "f":
         raise TypeError(f"[tf.signal.{api}] needs a float32 or float64 input, as TF's, got {dtype} of shape "
                         f"{tuple(x.shape)}. Use tf.signal.fft for complex inputs, or tf.math.real(x).")
@@ -40,7 +40,7 @@ def _lengths(api, fft_length, rank, x):
     """`fft_length` (None, or `rank` ints) as a tuple of ints, or a ValueError naming the fix."""
     if fft_length is None:
         return None
-    if isinstance(fft_length, Tensor):
+    if isinstance(fft_length, _Tensor):
         fft_length = fft_length.numpy()
     lengths = tuple(int(n) for n in (fft_length if hasattr(fft_length, "__len__") else [fft_length]))
     if len(lengths) != rank:
@@ -59,49 +59,49 @@ def _innermost(api, x, rank):
 def fft(input, name=None):  # noqa: A002  (TF's name)
     """The DFT over the innermost axis of a complex tensor (TF's FFT)."""
     x = _complex("fft", input)
-    return output_tensor(dnp.fftn(x, axes=_innermost("fft", x, 1)))
+    return _output_tensor(_dnp.fftn(x, axes=_innermost("fft", x, 1)))
 
 
 def ifft(input, name=None):  # noqa: A002
     """The inverse DFT over the innermost axis (TF's IFFT)."""
     x = _complex("ifft", input)
-    return output_tensor(dnp.ifftn(x, axes=_innermost("ifft", x, 1)))
+    return _output_tensor(_dnp.ifftn(x, axes=_innermost("ifft", x, 1)))
 
 
 def fft2d(input, name=None):  # noqa: A002
     """The DFT over the innermost two axes (TF's FFT2D)."""
     x = _complex("fft2d", input)
-    return output_tensor(dnp.fftn(x, axes=_innermost("fft2d", x, 2)))
+    return _output_tensor(_dnp.fftn(x, axes=_innermost("fft2d", x, 2)))
 
 
 def ifft2d(input, name=None):  # noqa: A002
     """The inverse DFT over the innermost two axes (TF's IFFT2D)."""
     x = _complex("ifft2d", input)
-    return output_tensor(dnp.ifftn(x, axes=_innermost("ifft2d", x, 2)))
+    return _output_tensor(_dnp.ifftn(x, axes=_innermost("ifft2d", x, 2)))
 
 
 def fft3d(input, name=None):  # noqa: A002
     """The DFT over the innermost three axes (TF's FFT3D)."""
     x = _complex("fft3d", input)
-    return output_tensor(dnp.fftn(x, axes=_innermost("fft3d", x, 3)))
+    return _output_tensor(_dnp.fftn(x, axes=_innermost("fft3d", x, 3)))
 
 
 def ifft3d(input, name=None):  # noqa: A002
     """The inverse DFT over the innermost three axes (TF's IFFT3D)."""
     x = _complex("ifft3d", input)
-    return output_tensor(dnp.ifftn(x, axes=_innermost("ifft3d", x, 3)))
+    return _output_tensor(_dnp.ifftn(x, axes=_innermost("ifft3d", x, 3)))
 
 
 def _rfftn(api, input_tensor, fft_length, rank):
     x = _real(api, input_tensor)
     axes = _innermost(api, x, rank)
-    return output_tensor(dnp.rfftn(x, s=_lengths(api, fft_length, rank, x), axes=axes))
+    return _output_tensor(_dnp.rfftn(x, s=_lengths(api, fft_length, rank, x), axes=axes))
 
 
 def _irfftn(api, input_tensor, fft_length, rank):
     x = _complex(api, input_tensor)
     axes = _innermost(api, x, rank)
-    return output_tensor(dnp.irfftn(x, s=_lengths(api, fft_length, rank, x), axes=axes))
+    return _output_tensor(_dnp.irfftn(x, s=_lengths(api, fft_length, rank, x), axes=axes))
 
 
 def rfft(input_tensor, fft_length=None, name=None):
@@ -138,9 +138,9 @@ def irfft3d(input_tensor, fft_length=None, name=None):
 
 def fftshift(x, axes=None, name=None):
     """The zero frequency moved to the centre (TF's tf.signal.fftshift)."""
-    return output_tensor(dnp.fftshift(to_tensor(x), axes))
+    return _output_tensor(_dnp.fftshift(_to_tensor(x), axes))
 
 
 def ifftshift(x, axes=None, name=None):
     """fftshift undone (TF's tf.signal.ifftshift)."""
-    return output_tensor(dnp.ifftshift(to_tensor(x), axes))
+    return _output_tensor(_dnp.ifftshift(_to_tensor(x), axes))

@@ -147,10 +147,43 @@ def clip_by_norm(t, clip_norm, axes=None, name=None):
     return output_tensor(t * clip_norm / dnp.maximum(l2, clip_norm))
 
 
+def global_norm(t_list, name=None):
+    """sqrt(sum of the squares of every entry of every tensor in t_list); None entries are
+    skipped (tf.linalg.global_norm: twice the sum of the l2_loss of each, square-rooted)."""
+    if not isinstance(t_list, (list, tuple)):
+        raise TypeError(f"`t_list` should be a sequence of tensors. Received {type(t_list)}.")
+    halves = [dnp.sum(dnp.square(t)) / 2 for t in (_dense(t) for t in t_list) if t is not None]
+    if not halves:
+        raise ValueError("[global_norm] t_list holds no tensor (every entry is None).")
+    return output_tensor(dnp.sqrt(dnp.sum(dnp.stack(halves)) * 2))
+
+
+def _dense(t):
+    if t is None:
+        return None
+    dense = getattr(t, "_dense", None)  # an IndexedSlices (the gradient of a gather)
+    return dense() if dense is not None and not isinstance(t, Tensor) else to_tensor(t)
+
+
+def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
+    """Scale every tensor of `t_list` by clip_norm / max(global_norm, clip_norm), so their
+    global norm is at most clip_norm; returns (clipped list, global norm), as TF. None
+    entries stay None; an infinite norm gives NaNs, as TF (scale + (norm - norm))."""
+    if not isinstance(t_list, (list, tuple)):
+        raise TypeError(f"`t_list` should be a sequence of tensors. Received {type(t_list)}.")
+    norm = global_norm(t_list) if use_norm is None else to_tensor(use_norm)
+    clip = to_tensor(clip_norm, dnp.result_dtype(norm))
+    one = to_tensor(1.0, dnp.result_dtype(norm))
+    scale = clip * dnp.minimum(one / norm, one / clip)
+    with np.errstate(invalid="ignore"):  # inf - inf: the NaN TF means to give
+        scale = scale + (norm - norm)
+    clipped = [None if t is None else output_tensor(t * dnp.cast(scale, dnp.result_dtype(t)))
+               for t in (_dense(t) for t in t_list)]
+    return clipped, norm
+
+
 def cast(x, dtype, name=None):
     return output_tensor(dnp.cast(to_tensor(x), dtypes.as_numpy_dtype(dtype)))
-
-
 
 
 # -- reductions ----------------------------------------------------------------------------------

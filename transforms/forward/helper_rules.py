@@ -285,7 +285,7 @@ NONDIFF_HELPERS = {
     rulekit.inverse_permutation, rulekit.batch_shape, rulekit.negative_axis, rulekit.axis_index, rulekit.einsum_sizes,
     dnp.result_dtype, rulekit.primal_of, rulekit.sort_index, rulekit.along_axis_index, rulekit.diagonal_index,
     rulekit.stacked_shape, rulekit.stack_axis, rulekit.rollaxis_inverse, rulekit.put_winners, rulekit.fft_axes,
-    rulekit.fft_lengths, rulekit.swap_norm}
+    rulekit.fft_lengths, rulekit.swap_norm, rulekit.max_pool_index}
 
 
 def is_rule_helper(obj):

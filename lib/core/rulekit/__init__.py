@@ -8,7 +8,8 @@ reductions, matmul), `arrays` (linalg, shape, indexing), `batched` (the batch-aw
 vectorized jacobians), `decompositions` (svd, eigh, qr, cholesky, ...), `numpy_functions`
 (NumPy's further functions: stacking, diagonals, kron, diff, sorting, quantiles), `signal`
 (convolution), `fourier` (the FFTs' axes, lengths and half spectra), `stats` (scipy.stats'
-scores) and `complex_parts` (real, imag, conj, abs and angle of complex values).
+scores) and `complex_parts` (real, imag, conj, abs and angle of complex values) and `windows` (the sliding
+windows of conv2d and pooling).
 """
 
 import numpy as np
@@ -23,9 +24,10 @@ from .shapes import *  # noqa: F401,F403
 from .signal import *  # noqa: F401,F403
 from .stats import *  # noqa: F401,F403
 from .numpy_functions import *  # noqa: F401,F403
+from .windows import *  # noqa: F401,F403
 
 # `from dualtape.core.rulekit import *` gives the helpers (and np, dnp), not the modules they
 # are written in
 _MODULES = {"arrays", "batched", "complex_parts", "decompositions", "fourier", "shapes", "signal", "stats",
-            "numpy_functions"}
+            "numpy_functions", "windows"}
 __all__ = [name for name in globals() if not name.startswith("_") and name not in _MODULES]
