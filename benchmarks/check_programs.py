@@ -1,7 +1,7 @@
 """Long run of the random-program checker: N programs through every mode, then the counts.
 
     python benchmarks/check_programs.py [N=20000] [--exclude f1,f2] [--features f1,f2] [--seed S] [--show K]
-                                        [--every P] [--live L]
+                                        [--every P] [--live L] [--no-jit]
 
 While it runs, on stderr: a progress line every P programs (default 50) or 30 s (programs so far,
 wrong numbers and crashes, elapsed time, an estimate of the time left), and each failing
@@ -37,7 +37,10 @@ def main(argv=None):
                         "(and at least every 30 s)")
     parser.add_argument("--live", type=int, default=3, help="failing programs printed in full per class as "
                         "they are found (later ones: one line each)")
+    parser.add_argument("--no-jit", action="store_true", help="leave out the numba-compiled modes "
+                        "(jit.*: compiling takes seconds a program)")
     args = parser.parse_args(argv)
+    modes = tuple(m for m in ALL_MODES if not (args.no_jit and m.startswith("jit.")))
     tally, failures = Tally(), defaultdict(list)
     exclude = {f for f in args.exclude.split(",") if f}
     features = {f for f in args.features.split(",") if f} or None
@@ -49,7 +52,7 @@ def main(argv=None):
               suppress_health_check=list(HealthCheck))
     @given(programs(features=features, exclude=exclude))
     def run(program):
-        report = check_modes(program, modes=ALL_MODES, raise_on_failure=False)
+        report = check_modes(program, modes=modes, raise_on_failure=False)
         tally.add(report)
         for mode, kind, message in report.failures:
             failures[(mode, kind)].append((len(program.source), message))

@@ -258,6 +258,17 @@ def key_row(case, results):
             f"{cell(FLOOR)} | " + " | ".join(cell(p) for p in PEERS) + " |")
 
 
+def record(case, results):
+    """The case's figures as plain data (run_all.py's results.json; plots.py draws from it):
+    per implementation its family, status, and CPU µs per unit as (median, min, max) or None."""
+    impls = []
+    for r in results:
+        cpu = [v / 1e3 / case.per for v in summary(r.cpu)] if r.timed else None
+        impls.append({"name": r.impl.name, "family": r.impl.family, "status": r.status, "cpu_us": cpu,
+                      "calls": r.calls, "rounds": len(r.cpu)})
+    return {"name": case.name, "unit": case.unit, "impls": impls}
+
+
 KEY_HEADER = ("| workload | best dualtape, CPU µs [min–max] | floor (dualtape ÷ it) | torch eager | autograd | "
               "JAX eager | JAX jit |\n|---|---|---|---|---|---|---|")
 

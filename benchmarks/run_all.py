@@ -1,6 +1,6 @@
 """Run every benchmark workload and write benchmarks/results.md.
 
-Run: python benchmarks/run_all.py [--quick] [--rounds N] [--no-peers] [--only TEXT] [-o PATH]
+Run: python benchmarks/run_all.py [--quick] [--rounds N] [--no-peers] [--only TEXT] [-o PATH] [--no-plots]
 
 Method (see harness.py): one BLAS / OpenMP / XLA / torch thread, the process pinned to CPU 0
 (the script re-executes itself under `taskset -c 0`), every implementation's value checked
@@ -8,6 +8,10 @@ against a hand-written NumPy floor before it is timed, then interleaved rounds o
 CPU and wall time; medians over rounds with their min-max spread. Peers (torch, autograd,
 JAX eager and jit) are timed where installed and reported as "not installed" otherwise.
 `--quick` runs toy sizes with a few calls (what the test suite runs).
+Next to the markdown it writes the same figures as JSON (`results.json`), and after a full run
+without `--only` draws docs/plots/benchmarks.png (every workload's time per peer, log axis) and
+docs/plots/checkpoint_tradeoff.png (memory against time per checkpoint setting) from them
+(plots.py; needs matplotlib).
 """
 
 import os
@@ -39,6 +43,7 @@ PINNING = pin() if __name__ == "__main__" else "not pinned (imported)"
 
 import argparse  # noqa: E402
 import datetime  # noqa: E402
+import json  # noqa: E402
 import importlib  # noqa: E402
 import importlib.metadata  # noqa: E402
 import pathlib  # noqa: E402
@@ -53,7 +58,7 @@ import numpy as np  # noqa: E402
 
 import harness  # noqa: E402
 
-WORKLOADS = ["wl_mlp", "wl_jacobians", "wl_chain", "wl_rk4", "wl_jit", "wl_checkpoint", "wl_globals", "wl_vmap"]
+WORKLOADS = ["wl_mlp", "wl_jacobians", "wl_chain", "wl_rk4", "wl_jit", "wl_checkpoint", "wl_globals", "wl_vmap", "wl_sparse_hessians"]
 PEER_PACKAGES = ["torch", "autograd", "jax", "jaxlib", "numba"]
 
 
@@ -117,13 +122,14 @@ def main(argv=None):
     parser.add_argument("--no-peers", action="store_true", help="time dualtape and the floors only")
     parser.add_argument("--only", default="", help="run only the cases whose name contains this text")
     parser.add_argument("-o", "--output", default=str(HERE / "results.md"))
+    parser.add_argument("--no-plots", action="store_true", help="skip the checkpoint sweep and the pictures")
     args = parser.parse_args(argv)
     if args.rounds is None:
         args.rounds = 1 if args.quick else 7
     target_s, budget_s, max_calls = (0.002, 1.0, 3) if args.quick else (0.25, 40.0, 400)
     np.ones(2 * 10**6)  # free one 16 MB block first: glibc's mmap threshold then is the same for all
     start = time.perf_counter()
-    sections, key_rows, bad = [], [], []
+    sections, key_rows, bad, records = [], [], [], []
     for module_name in WORKLOADS:
         module = importlib.import_module(module_name)
         for case in module.cases(args.quick):
@@ -136,6 +142,7 @@ def main(argv=None):
                                        max_calls=max_calls, log=lambda line: print(line, flush=True))
             sections.append(harness.table(case, results))
             key_rows.append(harness.key_row(case, results))
+            records.append(harness.record(case, results))
             bad += [f"{case.name}: {r.impl.name}: {r.status}" for r in results
                     if r.impl.family in (harness.DUALTAPE, harness.FLOOR)
                     and r.status not in ("ok", "not installed")]  # (numba: an optional extra)
@@ -151,7 +158,22 @@ def main(argv=None):
         harness.KEY_HEADER] + key_rows + ["", "## Workloads", ""] + sections)
     if bad:
         text += "\n## Failed checks\n\n" + "\n".join(f"- {b}" for b in bad) + "\n"
-    pathlib.Path(args.output).write_text(text, encoding="utf-8")
+    output = pathlib.Path(args.output)
+    output.write_text(text, encoding="utf-8")
+    data = {"commit": git_commit(), "quick": args.quick, "workloads": records}
+    plots = not (args.no_plots or args.quick or args.only)
+    if plots:
+        import wl_checkpoint
+        print("checkpoint trade-off", flush=True)
+        data["tradeoff"] = wl_checkpoint.tradeoff(args.quick)
+    output.with_suffix(".json").write_text(json.dumps(data, indent=1), encoding="utf-8")
+    if plots:
+        try:
+            import plots as pictures
+            for path in pictures.draw(data):
+                print(f"wrote {path}")
+        except ImportError as error:
+            print(f"no pictures ({error}): pip install matplotlib (the docs extra) and run benchmarks/plots.py")
     print(f"wrote {args.output} in {elapsed:.0f} s" + (f"; {len(bad)} failed checks" if bad else ""))
     return 1 if bad else 0
 

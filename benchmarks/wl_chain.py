@@ -54,6 +54,13 @@ def chain_impls(x0, steps, fori_jit):
         x = np.asarray(x0, dtype=np.float64)
         return lambda: g(x, steps)
 
+    def compiled():  # numba, elementwise runs fused into single loops (transforms/jit/fusion.py)
+        __import__("numba")  # (an optional extra: "not installed" without it)
+        g = dt.grad(chain_np, jit=True)
+        x = np.asarray(x0, dtype=np.float64) if np.ndim(x0) else float(x0)
+        g(x, steps)  # compile
+        return lambda: g(x, steps)
+
     def torch_grad():
         torch = peers.torch()
 
@@ -100,6 +107,7 @@ def chain_impls(x0, steps, fori_jit):
             "tape": Impl("GradientTape", DUALTAPE, tape),
             "functional": Impl("dualtape.grad (functional)", DUALTAPE, functional),
             "source": Impl("dualtape.transforms.grad (generated)", DUALTAPE, source),
+            "compiled": Impl("dualtape.transforms.grad(jit=True)", DUALTAPE, compiled, note="numba"),
             "peers": peer_impls(torch_grad, ag_grad, jax_grad,
                                 ("torch eager backward", "autograd grad", "JAX eager grad", "JAX jit(grad)"),
                                 jit_note=jit_note)}
@@ -126,7 +134,7 @@ def scalar_case(steps):
         description="x = sin(x)·1.0001 + 0.01·x·x; d x_final / d x0.",
         impls=[impls["floor"], impls["tape"],
                Impl("ForwardAccumulator (forward mode)", DUALTAPE, accumulator),
-               impls["functional"], impls["source"]] + impls["peers"])
+               impls["functional"], impls["source"], impls["compiled"]] + impls["peers"])
 
 
 def vector_case(steps, n):
@@ -134,7 +142,8 @@ def vector_case(steps, n):
     return Case(
         f"{steps}-step chain on a length-{n} vector, float64", rtol=1e-10, atol=1e-12,
         description="x = sin(x)·1.0001 + 0.01·x·x elementwise; d sum(x_final) / d x0.",
-        impls=[impls["floor"], impls["source"], impls["tape"], impls["functional"]] + impls["peers"])
+        impls=[impls["floor"], impls["source"], impls["compiled"], impls["tape"], impls["functional"]]
+        + impls["peers"])
 
 
 def per_op_case(ops, width):

@@ -104,12 +104,16 @@ def cases(quick):
     return result
 
 
+def measure_time(fn):
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
 def measure(fn):
     """(peak traced memory in bytes, seconds): the time from a call without tracemalloc (which
     slows allocation down), the peak from a second call under it."""
-    start = time.perf_counter()
-    fn()
-    seconds = time.perf_counter() - start
+    seconds = measure_time(fn)
     tracemalloc.start()
     try:
         fn()
@@ -133,6 +137,31 @@ def memory(quick, only=()):
             lines.append(f"| {name} | {label} | {_bytes(peak)} | {seconds:.2f} |")
             print(lines[-1], file=sys.stderr, flush=True)
     return "\n".join(lines)
+
+
+def tradeoff(quick):
+    """The memory-time curve of the length-10 vector loop's gradient: one point per checkpoint
+    setting (none, binomial with s snapshots for several s, sqrt), each the peak traced memory
+    and the time of one call (`measure`). For run_all.py's picture (plots.tradeoff)."""
+    n = 400 if quick else 20_000
+    x10, w10 = np.linspace(-1.0, 1.0, 10), np.linspace(0.5, 1.5, 10)
+    settings = [("no checkpoints", None)] + [(f"binomial s={s}", ("binomial", s)) for s in (4, 8, 16, 32, 64, 128)]
+    settings.append(("sqrt", "sqrt"))
+    expected, points = None, []
+    for label, spec in settings:
+        g = dt.grad(vector_loop, wrt=(0, 1)) if spec is None else dt.grad(vector_loop, wrt=(0, 1), checkpoint=spec)
+        value = g(x10, w10, 50)  # compile the specialization first, on a short loop
+        value = g(x10, w10, n)
+        if expected is None:
+            expected = value
+        else:  # the same gradient whatever the checkpoints (values checked, as in every benchmark)
+            for a, b in zip(value, expected):
+                np.testing.assert_allclose(a, b, rtol=1e-9, atol=1e-12)
+        peak, seconds = measure(lambda: g(x10, w10, n))
+        seconds = sorted([seconds] + [measure_time(lambda: g(x10, w10, n)) for _ in range(2)])[1]  # median of 3
+        points.append({"label": label, "peak_bytes": peak, "seconds": seconds})
+    points.sort(key=lambda p: p["peak_bytes"])
+    return {"title": f"Checkpointing a {n}-step loop on a length-10 vector: memory against time", "points": points}
 
 
 def _bytes(b):

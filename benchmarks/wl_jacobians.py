@@ -6,12 +6,13 @@
 2. batch_jacobian of a 32-64-32 elu MLP at batch 128 (float32) vs the full jacobian then
    einsum('bxby->bxy'), against the hand-written per-example chain rule.
 3. Hessian of sum(sin(x) x**2) + sum(x[:-1] x[1:]**2), n=200, float64, against its
-   closed-form tridiagonal Hessian.
+   closed-form tridiagonal Hessian; dense, and with sparsity="auto" (3 HVPs).
 """
 
 import numpy as np
 
 import dualtape as tf
+import dualtape.transforms as dt
 from dualtape import dnp
 
 try:
@@ -191,9 +192,21 @@ def hessian_case(n):
         off = 2 * xh[1:]
         return np.diag(d) + np.diag(off, 1) + np.diag(off, -1)
 
-    def ours(chunk):
+    def ours(chunk, **options):
         def make():
-            h = tf.hessian(coupled, chunk_size=chunk)
+            h = tf.hessian(coupled, chunk_size=chunk, **options)
+            return lambda: h(xh)
+        return make
+
+    def coupled_np(x):  # (the same function in NumPy, as the source transformer reads it)
+        return np.sum(np.sin(x) * x ** 2) + np.sum(x[:-1] * x[1:] ** 2)
+
+    def generated(**options):
+        def make():
+            if options.get("jit"):
+                __import__("numba")  # (an optional extra: "not installed" without it)
+            h = dt.hessian(coupled_np, sparsity="auto", **options)
+            h(xh)  # detect the pattern and compile
             return lambda: h(xh)
         return make
 
@@ -224,7 +237,13 @@ def hessian_case(n):
         description="Hessian of sum(sin(x)·x²) + sum(x[:-1]·x[1:]²).",
         impls=[Impl("closed form (tridiagonal)", FLOOR, lambda: floor),
                Impl("dualtape.hessian (one chunk)", DUALTAPE, ours(None)),
-               Impl("dualtape.hessian (chunk_size=50)", DUALTAPE, ours(max(1, n // 4)))]
+               Impl("dualtape.hessian (chunk_size=50)", DUALTAPE, ours(max(1, n // 4))),
+               Impl('dualtape.hessian(sparsity="auto")', DUALTAPE, ours(None, sparsity="auto"),
+                    note="3 colors: 3 HVPs in one batched pass"),
+               Impl('dualtape.transforms.hessian(sparsity="auto")', DUALTAPE, generated(),
+                    note="the generated hvp code, 3 directions in one batched call"),
+               Impl('dualtape.transforms.hessian(sparsity="auto", jit=True)', DUALTAPE, generated(jit=True),
+                    note="numba: one compiled hvp call per color")]
         + peer_impls(torch_hessian, ag_hessian, jax_hessian,
                      ("torch hessian(vectorize=True)", "autograd.hessian", "JAX eager hessian", "JAX jit(hessian)")))
 

@@ -30,6 +30,12 @@ def cases(quick):
         g = dt.grad(pendulum, wrt=(0, 1))
         return lambda: g(*args, steps)
 
+    def compiled():
+        __import__("numba")  # (an optional extra: "not installed" without it)
+        g = dt.grad(pendulum, wrt=(0, 1), jit=True)
+        g(*args, steps)  # compile (wl_jit.py times the compilation)
+        return lambda: g(*args, steps)
+
     def tape():
         d = tf.constant(np.float64(args[0]))
         ell = tf.constant(np.float64(args[1]))
@@ -84,6 +90,7 @@ def cases(quick):
         description="Scalar float64 code; the generated adjoint runs on `math.sin`, the runtime modes on `np.sin`.",
         impls=[Impl("hand-written adjoint (Python floats)", FLOOR, lambda: lambda: pendulum_adjoint_by_hand(*args, steps)),
                Impl("dualtape.transforms.grad (generated)", DUALTAPE, source),
+               Impl("dualtape.transforms.grad(jit=True)", DUALTAPE, compiled, note="numba; compile time: wl_jit.py"),
                Impl("GradientTape", DUALTAPE, tape),
                Impl("dualtape.grad (functional)", DUALTAPE, functional)]
         + peer_impls(torch_grad, ag_grad, jax_grad,

@@ -37,7 +37,7 @@ from .surface.tf_ops import (abs, add, argmax, argmin, broadcast_to, cast, clip_
                      tensordot, tile, transpose, vectorized_map, where, zeros, zeros_like)
 from .surface.variables import Variable
 from .surface.function import TensorSpec, function, numpy_function, py_function
-from .surface import data
+from .surface import config, data
 from .surface.control_flow import cond, foldl, foldr, scan, while_loop
 
 newaxis = None  # tf.newaxis: x[:, tf.newaxis]
@@ -65,7 +65,7 @@ del _name, _module
 
 # TF's sub-namespaces; dualtape's own packages (core, ops, reverse, dnp, layers, transforms, ...)
 # stay importable but are not listed by dir(tf), which shows TF's names and the functional API
-_TF_NAMESPACES = {"autodiff", "data", "dtypes", "errors", "image", "keras", "linalg", "math", "nest", "nn",
+_TF_NAMESPACES = {"autodiff", "config", "data", "dtypes", "errors", "image", "keras", "linalg", "math", "nest", "nn",
                   "optimizers", "random", "signal"}
 
 

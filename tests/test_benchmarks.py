@@ -1,12 +1,14 @@
 """The benchmark runner at toy sizes: it writes a well-formed results table, and it checks
 every value against the floor before timing it (so the benchmarks cannot rot)."""
 
+import json
 import pathlib
 import re
 import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 BENCHMARKS = pathlib.Path(__file__).resolve().parent.parent / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))
@@ -42,6 +44,16 @@ def test_run_all_quick_writes_well_formed_tables(tmp_path):
                        text, flags=re.M)
     assert len(timed) >= 15, timed     # the dualtape variants, each timed with a ratio to the floor
     assert all(float(ratio) > 0 for *_, ratio in timed)
+    # the same figures as data, for the pictures: one record per table, the floor timed in each
+    data = json.loads(out.with_suffix(".json").read_text(encoding="utf-8"))
+    assert [r["name"] for r in data["workloads"]] == tables
+    for record in data["workloads"]:
+        floor = [i for i in record["impls"] if i["family"] == harness.FLOOR]
+        assert floor and floor[0]["cpu_us"] is not None, record
+        for impl in record["impls"]:
+            if impl["cpu_us"] is not None:
+                med, low, high = impl["cpu_us"]
+                assert 0 < low <= med <= high, impl
 
 
 def _case(wrong):
@@ -102,3 +114,27 @@ def test_check_programs_reports_progress_and_each_failure_as_found(monkeypatch, 
     assert "=== tape wrong #3 (program 5; 2 shown in full): message 5" in err  # later: one line
     # each failure comes before the progress line that counts it
     assert err.index("message 2") < err.index("... 2/6") < err.index("message 3") < err.index("... 4/6")
+
+
+def test_checkpoint_tradeoff_measures_every_setting_with_the_same_gradient():
+    import wl_checkpoint
+    data = wl_checkpoint.tradeoff(quick=True)  # asserts every setting's gradient equals the unchecked one
+    labels = [p["label"] for p in data["points"]]
+    assert "sqrt" in labels and len(labels) >= 5
+    assert labels[-1] == "no checkpoints"  # sorted by peak memory: every checkpoint setting keeps less
+    assert all(p["peak_bytes"] > 0 and p["seconds"] > 0 for p in data["points"])
+
+
+def test_pictures_are_drawn_from_the_records(tmp_path):
+    pytest.importorskip("matplotlib")
+    import plots
+    records = [{"name": "toy", "unit": "call", "impls": [
+        {"name": "floor", "family": "floor", "status": "ok", "cpu_us": [1.0, 0.9, 1.2]},
+        {"name": "ours", "family": "dualtape", "status": "ok", "cpu_us": [2.0, 1.9, 2.5]},
+        {"name": "jit", "family": "jax.jit", "status": "not installed", "cpu_us": None}]}]
+    assert plots.best_per_family(records[0]) == {"floor": [1.0, 0.9, 1.2], "dualtape": [2.0, 1.9, 2.5]}
+    tradeoff = {"title": "t", "points": [{"label": "none", "peak_bytes": 2**22, "seconds": 0.1},
+                                         {"label": "sqrt", "peak_bytes": 2**16, "seconds": 0.2}]}
+    drawn = plots.draw({"workloads": records, "tradeoff": tradeoff}, out=tmp_path)
+    assert [p.name for p in drawn] == ["benchmarks.png", "checkpoint_tradeoff.png"]
+    assert all(p.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for p in drawn)

@@ -325,8 +325,24 @@ def test_custom_vjp_in_reverse_mode_and_second_order():
     close(tape.jacobian(y, t), expected, rtol=1e-6)
     scalar = lambda v: dnp.sum(f(v) * W[:2])   # noqa: E731
     reference = tf.hessian(lambda v: dnp.sum(builtin(v) * W[:2]))(x)
-    close(tf.hessian(scalar)(x), reference)
-    close(tf.hvp(scalar, (x,), (np.array([1.0, 0.0]),)), reference[0])
+    close(tf.jacrev(tf.grad(scalar))(x), reference)  # reverse over reverse: bwd differentiated
+
+
+def test_forward_over_reverse_refuses_custom_vjp():
+    """hessian, hvp and jacfwd(grad) run forward mode through the function's forward pass, which
+    would differentiate its own code rather than its VJP (a straight-through floor would get
+    floor's zero slope under the user's rule): refused as in JAX; jacrev(grad) is the way."""
+    @tf.custom_vjp
+    def straight_through(v):
+        return dnp.floor(v)
+    straight_through.defvjp(lambda v: (dnp.floor(v), None), lambda _, g: (g * 5.0,))
+    loss = lambda v: dnp.sum(straight_through(v) * v)  # noqa: E731
+    x = np.array([0.3, 1.7])
+    for second_order in (tf.hessian(loss), tf.jacfwd(tf.grad(loss)),
+                         lambda v: tf.hvp(loss, (v,), (np.ones(2),))):
+        with pytest.raises(TypeError, match="can't apply forward-mode autodiff .* straight_through"):
+            second_order(x)
+    close(tf.jacrev(tf.grad(loss))(x), 10.0 * np.eye(2))  # d/dx (floor(x) + 5 x) under the rule: 5 + 5
 
 
 def test_custom_vjp_refuses_forward_mode():

@@ -241,3 +241,19 @@ def test_docs_section_shows_the_compiled_source():
     dloop = dt.grad(namespace["examples"].loop, jit=True)
     assert dloop(1.0, 3) == pytest.approx(sum(i * math.cos(i) for i in range(3)))
     assert dloop.source.strip() == shown.strip()
+
+
+def _sum_as_float64(x):
+    return np.sum(x, dtype="float64") + np.sum(np.sin(x))
+
+
+def test_an_error_inside_numbas_typing_is_a_refusal_or_a_fallback():
+    """numba types `np.sum(x, dtype="float64")` with an AttributeError it does not wrap in a
+    NumbaError (found by the random-program checker's jit modes): jit=True refuses naming
+    the generated line, jit="fallback" runs the uncompiled code."""
+    x = np.array([0.5, -1.0, 2.0])
+    with pytest.raises(dt.TransformError, match="numba cannot compile"):
+        dt.grad(_sum_as_float64, jit=True)(x)
+    with pytest.warns(RuntimeWarning, match="running the uncompiled generated code"):
+        got = dt.grad(_sum_as_float64, jit="fallback")(x)
+    np.testing.assert_allclose(got, 1 + np.cos(x), rtol=1e-15)

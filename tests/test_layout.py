@@ -15,8 +15,8 @@ PACKAGES = {"dualtape": ROOT / "lib", "dualtape.transforms": ROOT / "transforms"
 
 # The floors of lib/, bottom up: a module may import its own floor and the floors below.
 # (`dualtape/__init__.py` and `__main__.py` sit above them all; transforms/ beside testing.)
-FLOORS = ["core", "ops", "reverse", "forward", "batching", "functional", "custom", "surface", "optimizers", "keras",
-          "testing"]
+FLOORS = ["core", "ops", "reverse", "forward", "batching", "sparsity", "functional", "custom", "surface", "optimizers",
+          "keras", "testing"]
 ENGINES = ("dualtape.reverse", "dualtape.forward")
 
 

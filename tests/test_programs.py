@@ -452,9 +452,12 @@ def test_grads_refusal_of_an_int_output_is_a_refusal(refusals):
     assert refusal(TypeError("[grad] f must return a real floating scalar, got int 0.")) is not None
 
 
-def test_vmap_modes_are_asked_for_by_name(module):
-    """ALL_MODES adds vmap of vjp and jvp (the case as example 0 of a batch of three); MODES,
-    the default, leaves them out, since vmap refuses a Python `if` on a value."""
+def test_vmap_and_jit_modes_are_asked_for_by_name(module):
+    """ALL_MODES adds vmap of vjp and jvp (the case as example 0 of a batch of three) and the
+    numba-compiled vjp, jvp and hvp; MODES, the default, leaves them out, since vmap refuses a
+    Python `if` on a value and compiling takes seconds."""
+    pytest.importorskip("numba")
     report = check_modes(module.f, [np.array([0.3, -0.2, 0.5]), 0.7], modes=dualtape.testing.ALL_MODES)
-    assert not report.failures and {"vmap.vjp", "vmap.jvp"} <= set(report.checked)
-    assert not {"vmap.vjp", "vmap.jvp"} & set(dualtape.testing.MODES)
+    new = {"vmap.vjp", "vmap.jvp", "jit.vjp", "jit.jvp", "jit.hvp"}
+    assert not report.failures and new <= set(report.checked), (report.failures, report.refused)
+    assert not new & set(dualtape.testing.MODES)

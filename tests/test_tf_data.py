@@ -137,3 +137,30 @@ def test_cache_keeps_only_a_complete_pass():
     assert [int(v) for v in ds.take(2)] == [0, 1]  # a partial pass is not cached
     assert list(ds.as_numpy_iterator()) == [0, 1, 2, 3] and list(ds.as_numpy_iterator()) == [0, 1, 2, 3]
     assert len(calls) == 2 + 4
+
+
+def _gen():
+    for i in range(3):
+        yield np.arange(i + 1, dtype=np.float64), i
+
+
+def test_from_generator_converts_to_the_signature():
+    ds = D.from_generator(_gen, output_signature=(tf.TensorSpec([None], tf.float32), tf.TensorSpec([], tf.int32)))
+    assert ds.element_spec == (tf.TensorSpec([None], tf.float32), tf.TensorSpec([], tf.int32))
+    assert int(ds.cardinality()) == tf.data.UNKNOWN_CARDINALITY
+    got = [(a.numpy().tolist(), a.dtype, int(b), b.dtype) for a, b in ds]  # TF 2.21, literally:
+    assert got == [([0.0], tf.float32, 0, tf.int32), ([0.0, 1.0], tf.float32, 1, tf.int32),
+                   ([0.0, 1.0, 2.0], tf.float32, 2, tf.int32)]
+    assert len(list(ds)) == 3  # a fresh generator per pass
+    old = D.from_generator(_gen, output_types=(tf.float32, tf.int64))
+    assert repr(old.element_spec) == ("(TensorSpec(shape=<unknown>, dtype=tf.float32, name=None), "
+                                      "TensorSpec(shape=<unknown>, dtype=tf.int64, name=None))")
+    d = D.from_generator(lambda: iter([{"x": 1.5}]), output_signature={"x": tf.TensorSpec([], tf.float32)})
+    assert [float(e["x"]) for e in d] == [1.5]
+    shaped = D.from_generator(_gen, output_types=(tf.float32, tf.int32), output_shapes=((None,), ()))
+    assert shaped.element_spec[0] == tf.TensorSpec([None], tf.float32)
+    with pytest.raises(TypeError, match=r"yielded an element of shape \(1,\) where an element of shape \(2,\) "
+                                        r"was expected"):  # TF's words
+        list(D.from_generator(_gen, output_signature=(tf.TensorSpec([2]), tf.TensorSpec([], tf.int32))))
+    with pytest.raises(TypeError, match="did not match the expected structure"):
+        list(D.from_generator(_gen, output_signature=tf.TensorSpec([None])))

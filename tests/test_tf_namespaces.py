@@ -1,5 +1,5 @@
 """`import dualtape as tf` shows TF's names (issue 24): every public name of tf, tf.nn, tf.math,
-tf.linalg, tf.random, tf.signal, tf.image, tf.data and tf.keras.optimizers(.schedules) is one
+tf.linalg, tf.random, tf.signal, tf.image, tf.data, tf.config and tf.keras.optimizers(.schedules) is one
 TF 2.21 has (tf_namespace_names.py, recorded from TF) or one of dualtape's own documented
 additions below; no namespace leaks a helper module (np, math, dnp) or an imported name."""
 
@@ -12,7 +12,8 @@ from tf_namespace_names import TF_MODULES, TF_NAMES
 
 SPACES = {"tf": tf, "tf.nn": tf.nn, "tf.math": tf.math, "tf.linalg": tf.linalg, "tf.random": tf.random,
           "tf.signal": tf.signal, "tf.image": tf.image, "tf.data": tf.data,
-          "tf.keras.optimizers": tf.keras.optimizers, "tf.keras.optimizers.schedules": tf.keras.optimizers.schedules}
+          "tf.keras.optimizers": tf.keras.optimizers, "tf.keras.optimizers.schedules": tf.keras.optimizers.schedules,
+          "tf.config": tf.config}
 
 # dualtape's additions, each documented (README, docs/): the JAX-style functional API and custom
 # rules at the top level, TF 1's top-level spellings it kept, the functional optimizers

@@ -13,7 +13,8 @@ import tensorflow as tf
 
 SPACES = {"tf": tf, "tf.nn": tf.nn, "tf.math": tf.math, "tf.linalg": tf.linalg, "tf.random": tf.random,
           "tf.signal": tf.signal, "tf.image": tf.image, "tf.data": tf.data,
-          "tf.keras.optimizers": tf.keras.optimizers, "tf.keras.optimizers.schedules": tf.keras.optimizers.schedules}
+          "tf.keras.optimizers": tf.keras.optimizers, "tf.keras.optimizers.schedules": tf.keras.optimizers.schedules,
+          "tf.config": tf.config}
 
 print(f'"""TF {tf.__version__}\'s public names per namespace, recorded by tf_names_recorder.py."""')
 print()

@@ -143,6 +143,13 @@ TF_NAMES = {
     'tf.keras.optimizers.schedules':
         ['CosineDecay', 'CosineDecayRestarts', 'ExponentialDecay', 'InverseTimeDecay', 'LearningRateSchedule',
          'PiecewiseConstantDecay', 'PolynomialDecay', 'deserialize', 'serialize'],
+    'tf.config':
+        ['LogicalDevice', 'LogicalDeviceConfiguration', 'PhysicalDevice', 'experimental',
+         'experimental_connect_to_cluster', 'experimental_connect_to_host',
+         'experimental_functions_run_eagerly', 'experimental_run_functions_eagerly', 'functions_run_eagerly',
+         'get_logical_device_configuration', 'get_soft_device_placement', 'get_visible_devices',
+         'list_logical_devices', 'list_physical_devices', 'optimizer', 'run_functions_eagerly',
+         'set_logical_device_configuration', 'set_soft_device_placement', 'set_visible_devices', 'threading'],
 }
 TF_MODULES = {  # the names above that are modules (sub-namespaces)
     'tf':
@@ -161,4 +168,5 @@ TF_MODULES = {  # the names above that are modules (sub-namespaces)
     'tf.data': ['experimental'],
     'tf.keras.optimizers': ['legacy', 'schedules'],
     'tf.keras.optimizers.schedules': [],
+    'tf.config': ['experimental', 'optimizer', 'threading'],
 }

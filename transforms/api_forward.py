@@ -10,6 +10,7 @@ and per tangent layout (one direction, or a batch of k directions on a leading a
 import numpy as np
 
 from dualtape.core import nest
+from dualtape.sparsity import Plans, check_sparse_call
 
 from . import pipeline
 from .codegen import emit
@@ -257,22 +258,74 @@ def jacfwd(f, argnums=None, *, wrt=None, optimize=True, holomorphic=False):
     return jacobian
 
 
-def hessian(f, argnums=None, *, wrt=None, optimize=True):
+def hessian(f, argnums=None, *, wrt=None, optimize=True, sparsity=None, sparse_output=False, jit=False):
     """The Hessian of scalar f w.r.t. args[argnums] (with a tuple, the tuple of tuples of blocks
     d2f / dx_i dx_j of shape x_i.shape + x_j.shape, as JAX's): one call of the generated hvp
-    code with all basis directions as one vector tangent. `wrt=`: an alias of `argnums=`."""
-    fh = hvp(f, resolve_argnums(argnums, wrt, "transforms.hessian"), optimize=optimize)
+    code with all basis directions as one vector tangent. `wrt=`: an alias of `argnums=`.
+
+    sparsity: "auto" (detected by running f once per shape), a boolean (n, n) array or a
+    scipy.sparse matrix, as `dualtape.hessian`'s: the generated hvp code then runs on one
+    direction per color (3 for a tridiagonal Hessian) instead of n. sparse_output=True returns
+    a scipy.sparse CSR matrix.
+
+    jit=True: the hvp code compiled by numba (see `grad`), called once per direction (numba
+    compiles the one-direction code; the batched code's per-row loops fall back)."""
+    argnums = resolve_argnums(argnums, wrt, "transforms.hessian")
+    fh = hvp(f, argnums, optimize=optimize)
+    run = _per_direction(hvp(f, argnums, optimize=optimize, jit=jit), fh.wrt_is_tuple) if jit else fh
+    if sparsity is not None or sparse_output:
+        return _sparse_hessian(f, fh, run, sparsity, sparse_output)
 
     def hess(*args, **kwargs):
         xs = _wrt_values(fh, args, kwargs)
         tangents, blocks = _directions(xs)
-        rows = fh(*args, tangents if fh.wrt_is_tuple else tangents[0], **kwargs)
+        rows = run(*args, tangents if fh.wrt_is_tuple else tangents[0], **kwargs)
         rows = [[np.asarray(r) for r in _leaves(row)] for row in (rows if fh.wrt_is_tuple else (rows,))]
         # d2f / dx_i dx_j: for each array of x_i, the blocks of x_j's arrays in x_j's structure
         out = tuple(tuple(_pack(xi, [_pack(xj, [_block(r, leaf_i, leaf_j, block) for leaf_j, block in
                                                 zip(_leaves(xj), bs)]) for r, leaf_i in zip(row, _leaves(xi))])
                           for xj, bs in zip(xs, blocks)) for row, xi in zip(rows, xs))
         return out if fh.wrt_is_tuple else out[0][0]
+
+    return hess
+
+
+def _per_direction(fj, wrt_is_tuple):
+    """fj (a compiled hvp) called on a batch of directions one direction at a time: the rows
+    the batched call gives, each array stacked along a new first axis."""
+    def run(*args, **kwargs):
+        *args, tangents = args
+        k = len(tangents[0] if wrt_is_tuple else tangents)
+        outs = [fj(*args, tuple(t[j] for t in tangents) if wrt_is_tuple else tangents[j], **kwargs)
+                for j in range(k)]
+        if not wrt_is_tuple:
+            return np.stack([np.asarray(o) for o in outs])
+        return tuple(np.stack([np.asarray(o[i]) for o in outs]) for i in range(len(outs[0])))
+    return run
+
+
+def _sparse_hessian(f, fh, run, sparsity, sparse_output):
+    """transforms.hessian(f, sparsity=...): the generated hvp code on the colors' directions."""
+    api = "transforms.hessian"
+    check_sparse_call(sparsity, sparse_output, 0 if len(fh.wrt) == 1 and not fh.wrt_is_tuple else (0, 1), api)
+    plans = Plans(f, "hessian", sparsity, api)
+    name = fh.wrt[0]
+
+    def hess(*args, **kwargs):
+        position = fh.params.index(name) if name in fh.params else len(args)
+        if position >= len(args):
+            raise TypeError(f"[{api}] sparsity= needs the differentiated argument `{name}` passed "
+                            "positionally.")
+        x = np.asarray(args[position])
+        if x.dtype.kind != "f":
+            raise TypeError(f"[{api}] sparsity= differentiates one floating array; `{name}` has dtype "
+                            f"{x.dtype}.")
+        _, compression = plans.plan(args, position, kwargs)
+        seeds = compression.seeds(x.dtype)
+        if len(seeds) == 0:
+            seeds = np.zeros((1, x.size), dtype=x.dtype)
+        rows = np.asarray(run(*args, seeds.reshape((len(seeds),) + x.shape), **kwargs))
+        return compression.result(rows.reshape(len(seeds), x.size), sparse_output, x.shape + x.shape, api)
 
     return hess
 

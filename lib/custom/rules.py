@@ -23,9 +23,12 @@ import inspect
 import numpy as np
 
 from ..core import nest
+from ..sparsity.custom import dense_custom, holds_patterns
 from ..core import dnp
 from .bind import as_duals, dual_level, per_direction, rebind, split_level, transpose
 from ..reverse.dispatch import STATE
+from ..core.registry import Traced
+from ..forward.dual import Dual
 
 
 class _Custom:
@@ -117,6 +120,8 @@ class custom_jvp(_Custom):  # noqa: N801 - JAX's name
                                  f"@{self.__name__}.defjvp before calling it.")
         if self._in_rule:
             return self.fun(*args, **kwargs)
+        if holds_patterns(args, kwargs):  # sparsity detection: the rule may differentiate anything
+            return dense_custom(args, kwargs, lambda a, k: self.fun(*a, **k))
         args, static, diff, leaves = self._split(args, kwargs)
         level = dual_level(leaves)
         if level is not None:
@@ -181,8 +186,10 @@ class custom_vjp(_Custom):  # noqa: N801 - JAX's name
                                  f"{self.__name__}.defvjp(fwd, bwd) before calling it.")
         if self._in_rule:
             return self.fun(*args, **kwargs)
+        if holds_patterns(args, kwargs):  # sparsity detection: the rule may differentiate anything
+            return dense_custom(args, kwargs, lambda a, k: self.fun(*a, **k))
         args, static, diff, leaves = self._split(args, kwargs)
-        if dual_level(leaves) is not None:
+        if dual_level(leaves) is not None or any(_under_duals(leaf) for leaf in leaves):
             raise self._forward_error()
         if not (STATE.tapes or STATE.accumulators):
             return self.fun(*args)
@@ -213,6 +220,17 @@ class custom_vjp(_Custom):  # noqa: N801 - JAX's name
                          f"ForwardAccumulator) to the custom_vjp function {self.__name__}, as in JAX. "
                          "Use reverse mode (grad, vjp, jacrev, GradientTape), or give it a JVP with "
                          "custom_jvp instead.")
+
+
+def _under_duals(x):
+    """Whether a dual number is nested anywhere under `x` (a tensor a grad records, whose value
+    a jacfwd or hessian differentiates): forward mode would go through the function's own
+    code, not its VJP, so jacfwd(grad(f)) and hessian refuse a custom_vjp function, as in JAX."""
+    while isinstance(x, Traced):
+        if type(x) is Dual:
+            return True
+        x = x._value if hasattr(x, "_value") else x.primal
+    return False
 
 
 def _flat_like(out, tangent_out):

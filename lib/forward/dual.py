@@ -286,6 +286,8 @@ def level_of(x):
             return max(level, x.tag)
         if x.__class__ is batched_class[0]:  # a vmap's values (batching/): its level
             return max(level, x.level)
+        if x.__class__ is pattern_class[0]:  # sparsity detection: always the oldest level
+            return level
         level = max(level, _tape_level(x))
         x = x._value
     return level
@@ -356,6 +358,7 @@ def bind(op, args, static):
     batch = None
     tensors = False
     vmap_level = 0
+    patterns = False
     for a in args:
         cls = a.__class__
         if cls is Dual:
@@ -364,6 +367,8 @@ def bind(op, args, static):
         elif cls is batched_class[0]:
             if a.level > vmap_level:
                 vmap_level = a.level
+        elif cls is pattern_class[0]:
+            patterns = True
         elif cls is not _ndarray and cls is not float and isinstance(a, Tensor):
             tensors = True
     if tensors:
@@ -373,11 +378,15 @@ def bind(op, args, static):
                 return dispatch.bind(op, args, static, tensors_first=True)
     if vmap_level > tag:
         return batch_bind[0](op, args, static, vmap_level)
+    if patterns and tag == 0:  # nothing newer than sparsity detection's values (sparsity/bind.py)
+        return pattern_bind[0](op, args, static)
     return _bind_level(op, args, static, tag, batch)
 
 
 batched_class = [None]  # batching/batched.py's Batched, once imported
 batch_bind = [None]  # batching/bind.py's bind_level(op, args, static, level)
+pattern_class = [None]  # sparsity/pattern.py's Pattern, once imported
+pattern_bind = [None]  # sparsity/bind.py's bind_patterns(op, args, static)
 
 
 _ndarray = np.ndarray

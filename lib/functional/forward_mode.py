@@ -8,7 +8,8 @@ from ..forward.dual import API_OF_TAG, Dual
 from ..forward.inplace import enter_arguments, leave_arguments
 from ..reverse.dispatch import new_tag
 from ..reverse.tensor import Tensor
-from .values import (as_input, as_output, check_input_kinds, check_output_kinds, check_outputs, check_tangent, checked_argnums, element_write_refusal,
+from ..sparsity import Plans, check_rows, check_sparse_call
+from .values import (plan_arguments, as_input, as_output, check_input_kinds, check_output_kinds, check_outputs, check_tangent, checked_argnums, element_write_refusal,
                      seen_outside, split_aux, unwrap_aux, zero_tangent)
 
 # -- forward mode ------------------------------------------------------------------------------
@@ -88,14 +89,22 @@ def linearize(f, *primals):
     return out, f_jvp
 
 
-def jacfwd(f, argnums=0, chunk_size=None, has_aux=False, holomorphic=False):
+def jacfwd(f, argnums=0, chunk_size=None, has_aux=False, holomorphic=False, sparsity=None, sparse_output=False):
     """The Jacobian by forward mode: chunks of `chunk_size` directions per pass (all at once
     by default). Shaped `out.shape + in.shape`; nested outputs and inputs give nested results
     (output structure outside, input structure inside). With `has_aux=True`, f returns
     `(output, aux)` and the function `(jacobian, aux)`. Keyword arguments of the call go to f
     and are not differentiated. holomorphic: f is complex-differentiable from complex inputs to
     complex outputs, and the Jacobian is f'(z); without it, inputs must be real (JAX's rule).
+
+    sparsity: "auto" (detected by running f once per shape), a boolean array (outputs x inputs,
+    or out.shape + in.shape) or a scipy.sparse matrix: columns that share no output row go in
+    one direction, so a banded Jacobian costs a few JVPs. sparse_output=True returns a
+    scipy.sparse CSR matrix (outputs x inputs, flattened in C order). See docs/jacobians.md.
     """
+    if sparsity is not None or sparse_output:
+        return _sparse_jacfwd(f, argnums, has_aux, holomorphic, sparsity, sparse_output)
+
     def jacobian(*args, **kwargs):
         nums = checked_argnums(argnums, len(args), "jacfwd")
         wrt = [args[i] for i in nums]
@@ -155,6 +164,41 @@ def jacfwd(f, argnums=0, chunk_size=None, has_aux=False, holomorphic=False):
             packed = nest.tree_unflatten(wrt, per_input)
             results.append(packed[0] if isinstance(argnums, int) else tuple(packed))
         jac = nest.tree_unflatten(out, results)
+        return (jac, aux[0]) if has_aux else jac
+
+    return jacobian
+
+
+def _sparse_jacfwd(f, argnums, has_aux, holomorphic, sparsity, sparse_output):
+    """jacfwd(f, sparsity=...): one batched forward pass over the colors' directions."""
+    check_sparse_call(sparsity, sparse_output, argnums, "jacfwd")
+    plans = Plans(f, "jacfwd", sparsity, "jacfwd")
+
+    def jacobian(*args, **kwargs):
+        nums = checked_argnums(argnums, len(args), "jacfwd")
+        x = as_input(args[nums[0]], "jacfwd", "the differentiated argument")
+        check_input_kinds([x], "jacfwd", holomorphic)
+        shape = tuple(dnp.shape(x))
+        n = int(np.prod(shape))
+        plain_args, plain_kwargs = plan_arguments(plans.auto, args, kwargs, "jacfwd")
+        _, compression = plans.plan(plain_args, nums[0], plain_kwargs)
+        seeds = compression.seeds(dnp.result_dtype(x))
+        if len(seeds) == 0:
+            seeds = np.zeros((1, n), dtype=dnp.result_dtype(x))
+        k = len(seeds)
+
+        def g(value):
+            full = list(args)
+            full[nums[0]] = value
+            return f(*full, **kwargs)
+
+        out, tangent, *aux = run_forward(g, (x,), (seeds.reshape((k,) + shape),), "jacfwd", batch=k,
+                                         has_aux=has_aux, originals=[args[nums[0]]])
+        oshape = tuple(dnp.shape(out))
+        m = int(np.prod(oshape))
+        check_rows(compression, m, "jacfwd")
+        compressed = dnp.reshape(tangent, (k, m))
+        jac = compression.result(compressed, sparse_output, oshape + shape, "jacfwd")
         return (jac, aux[0]) if has_aux else jac
 
     return jacobian

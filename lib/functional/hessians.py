@@ -5,9 +5,10 @@ import numpy as np
 
 from ..core import dnp, nest
 from ..forward.second_order import gradient_tangents
+from ..sparsity import Plans, check_sparse_call
 from .forward_mode import jacfwd, run_forward
 from .reverse_mode import grad, jacrev, run_on_tape, unlock
-from .values import (as_input, as_output, at_top_level, check_input_kinds, check_scalar, check_tangent, checked_argnums, flatten, pack,
+from .values import (plan_arguments, as_input, as_output, at_top_level, check_input_kinds, check_scalar, check_tangent, checked_argnums, flatten, pack,
                      split_aux, unwrap_aux)
 
 # -- second order ------------------------------------------------------------------------------
@@ -16,17 +17,29 @@ from .values import (as_input, as_output, at_top_level, check_input_kinds, check
 # second_order.py); a Hessian's chunks share the recording. Inside another transform, they
 # are jvp of grad, which nests like every other transform.
 
-def hessian(f, argnums=0, chunk_size=None, has_aux=False, holomorphic=False):
+def hessian(f, argnums=0, chunk_size=None, has_aux=False, holomorphic=False, sparsity=None, sparse_output=False):
     """The Hessian as jacfwd of the reverse-mode gradient (forward-over-reverse, chunked).
 
     With `has_aux=True`, f returns `(scalar, aux)` and the function `(hessian, aux)`, aux
     as f returned it (JAX's `hessian(f, has_aux=True)`). Keyword arguments of the call go
     to f and are not differentiated.
 
+    sparsity: "auto" (detected by running f once per shape), a boolean (n, n) array or a
+    scipy.sparse matrix: the Hessian's pattern, from which a star coloring groups the columns
+    so that a few Hessian-vector products give every entry (a banded Hessian costs about
+    bandwidth + 1 of them, whatever n). sparse_output=True returns a scipy.sparse CSR matrix
+    (n, n), the input flattened in C order. See docs/jacobians.md.
+
     >>> hessian(lambda x: dnp.sum(x ** 3))(np.array([1.0, 2.0]))
     array([[ 6.,  0.],
            [ 0., 12.]])
+    >>> hessian(lambda x: dnp.sum(x[1:] * x[:-1]), sparsity="auto")(np.zeros(3))
+    array([[0., 1., 0.],
+           [1., 0., 1.],
+           [0., 1., 0.]])
     """
+    if sparsity is not None or sparse_output:
+        return _sparse_hessian(f, argnums, has_aux, sparsity, sparse_output)
     nested = jacfwd(grad(f, argnums, has_aux=has_aux, holomorphic=holomorphic), argnums,
                     chunk_size=chunk_size, has_aux=has_aux, holomorphic=holomorphic)
 
@@ -64,6 +77,58 @@ def hessian(f, argnums=0, chunk_size=None, has_aux=False, holomorphic=False):
             return (full, unwrap_aux(aux)) if has_aux else full
         finally:
             unlock(tape)  # computed: nothing reads the arguments any more
+
+    return hess
+
+
+def _sparse_hessian(f, argnums, has_aux, sparsity, sparse_output):
+    """hessian(f, sparsity=...): k compressed Hessian-vector products on one recording of f."""
+    check_sparse_call(sparsity, sparse_output, argnums, "hessian")
+    plans = Plans(f, "hessian", sparsity, "hessian")
+
+    def hess(*args, **kwargs):
+        nums = checked_argnums(argnums, len(args), "hessian")
+        x = args[nums[0]]
+        if nest.is_pytree_node(x):
+            raise TypeError(f"[hessian] sparsity= differentiates one array, got a {type(x).__name__}; "
+                            "use sparsity=None for nested arguments.")
+        check_input_kinds(flatten([x]), "hessian", False)
+        shape = tuple(dnp.shape(x))
+        n = int(np.prod(shape))
+        top = at_top_level(args)
+        plain_args, plain_kwargs = plan_arguments(plans.auto, args, kwargs, "hessian")
+        _, compression = plans.plan(plain_args, nums[0], plain_kwargs)
+        dtype = dnp.result_dtype(x)
+        dtype = dtype if dtype.kind == "f" else np.dtype(np.float64)
+        seeds = compression.seeds(dtype)
+        if len(seeds) == 0:  # no second derivative anywhere: one zero direction keeps f's checks
+            seeds = np.zeros((1, n), dtype=dtype)
+        k = len(seeds)
+        seeds = seeds.reshape((k,) + shape)
+        compressed = aux = None
+        if top:
+            tape, inputs, out = run_on_tape(f, args, nums, "hessian", kwargs)
+            try:
+                if has_aux:
+                    out, aux = split_aux(out, "hessian")
+                check_scalar(out, "hessian")
+                dgrad = gradient_tangents(tape, inputs, out, [seeds], k)
+                if dgrad is not None:
+                    compressed = np.asarray(dgrad[0]).reshape(k, n)
+            finally:
+                unlock(tape)
+        if compressed is None:  # inside another transform: jvp of grad, batched over the seeds
+            gradient = grad(f, argnums, has_aux=has_aux)
+            full = list(args)
+
+            def g(value):
+                full[nums[0]] = value
+                return gradient(*full, **kwargs)
+            result = run_forward(g, (x,), (seeds,), "hessian", batch=k, has_aux=has_aux)
+            aux = result[2] if has_aux else None
+            compressed = dnp.reshape(result[1], (k, n))
+        full_hessian = compression.result(compressed, sparse_output, shape + shape, "hessian")
+        return (full_hessian, unwrap_aux(aux)) if has_aux else full_hessian
 
     return hess
 

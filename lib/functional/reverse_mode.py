@@ -9,7 +9,8 @@ from ..forward.inplace import enter_arguments, leave_arguments
 from ..reverse.jacobians import tape_jacobian
 from ..reverse.tape import GradientTape
 from ..reverse.tensor import Tensor, wrap
-from .values import (as_input, as_output, check_cotangent_kind, check_input_kinds, check_output_kinds, check_outputs,
+from ..sparsity import Plans, check_rows, check_sparse_call
+from .values import (plan_arguments, as_input, as_output, check_cotangent_kind, check_input_kinds, check_output_kinds, check_outputs,
                      check_scalar, checked_argnums, element_write_refusal, flatten, pack, split_aux, unwrap, unwrap_aux,
                      zero_tangent)
 
@@ -97,6 +98,53 @@ class _Unlocker:
 
     def __del__(self):
         _unlock_arrays(self.arrays)
+
+
+def _sparse_jacrev(f, argnums, has_aux, holomorphic, sparsity, sparse_output):
+    """jacrev(f, sparsity=...): one batched backward sweep over the colors' cotangents."""
+    check_sparse_call(sparsity, sparse_output, argnums, "jacrev")
+    plans = Plans(f, "jacrev", sparsity, "jacrev")
+
+    def jacobian(*args, **kwargs):
+        nums = checked_argnums(argnums, len(args), "jacrev")
+        x = args[nums[0]]
+        if nest.is_pytree_node(x):
+            raise TypeError(f"[jacrev] sparsity= differentiates one array, got a {type(x).__name__}; "
+                            "use sparsity=None for nested arguments.")
+        if holomorphic:
+            check_input_kinds([x], "jacrev", True)
+        tape, inputs, out = run_on_tape(f, args, nums, "jacrev", kwargs)
+        try:
+            if has_aux:
+                out, aux = split_aux(out, "jacrev")
+            check_outputs(out, "jacrev")
+            if nest.is_pytree_node(out):
+                raise TypeError(f"[jacrev] sparsity= needs f to return one array, got a "
+                                f"{type(out).__name__}; use sparsity=None for nested outputs.")
+            check_output_kinds([out], "jacrev", holomorphic)
+            shape, oshape = tuple(dnp.shape(x)), tuple(dnp.shape(out))
+            n, m = int(np.prod(shape)), int(np.prod(oshape))
+            plain_args, plain_kwargs = plan_arguments(plans.auto, args, kwargs, "jacrev")
+            _, compression = plans.plan(plain_args, nums[0], plain_kwargs, m)
+            check_rows(compression, m, "jacrev")
+            seeds = compression.seeds(dnp.result_dtype(out))
+            if len(seeds) == 0:
+                seeds = np.zeros((1, m), dtype=dnp.result_dtype(out))
+            k = len(seeds)
+            source = inputs[0]
+            compressed = None
+            if isinstance(out, Tensor):
+                grads = tape._backward([out], [seeds.reshape((k,) + oshape)], {source._id}, consume=False, batch=k)
+                if source._id in grads:
+                    compressed = dnp.reshape(unwrap(grads[source._id]), (k, n))
+            if compressed is None:  # no output depends on the input
+                compressed = np.zeros((k, n), dtype=dnp.result_dtype(out))
+            jac = compression.result(compressed, sparse_output, oshape + shape, "jacrev")
+            return (jac, unwrap_aux(aux)) if has_aux else jac
+        finally:
+            unlock(tape)
+
+    return jacobian
 
 
 def _unlock_arrays(arrays):
@@ -232,13 +280,19 @@ def vjp(f, *primals, has_aux=False):
     return (value, vjp_fn, unwrap_aux(aux)) if has_aux else (value, vjp_fn)
 
 
-def jacrev(f, argnums=0, has_aux=False, holomorphic=False):
+def jacrev(f, argnums=0, has_aux=False, holomorphic=False, sparsity=None, sparse_output=False):
     """The Jacobian by reverse mode: one vectorized backward sweep per chunk of output rows.
 
     holomorphic: f is complex-differentiable from complex inputs to complex outputs; the
     Jacobian is then f'(z). Without it, outputs must be real (JAX's rule).
     With `has_aux=True`, f returns `(output, aux)` and the function `(jacobian, aux)`.
-    Keyword arguments of the call go to f and are not differentiated."""
+    Keyword arguments of the call go to f and are not differentiated.
+
+    sparsity: "auto", a boolean array or a scipy.sparse matrix (as jacfwd's): output rows that
+    share no input column go in one cotangent, so a banded Jacobian costs a few VJPs, in one
+    batched backward sweep. sparse_output=True returns a scipy.sparse CSR matrix."""
+    if sparsity is not None or sparse_output:
+        return _sparse_jacrev(f, argnums, has_aux, holomorphic, sparsity, sparse_output)
 
     def jacobian(*args, **kwargs):
         nums = checked_argnums(argnums, len(args), "jacrev")

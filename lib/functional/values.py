@@ -13,7 +13,7 @@ from ..core.traced import Traced
 from ..forward.dual import Dual as _Dual
 from ..reverse.dispatch import STATE
 from ..reverse.tensor import EagerTensor as _EagerTensor
-from ..reverse.tensor import Tensor, escape_error
+from ..reverse.tensor import Tensor, escape_error, plain_value
 
 # -- inputs and outputs -----------------------------------------------------------------------
 
@@ -287,3 +287,23 @@ def check_cotangent_kind(cotangent, output, api):
         raise ValueError(f"[{api}] a cotangent of dtype {c_dtype} for an output of dtype "
                          f"{o_dtype}: a complex output needs a complex cotangent, a real one a "
                          "real cotangent (as JAX). Cast the cotangent to the output's dtype.")
+
+
+def plain_arguments(values, api):
+    """A call's arguments (a tuple, or a dict of keyword arguments) with each traced leaf as its
+    plain value: what sparsity detection runs f on (it is the outermost level, see sparsity/)."""
+    try:
+        return nest.tree_map(lambda leaf: plain_value(leaf) if isinstance(leaf, Traced) else leaf, values)
+    except RefusalError as error:  # a vmap's values: one per example
+        raise RefusalError(f"[{api}] sparsity= detects the pattern on the arguments' values, and one of "
+                           "them has no single value here (it is batched by vmap). Give the pattern "
+                           "(sparsity=a boolean array), or use sparsity=None inside vmap.") from error
+
+
+def plan_arguments(auto, args, kwargs, api):
+    """(args, kwargs) as a sparsity plan reads them: plain values when the pattern is detected
+    (`auto`) and some are traced; as they are otherwise (a given pattern reads only shapes)."""
+    if not auto:
+        return args, kwargs
+    plain_args = args if at_top_level(args) else plain_arguments(args, api)
+    return plain_args, (plain_arguments(kwargs, api) if kwargs else kwargs)

@@ -1,4 +1,4 @@
-"""NumPy's array methods on `Tensor`, `Variable` and `Dual`: each is a spelling of a dnp call.
+"""NumPy's array methods on `Tensor`, `Variable`, `Dual` (and vmap's and sparsity's values): each is a spelling of a dnp call.
 
 `x.sum(axis=0)` is `dnp.sum(x, axis=0)`, `x.T` is `dnp.transpose(x)`, `x.reshape(2, 3)` is
 `dnp.reshape(x, (2, 3))`: every mode (tapes, accumulators, dual numbers, the functional API)
@@ -22,6 +22,7 @@ import numpy as np
 from ..core import dnp
 from ..batching import Batched
 from ..forward.dual import Dual
+from ..sparsity import Pattern
 from ..reverse.tensor import Tensor, check_escape, escape_error, plain_value
 
 
@@ -201,7 +202,7 @@ def _batched_item(self, *args):
     return self.primal  # refused: one value per example (batching/batched.py)
 
 
-for _cls, _item in ((Tensor, _tensor_item), (Dual, _dual_item), (Batched, _batched_item)):
+for _cls, _item in ((Tensor, _tensor_item), (Dual, _dual_item), (Batched, _batched_item), (Pattern, Pattern.item)):
     for _name, _method in METHODS.items():
         setattr(_cls, _name, _method)
     _cls.item = _item

@@ -119,6 +119,29 @@ class Dataset:
         return Dataset(lambda: iter([data]), 1, _spec_of(data))
 
     @staticmethod
+    def from_generator(generator, output_types=None, output_shapes=None, args=None, output_signature=None,
+                       name=None):
+        """The elements a fresh `generator(*args)` yields on each pass, converted to the dtypes of
+        `output_signature` (a tf.TensorSpec per component, in the elements' structure; or TF's
+        older output_types / output_shapes) and checked against its shapes, as TF."""
+        if output_signature is None:
+            if output_types is None:
+                raise TypeError("[Dataset.from_generator] pass output_signature= (a tf.TensorSpec per component "
+                                "of an element), or output_types= (and output_shapes=).")
+            output_signature = _signature(output_types, output_shapes)
+        for spec in _leaves(output_signature):
+            if not isinstance(spec, _TensorSpec):
+                raise TypeError(f"[Dataset.from_generator] output_signature must hold tf.TensorSpec objects, got "
+                                f"{type(spec).__name__}.")
+        arguments = tuple(args or ())
+
+        def make():
+            for value in generator(*arguments):
+                yield _conform_element(value, output_signature)
+
+        return Dataset(make, UNKNOWN_CARDINALITY, output_signature)
+
+    @staticmethod
     def range(*args, output_type=_dtypes.int64, name=None):
         """Integers as Python's range(start, stop, step), int64 tensors as in TF."""
         values = range(*args)
@@ -351,6 +374,40 @@ class Dataset:
 
     def apply(self, transformation_func):
         return transformation_func(self)
+
+
+def _signature(types, shapes):
+    """TensorSpecs from TF's output_types and output_shapes (a shape is a tuple, not a structure)."""
+    if isinstance(types, dict):
+        return {k: _signature(t, None if shapes is None else shapes[k]) for k, t in types.items()}
+    if isinstance(types, tuple):
+        return tuple(_signature(t, None if shapes is None else s) for t, s in
+                     zip(types, shapes if shapes is not None else [None] * len(types)))
+    return _TensorSpec(None if shapes is None else tuple(shapes), types)
+
+
+def _conform_element(value, signature):
+    """A generated element as arrays of the signature's dtypes, its shapes checked (TF's messages)."""
+    if isinstance(signature, dict):
+        if not isinstance(value, dict) or set(value) != set(signature):
+            raise TypeError(f"[Dataset.from_generator] `generator` yielded an element that did not match the "
+                            f"expected structure: expected keys {sorted(signature)}, got {value!r}.")
+        return {k: _conform_element(value[k], spec) for k, spec in signature.items()}
+    if isinstance(signature, tuple):
+        if not isinstance(value, (tuple, list)) or len(value) != len(signature):
+            raise TypeError(f"[Dataset.from_generator] `generator` yielded an element that did not match the "
+                            f"expected structure: {len(signature)} components expected, got {value!r}.")
+        return tuple(_conform_element(v, spec) for v, spec in zip(value, signature))
+    if isinstance(value, (tuple, dict)):
+        raise TypeError(f"[Dataset.from_generator] `generator` yielded an element that did not match the "
+                        f"expected structure: one tensor ({signature}) expected, got {value!r}.")
+    array = _np.asarray(value.numpy() if isinstance(value, _Tensor) else value,
+                        _dtypes.as_numpy_dtype(signature.dtype))
+    if not signature.is_compatible_with(_wrap(array)):
+        raise TypeError(f"[Dataset.from_generator] `generator` yielded an element of shape {array.shape} where "
+                        f"an element of shape {tuple(signature.shape)} was expected. Yield values of the declared "
+                        "shape, or use None for a dimension that varies.")
+    return array
 
 
 def _stack(rows):

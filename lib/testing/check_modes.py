@@ -69,7 +69,10 @@ MODES = RUNTIME + SOURCE + MIXED
 # vmap of vjp and jvp, the case as example 0 of a batch of three: asked for by name (ALL_MODES),
 # since vmap refuses what the other modes follow (a Python `if` on a value differs per example)
 VMAP = ("vmap.vjp", "vmap.jvp")
-ALL_MODES = MODES + VMAP
+# the generated code compiled by numba (jit="fallback": what numba cannot compile runs uncompiled),
+# asked for by name: compiling takes seconds a program, and numba is an optional extra
+JIT = ("jit.vjp", "jit.jvp", "jit.hvp")
+ALL_MODES = MODES + VMAP + JIT
 
 # Messages of the runtime's documented refusals that are not yet a RefusalError (numpy_api.py, the
 # gradient registry, grad of an int output as jax.grad); escapes and writes are RefusalErrors.

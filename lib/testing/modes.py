@@ -3,6 +3,7 @@ transformer (grad, vjp, jvp, batched jvp, hvp), their mixtures, and vmap of vjp 
 case returning its derivatives by name (`run_modes`)."""
 
 import copy
+import warnings
 
 import numpy as np
 
@@ -15,6 +16,12 @@ from ..reverse.tensor import Tensor, constant
 
 
 # -- the modes ----------------------------------------------------------------------------------
+
+def _quiet():
+    """jit="fallback" warns (RuntimeWarning) where numba could not compile and the uncompiled
+    code ran: the same numbers, so the jit modes run silenced."""
+    return warnings.catch_warnings(action="ignore", category=RuntimeWarning)
+
 
 def as_float64(x):
     return np.asarray(x, dtype=np.float64)
@@ -176,13 +183,31 @@ def run_modes(case, modes):
         y, dy = F.vmap(lambda *e: F.jvp(f, e[:n], e[n:]))(*batch_of_three((0, -1, 1)), *tangents)
         return {"Ju": as_float64(dy)[0], "y": as_float64(y)[0]}
 
+    def jitted(api, **kwargs):  # numba-compiled; what numba cannot compile runs uncompiled
+        return getattr(dt, api)(f, wrt=case.wrt, jit="fallback", **kwargs)
+
+    def j_vjp():
+        with _quiet():
+            grads, y = jitted("vjp", preserve_result=True)(*case.copies(), case.seed())
+        return {"vJ": as_tuple(grads), "y": as_float64(y)}
+
+    def j_jvp():
+        with _quiet():
+            y, dy = jitted("jvp")(*case.copies(), case.tangents())
+        return {"Ju": as_float64(dy), "y": as_float64(y)}
+
+    def j_hvp():
+        with _quiet():
+            hu = jitted("hvp")(*case.copies(), case.tangents())
+        return {"Hu": [h * case.v for h in as_tuple(hu)]}
+
     table = {"tape": tape, "functional.grad": f_grad, "functional.vjp": f_vjp, "functional.jvp": f_jvp,
              "functional.jacfwd": f_jac(F.jacfwd), "functional.jacrev": f_jac(F.jacrev),
              "functional.hvp": f_hvp, "transforms.grad": t_grad, "transforms.vjp": t_vjp,
              "transforms.jvp": t_jvp, "transforms.jvp_batched": t_jvp_batched, "transforms.hvp": t_hvp,
              "mixed.jvp_of_generated_grad": m_jvp, "mixed.tape_of_generated_grad": m_tape,
-             "vmap.vjp": v_vjp, "vmap.jvp": v_jvp}
+             "vmap.vjp": v_vjp, "vmap.jvp": v_jvp, "jit.vjp": j_vjp, "jit.jvp": j_jvp, "jit.hvp": j_hvp}
     for mode in modes:
-        if not scalar and mode in ("functional.grad", "transforms.grad", "transforms.hvp"):
+        if not scalar and mode in ("functional.grad", "transforms.grad", "transforms.hvp", "jit.hvp"):
             continue  # defined for scalar outputs only (vjp covers the rest)
         yield mode, table[mode]

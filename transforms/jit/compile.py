@@ -34,6 +34,7 @@ from ..cache import Guard, cache_on, user_functions
 from ..codegen.emit import run_module, source_of
 from ..runtime.names import RUNTIME_HELPERS
 from .stacks import StackProbe, jit_functions, positional_functions, probe_functions
+from .fusion import fuse_functions, is_kernel, record_kinds
 from ..frontend.parse import TransformError
 from ..runtime import shape_of
 from ..runtime import lists as runtime_lists
@@ -131,7 +132,8 @@ class _Entry:
                 stacks[len(stacks)] = self
 
         probe_ns["_Probe"] = Recording
-        probe(*args)
+        with record_kinds(f"<dualtape probe {name}#") as kinds:  # (which names hold arrays: fusion.py)
+            probe(*args)
         samples, peak = {}, {}
         for rec in stacks.values():
             for key, values in rec.samples.items():
@@ -139,12 +141,14 @@ class _Entry:
             for key, depth in rec.peak.items():
                 peak[key] = max(peak.get(key, 0), depth)
         from . import runtime as jit_runtime
-        functions = jit_functions(generated, samples, peak)
+        functions = fuse_functions(jit_functions(generated, samples, peak), kinds)
         python, self.source = run_module(functions, name, _namespace(self.module, jit_runtime.NAMES), f"jit {name}")
         filename = python.__code__.co_filename
         namespace = python.__globals__
         for node in functions:  # the adjoints of called user functions too
-            if node.name != name:
+            if is_kernel(node.name):  # (a fused loop: NumPy's error model, as the array statements it replaces)
+                namespace[node.name] = numba.njit(error_model="numpy")(namespace[node.name])
+            elif node.name != name:
                 namespace[node.name] = numba.njit(namespace[node.name])
         used_names = {x.id for fn in functions for x in syntax.walk(fn) if isinstance(x, ast.Name)}
         for used in used_names:  # user functions called
@@ -158,8 +162,9 @@ class _Entry:
         compiled = numba.njit(python)
         try:
             result = compiled(*args)
-        except (numba.core.errors.NumbaError, TypeError) as exc:
-            if not isinstance(exc, numba.core.errors.NumbaError) and "unbox" not in str(exc):
+        except Exception as exc:
+            if not isinstance(exc, numba.core.errors.NumbaError) and "unbox" not in str(exc) \
+                    and not raised_compiling(exc):
                 raise  # (numba's TypeError for an argument it cannot take: a list of arrays of two ndims)
             error = self.owner.refusal(exc, self.source, filename)
             containers = python_containers(generated, args, namespace, _ANSI.sub("", str(exc)))
@@ -186,6 +191,15 @@ class _Entry:
         if self.fn is None:
             return self.build(args)
         return self.fn(*args)
+
+
+def raised_compiling(exc):
+    """Whether `exc` came out of numba's compiler rather than the compiled code: an error in its
+    typing that numba does not wrap in a NumbaError (an AttributeError typing `np.sum(x,
+    dtype="float64")`, whose dtype is a string). It is a construct numba cannot compile."""
+    import traceback
+    return any("/numba/core/typing/" in frame.filename or "/numba/core/compiler" in frame.filename
+               for frame in traceback.extract_tb(exc.__traceback__))
 
 
 def python_containers(functions, args, namespace, error):

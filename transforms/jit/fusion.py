@@ -1,0 +1,370 @@
+"""Elementwise fusion for jit=True: runs of elementwise statements on arrays of one shape become
+one compiled loop, with no temporaries.
+
+Generated adjoints are written one NumPy operation per statement (`_t1 = _sin_x * 1.0001`),
+and numba compiles each statement to its own loop with its own freshly allocated array. On
+small arrays in long loops the allocations are the time. Here, a run of two or more
+consecutive statements `name = <elementwise expression>` in one block becomes:
+
+    if a.shape == b.shape == ...:          # every array the run reads, and every unbroadcast target
+        _fz_o_x = np.empty(a.shape); ...   # one fresh array per name the rest of the code reads
+        _fz_kernel_0(a, b, s, _fz_o_x)     # one loop: each element through every statement
+        x = _fz_o_x
+    else:
+        <the statements as they were>
+
+The kernel is a separate function compiled with NumPy's error model (division by zero gives
+inf or nan, as the array statements it replaces do). Which names are arrays (float64, of one
+ndim) and which are scalars is what the probe run saw (`record_kinds`); a name it saw with two
+kinds, or not at all, is never fused. Elementwise means: numbers, names, + - * / **, unary
+minus, the one-argument ufuncs in UFUNCS, and `unbroadcast(e, np.shape(y))` whose target `y`
+is in the shape guard (so it returns `e` unchanged). A statement must read at least one array
+(a scalar statement keeps its scalar value and ends the run). A run never fuses a bare copy
+`y = x` in a function that writes into arrays in place (subscript stores, `+=` on arrays;
+jit/stacks.py's preallocated stacks aside), where the copy and the original must stay one array.
+"""
+
+import ast
+import sys
+
+import numpy as np
+
+from ..ir.code import is_comment
+
+UFUNCS = frozenset({"sin", "cos", "tan", "exp", "log", "sqrt", "tanh", "sinh", "cosh", "arctan", "arcsin",
+                    "arccos", "arcsinh", "expm1", "log1p", "negative", "square", "abs", "absolute",
+                    "fabs", "log2", "log10", "exp2", "reciprocal"})
+_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)
+PREFIX = "_fz_"
+MIXED = "mixed"
+
+
+# -- what the probe saw --------------------------------------------------------------------------
+
+def kind_of(value):
+    """("array", ndim) for a float64 array, "scalar" for a real number, None for anything else."""
+    if type(value) is np.ndarray:
+        return ("array", value.ndim) if value.dtype == np.float64 and value.ndim > 0 else None
+    if isinstance(value, (float, int, np.floating, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return "scalar"
+    return None
+
+
+class record_kinds:
+    """Context manager: while the probe runs, the kind of every local of the generated functions
+    (frames whose file name starts with `tag`), per function name: {function: {name: kind}}.
+    Each line is looked at a few times only (the probe may run long loops)."""
+
+    LOOKS = 3
+
+    def __init__(self, tag):
+        self.tag, self.kinds, self.seen = tag, {}, {}
+
+    def __enter__(self):
+        self.previous = sys.gettrace()
+        sys.settrace(self._call)
+        return self.kinds
+
+    def __exit__(self, *exc):
+        sys.settrace(self.previous)
+        return False
+
+    def _call(self, frame, event, arg):
+        if not frame.f_code.co_filename.startswith(self.tag):
+            return None
+        return self._line
+
+    def _line(self, frame, event, arg):
+        key = (frame.f_code, frame.f_lineno)
+        count = self.seen.get(key, 0)
+        if count >= self.LOOKS and event == "line":
+            return self._line
+        self.seen[key] = count + 1
+        kinds = self.kinds.setdefault(frame.f_code.co_name, {})
+        for name, value in frame.f_locals.items():
+            kind = kind_of(value)
+            old = kinds.get(name, kind)
+            kinds[name] = kind if old == kind else MIXED
+        return self._line
+
+
+# -- finding runs ----------------------------------------------------------------------------------
+
+def _np_call(node):
+    """The ufunc name of `np.<ufunc>(x)`, or None."""
+    if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords \
+            and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
+            and node.func.value.id == "np" and node.func.attr in UFUNCS:
+        return node.func.attr
+    return None
+
+
+def _unbroadcast_target(node):
+    """`unbroadcast(e, np.shape(y))`: (e, "y"), else None."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "unbroadcast" \
+            and len(node.args) == 2 and not node.keywords:
+        shape = node.args[1]
+        if isinstance(shape, ast.Call) and isinstance(shape.func, ast.Attribute) and shape.func.attr == "shape" \
+                and isinstance(shape.func.value, ast.Name) and shape.func.value.id == "np" \
+                and len(shape.args) == 1 and isinstance(shape.args[0], ast.Name):
+            return node.args[0], shape.args[0].id
+    return None
+
+
+class _Run:
+    """What one candidate statement needs: the names it reads, the unbroadcast targets, and
+    whether it reads an array (given the kinds so far)."""
+
+    def __init__(self, kinds, ndim):
+        self.kinds, self.ndim = kinds, ndim
+
+    def expr(self, node, reads, targets):
+        """Whether `node` is elementwise; fills `reads` and `targets`. Returns (ok, reads_array)."""
+        if isinstance(node, ast.Constant):
+            return type(node.value) in (int, float), False
+        if isinstance(node, ast.Name):
+            kind = self.kinds.get(node.id)
+            if kind == "scalar":
+                reads.append(node.id)
+                return True, False
+            if kind == ("array", self.ndim):
+                reads.append(node.id)
+                return True, True
+            return False, False
+        if isinstance(node, ast.BinOp) and isinstance(node.op, _OPS):
+            ok1, a1 = self.expr(node.left, reads, targets)
+            ok2, a2 = self.expr(node.right, reads, targets) if ok1 else (False, False)
+            return ok1 and ok2, a1 or a2
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            return self.expr(node.operand, reads, targets)
+        if _np_call(node):
+            return self.expr(node.args[0], reads, targets)
+        unb = _unbroadcast_target(node)
+        if unb is not None:
+            inner, target = unb
+            if self.kinds.get(target) != ("array", self.ndim):
+                return False, False
+            ok, reads_array = self.expr(inner, reads, targets)
+            targets.append(target)
+            return ok and reads_array, reads_array  # (a scalar unbroadcast to an array would broadcast)
+        return False, False
+
+
+def _candidate(st, kinds, in_place):
+    """(target, ndim, reads, unbroadcast targets, is_copy) for a fusable statement, else None."""
+    if not (isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name)):
+        return None
+    target = st.targets[0].id
+    kind = kinds.get(target)
+    if not (isinstance(kind, tuple) and kind[0] == "array") or target.startswith(PREFIX):
+        return None
+    value = st.value
+    unb = _unbroadcast_target(value)
+    is_copy = isinstance(value, ast.Name) or (unb is not None and isinstance(unb[0], ast.Name))
+    if is_copy and in_place:
+        return None
+    reads, targets = [], []
+    ok, reads_array = _Run(kinds, kind[1]).expr(value, reads, targets)
+    if not (ok and reads_array):
+        return None
+    return target, kind[1], reads, targets, is_copy
+
+
+def _names_read(nodes):
+    out = {}
+    for node in nodes:
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
+                out[sub.id] = out.get(sub.id, 0) + 1
+    return out
+
+
+def _writes_in_place(fn, kinds):
+    """Whether `fn` writes into an array in place (a subscript store, `+=` on an array); the
+    preallocated stacks of jit/stacks.py (`_stack_*`) do not count: what they hold was copied in."""
+    for node in ast.walk(fn):
+        if isinstance(node, ast.AugAssign):
+            target = node.target
+            if not (isinstance(target, ast.Name) and kinds.get(target.id) == "scalar"):
+                return True
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for t in targets:
+                if isinstance(t, ast.Subscript) and not (isinstance(t.value, ast.Name)
+                                                         and t.value.id.startswith("_stack_")):
+                    return True
+    return False
+
+
+# -- rewriting -------------------------------------------------------------------------------------
+
+class _Fuser:
+    def __init__(self, fn, kinds, counter):
+        self.fn, self.kinds, self.counter = fn, kinds, counter
+        self.in_place = _writes_in_place(fn, kinds)
+        self.kernels = []
+
+    def block(self, body):
+        """The statement list with its runs fused (recursing into nested blocks)."""
+        for st in body:
+            for field in ("body", "orelse", "finalbody"):
+                inner = getattr(st, field, None)
+                if isinstance(inner, list) and inner and not isinstance(st, ast.FunctionDef):
+                    setattr(st, field, self.block(inner))
+            for handler in getattr(st, "handlers", ()):
+                handler.body = self.block(handler.body)
+        out, run, ndim = [], [], None
+        for st in body + [None]:
+            if st is not None and is_comment(st) and run:  # (comments inside a run go before its loop)
+                run.append((st, None))
+                continue
+            cand = _candidate(st, self.kinds, self.in_place) if st is not None else None
+            if cand is not None and (ndim is None or cand[1] == ndim):
+                run.append((st, cand))
+                ndim = cand[1]
+                continue
+            out.extend(self.fuse(run, ndim))
+            run, ndim = [], None
+            if cand is not None:  # (a statement of another ndim starts a new run)
+                run, ndim = [(st, cand)], cand[1]
+            elif st is not None:
+                out.append(st)
+        return out
+
+    def fuse(self, entries, ndim):
+        """The statements of `entries` ((statement, candidate) pairs; a comment has none) as one
+        fused block after the comments, or as they were (fewer than two statements, or none of
+        their names read afterwards)."""
+        run = [(st, cand) for st, cand in entries if cand is not None]
+        statements = [st for st, _ in run]
+        if len(run) < 2:
+            return [st for st, _ in entries]
+        comments = [st for st, cand in entries if cand is None]
+        run_ids = {id(st) for st in statements}
+        outside = exposed_reads(self.fn.body, run_ids)
+        assigned, inputs, scalars, guard, live = set(), [], [], [], []
+        body = []  # the kernel's statements, on scalars
+        index = ast.Name(id="_fz_i", ctx=ast.Load())
+        local = {}  # name assigned in the run -> its scalar local
+
+        def scalar_of(name):
+            if name in local:
+                return ast.Name(id=local[name], ctx=ast.Load())
+            if self.kinds.get(name) == "scalar":
+                if name not in scalars:
+                    scalars.append(name)
+                return ast.Name(id=name, ctx=ast.Load())
+            if name not in inputs:
+                inputs.append(name)
+            return ast.Subscript(value=ast.Name(id=name, ctx=ast.Load()), slice=index, ctx=ast.Load())
+
+        def lower(node):
+            if isinstance(node, ast.Constant):
+                return ast.Constant(value=node.value)
+            if isinstance(node, ast.Name):
+                return scalar_of(node.id)
+            if isinstance(node, ast.BinOp):
+                return ast.BinOp(left=lower(node.left), op=node.op, right=lower(node.right))
+            if isinstance(node, ast.UnaryOp):
+                return ast.UnaryOp(op=node.op, operand=lower(node.operand))
+            if _np_call(node):
+                return ast.Call(func=node.func, args=[lower(node.args[0])], keywords=[])
+            inner, target = _unbroadcast_target(node)
+            if target not in local and target not in guard:
+                guard.append(target)
+            return lower(inner)
+
+        for j, (st, (target, *_rest)) in enumerate(run):
+            value = lower(st.value)
+            name = f"{PREFIX}s{j}_{target}"
+            body.append(ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=value))
+            local[target] = name
+            assigned.add(target)
+        for target in dict.fromkeys(t for _, (t, *_rest) in run):
+            if outside.get(target) or target in inputs:  # (an input too: the next iteration's run reads it)
+                live.append(target)
+        guard = list(dict.fromkeys(inputs + [g for g in guard if g not in inputs]))
+        if not guard or not live:
+            return [st for st, _ in entries]
+        k = next(self.counter)
+        kernel = f"{PREFIX}kernel_{k}"
+        outs = [f"{PREFIX}o{k}_{name}" for name in live]
+        for name, out in zip(live, outs):
+            body.append(ast.Assign(targets=[ast.Subscript(value=ast.Name(id=out, ctx=ast.Load()), slice=index,
+                                                          ctx=ast.Store())],
+                                   value=ast.Name(id=local[name], ctx=ast.Load())))
+        if ndim == 1:
+            loop = ast.parse(f"for _fz_i in range({guard[0]}.shape[0]):\n    pass").body[0]
+        else:
+            loop = ast.parse(f"for _fz_i in np.ndindex({guard[0]}.shape):\n    pass").body[0]
+        loop.body = body
+        params = inputs + [g for g in guard if g not in inputs] + scalars + outs
+        definition = ast.parse(f"def {kernel}({', '.join(params)}):\n    pass").body[0]
+        definition.body = [loop]
+        self.kernels.append(definition)
+        test = " and ".join(f"{g}.shape == {guard[0]}.shape" for g in guard[1:]) or "True"
+        fused = ast.parse(
+            "\n".join([f"if {test}:"]
+                      + [f"    {out} = np.empty({guard[0]}.shape)" for out in outs]
+                      + [f"    {kernel}({', '.join(params)})"]
+                      + [f"    {name} = {out}" for name, out in zip(live, outs)]
+                      + ["else:", "    pass"])).body[0]
+        fused.orelse = statements
+        return comments + [fused]
+
+
+def exposed_reads(body, skip):
+    """{name: count} of the reads, outside the statements whose ids are in `skip`, that may see
+    a value from elsewhere: a read is covered (not counted) when an earlier plain assignment in
+    its own statement list (or an enclosing one) binds the name, so it sees that one."""
+
+    def walk(statements):
+        out, bound = {}, set()
+
+        def add(name, count):
+            if name not in bound:
+                out[name] = out.get(name, 0) + count
+
+        for st in statements:
+            nested = [inner for field in ("body", "orelse", "finalbody")
+                      if isinstance(inner := getattr(st, field, None), list) and not isinstance(st, ast.FunctionDef)]
+            nested += [h.body for h in getattr(st, "handlers", ())]
+            if id(st) not in skip:
+                inner_ids = {id(n) for block in nested for s in block for n in ast.walk(s)}
+                for node in ast.walk(st):
+                    if id(node) not in inner_ids and isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
+                        add(node.id, 1)
+            for block in nested:
+                for name, count in walk(block).items():
+                    add(name, count)
+                bound -= {n.id for s in block for n in ast.walk(s)  # (the block may rebind them)
+                          if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+            if id(st) not in skip and isinstance(st, ast.Assign) and all(isinstance(t, ast.Name) for t in st.targets):
+                bound.update(t.id for t in st.targets)
+        return out
+
+    return walk(body)
+
+
+def fuse_functions(functions, kinds_by_function):
+    """The functions with their elementwise runs fused, followed by the kernels they call
+    (to be compiled with `error_model="numpy"`: `is_kernel`)."""
+    import itertools
+    counter = itertools.count()
+    out, kernels = [], []
+    for fn in functions:
+        kinds = kinds_by_function.get(fn.name)
+        if not kinds:
+            out.append(fn)
+            continue
+        fuser = _Fuser(fn, kinds, counter)
+        fn.body = fuser.block(fn.body)
+        out.append(fn)
+        kernels.extend(fuser.kernels)
+    for fn in out + kernels:
+        ast.fix_missing_locations(fn)
+    return out + kernels
+
+
+def is_kernel(name):
+    return name.startswith(f"{PREFIX}kernel_")
