@@ -473,3 +473,18 @@ def test_model_checkpoint_saves_the_best_weights(tmp_path):
         keras.callbacks.ModelCheckpoint("m.keras")
     with pytest.raises(ValueError, match="no TensorBoard logs"):
         keras.callbacks.TensorBoard(log_dir="logs")
+
+
+def test_two_outputs_take_one_loss_each():
+    inputs = keras.Input(shape=(4,))
+    model = keras.Model(inputs, [keras.layers.Dense(1)(inputs), keras.layers.Dense(3)(inputs)])
+    y = [Y.astype(np.float32)[:, None], Y]
+    model.compile(optimizer="sgd", loss="mse")
+    with pytest.raises(ValueError, match="2 outputs but one loss"):
+        model.fit(X, y, verbose=0)
+    model.compile(optimizer="sgd", loss=["mse", keras.losses.SparseCategoricalCrossentropy(from_logits=True)],
+                  loss_weights=[1.0, 0.5])
+    first, second = model(X)
+    expected = (keras.losses.MeanSquaredError()(y[0], first)
+                + 0.5 * keras.losses.SparseCategoricalCrossentropy(from_logits=True)(Y, second))
+    np.testing.assert_allclose(model.evaluate(X, y, batch_size=40, verbose=0), expected.numpy(), rtol=1e-6)

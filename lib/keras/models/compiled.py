@@ -63,6 +63,9 @@ class CompileLoss:
         elif isinstance(self.identifiers, dict):
             raise ValueError("[compile] a dict of losses (by output name) is not supported by dualtape.keras; "
                              "pass a list with one loss per output, in the order of the model's outputs.")
+        elif isinstance(y_pred, (list, tuple)):
+            raise ValueError(f"[compile] the model has {len(y_pred)} outputs but one loss was given; pass a list with "
+                             "one loss per output, in the order of the model's outputs.")
         else:
             self.losses = [resolve_loss(self.identifiers, y_true, y_pred)]
 
