@@ -326,3 +326,13 @@ def test_a_conjugated_rule_cannot_hide(conjugated_square):
     with pytest.raises(AssertionError, match="dot-product"):
         assert_adjoint(u, vjps, [jvp_of(conjugated_square, args, {}, u)], [v], adjoint_rtol(np.float64),
                        what="dot-product test")
+
+
+@pytest.mark.parametrize("reduce", [dnp.max, dnp.min], ids=["max", "min"])
+def test_max_and_min_of_complex_values_refuse_naming_the_op(reduce):
+    """NumPy orders complex values lexicographically, which no derivative follows (issue 22)."""
+    name = "Max" if reduce is dnp.max else "Min"
+    with pytest.raises(TypeError, match=rf"^\[{name}\] .* no complex derivative rules"):
+        dualtape.grad(lambda z: dnp.real(reduce(z)))(Z)
+    with pytest.raises(TypeError, match=rf"^\[{name}\] .* no complex derivative rules"):
+        functional_jvp(reduce, (Z,), (np.ones_like(Z),))

@@ -276,6 +276,7 @@ HELPERS = {
     rulekit.sign_det_cotangent: helper("sign_det_cotangent", rulekit.sign_det_cotangent, LINEAR, (1,)),
     rulekit.eig_phase_cotangent: helper("eig_phase_cotangent", rulekit.eig_phase_cotangent, LINEAR, (1,)),
     rulekit.eig_phase_tangent: helper("eig_phase_tangent", rulekit.eig_phase_tangent, LINEAR, (1,)),
+    rulekit.svd_phase_diagonal: helper("svd_phase_diagonal", rulekit.svd_phase_diagonal, LINEAR, (1,)),
 }
 NONDIFF_HELPERS = {
     runtime.zeros_like, runtime.take_axis, runtime.pad_pairs, runtime.prod_others_tangent, runtime.einsum_vjp_tangent,

@@ -13,7 +13,7 @@ import numpy as np
 from .. import dnp
 from ..duck import primal_of, values_of
 
-__all__ = ["eig_phase_cotangent", "eig_phase_tangent", "real_part", "sign_det_cotangent", "sign_det_tangent", "real_cotangent", "imag_cotangent", "conj_cotangent", "abs_cotangent", "abs_tangent",
+__all__ = ["eig_phase_cotangent", "eig_phase_tangent", "svd_phase_diagonal", "real_part", "sign_det_cotangent", "sign_det_tangent", "real_cotangent", "imag_cotangent", "conj_cotangent", "abs_cotangent", "abs_tangent",
            "angle_cotangent", "angle_tangent", "refuse_complex_zero"]
 
 
@@ -131,3 +131,12 @@ def eig_phase_cotangent(s, v):
     pick = _largest_component(v)
     return dnp.multiply(pick, dnp.expand_dims(dnp.divide(dnp.multiply(dnp.imag(s), 1j),
                                                         dnp.real(dnp.sum(dnp.multiply(v, pick), axis=-2))), -2))
+
+
+def svd_phase_diagonal(k, s):
+    """diag(i Im(k_jj) / s_j): the turn of the singular vectors' phases that JAX's svd JVP puts
+    in dU (k = U^H da V), and its transpose (k = U^T g); 0 on reals."""
+    if not _is_complex(k):
+        return dnp.zeros_like(k)
+    n = np.shape(k)[-1]
+    return dnp.multiply(dnp.multiply(dnp.imag(k), np.eye(n)) / dnp.expand_dims(s, -2), 1j)

@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import dnp
 from .arrays import lower_half_diagonal, symmetrize
-from .complex_parts import eig_phase_cotangent, eig_phase_tangent, real_part
+from .complex_parts import eig_phase_cotangent, eig_phase_tangent, real_part, svd_phase_diagonal
 from .shapes import div_no_nan, swap_last, tie_share
 
 __all__ = ["eig_jvp_w", "eig_vjp_w", "eig_jvp_v", "eig_vjp_v", "svd_vjp_s", "svd_vjp_u", "svd_vjp_vh", "svd_jvp_s", "svd_jvp_u", "svd_jvp_vh",
@@ -43,14 +43,6 @@ def _h(x):
     return swap_last(_conj(x))
 
 
-def _imag_diagonal(k, s):
-    """diag(i Im(k_jj) / s_j): the rotation of the singular vectors' phases that a complex
-    svd's JVP (JAX's) puts in dU; 0 on reals."""
-    if dnp.result_dtype(k).kind != "c":
-        return dnp.zeros_like(k)
-    return dnp.multiply(_eye(k, np.shape(k)[-1]) * dnp.imag(k) * _row(1.0 / s), 1j)
-
-
 def matmul_chain(*xs):
     """x0 @ x1 @ ..., through dnp."""
     out = xs[0]
@@ -81,7 +73,7 @@ def svd_vjp_s(g, a):
 def svd_vjp_u(g, a):
     u, s, vh = _svd_parts(a)
     k = dnp.matmul(swap_last(u), g)
-    core = matmul_chain(_conj(u), _coupling(s * s) * _skew(k) * _row(s) + _imag_diagonal(k, s), _conj(vh))
+    core = matmul_chain(_conj(u), _coupling(s * s) * _skew(k) * _row(s) + svd_phase_diagonal(k, s), _conj(vh))
     proj = _eye(a, np.shape(a)[-2]) - dnp.matmul(u, _h(u))
     return core + _conj(matmul_chain(proj, _conj(g) * _row(1.0 / s), vh))
 
@@ -103,7 +95,7 @@ def svd_jvp_u(da, a):
     dp = matmul_chain(_h(u), da, _h(vh))
     sym = dp * _row(s) + _h(dp * _row(s))  # dP S + (dP S)^H
     proj = _eye(a, np.shape(a)[-2]) - dnp.matmul(u, _h(u))
-    return (dnp.matmul(u, _coupling(s * s) * sym + _imag_diagonal(dp, s))
+    return (dnp.matmul(u, _coupling(s * s) * sym + svd_phase_diagonal(dp, s))
             + matmul_chain(proj, da, _h(vh)) * _row(1.0 / s))
 
 
