@@ -341,6 +341,31 @@ def arccosh_left_half(jax, tf):
     return float(onp.max(onp.abs(ours - numeric))), float(onp.max(onp.abs(onp.asarray(theirs) - numeric)))
 
 
+def vectors_in_jaxs_gauge(jax, tf):
+    """The JVPs of eigh's and svd's vectors, compared with JAX's directly: each column's phase is
+    LAPACK's choice, so ours are turned onto JAX's (dQ turns with Q) before comparing."""
+    rng = onp.random.default_rng(5)
+    worst = 0.0
+    for _ in range(5):
+        b, db = (rng.standard_normal((2, 4, 4)) + 1j * rng.standard_normal((2, 4, 4)))
+        a, da = b + onp.conj(b.T), db + onp.conj(db.T)
+        v, dv = jax.jvp(lambda x: jax.numpy.linalg.eigh(x)[1], (a,), (da,))
+        ours, d_ours = (onp.asarray(t) for t in tf.jvp(tf.dnp.linalg_eigh_v, (a,), (da,)))
+        phase = onp.sum(onp.conj(ours) * onp.asarray(v), axis=0)
+        phase /= onp.abs(phase)
+        worst = max(worst, float(onp.max(onp.abs(ours * phase - v))), float(onp.max(onp.abs(d_ours * phase - dv))))
+        m, dm = rng.standard_normal((2, 4, 3)) + 1j * rng.standard_normal((2, 4, 3))
+        (u, _, vh), (du, _, dvh) = jax.jvp(lambda x: jax.numpy.linalg.svd(x, full_matrices=False), (m,), (dm,))
+        ou, odu = (onp.asarray(t) for t in tf.jvp(tf.dnp.linalg_svd_u, (m,), (dm,)))
+        ovh, odvh = (onp.asarray(t) for t in tf.jvp(tf.dnp.linalg_svd_vh, (m,), (dm,)))
+        phase = onp.sum(onp.conj(ou) * onp.asarray(u), axis=0)
+        phase /= onp.abs(phase)
+        for ours, theirs in ((ou * phase, u), (odu * phase, du), (ovh * onp.conj(phase)[:, None], vh),
+                             (odvh * onp.conj(phase)[:, None], dvh)):
+            worst = max(worst, float(onp.max(onp.abs(ours - onp.asarray(theirs)))))
+    return worst
+
+
 def main():
     import jax
     jax.config.update("jax_enable_x64", True)
@@ -433,6 +458,10 @@ def main():
     print(f"{len(tally.refused)} refused by dualtape with a clear error (an op without complex rules there):")
     for refusal in tally.refused:
         print("  REFUSED", refusal)
+    gauge = vectors_in_jaxs_gauge(jax, tf)
+    print(f"eigh's and svd's vector JVPs (phases aligned) vs JAX's: max difference {gauge:.2g}")
+    if not gauge <= TOLERANCE:
+        tally.failures.append(f"eigh/svd vector JVPs differ from JAX's by {gauge:.3g}")
     ours, theirs = arccosh_left_half(jax, tf)
     print(f"arccosh' at Re z < 0 vs central differences: dualtape {ours:.2g}, JAX {theirs:.2g} (JAX's sign is wrong there)")
     if not ours <= 1e-6:
