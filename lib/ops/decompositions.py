@@ -17,7 +17,7 @@ from ..core.registry import NOT_DIFFERENTIABLE, defop
 from ..core.rulekit import (eig_jvp_v, eig_jvp_w, eig_vjp_v, eig_vjp_w, eigh_jvp_v, eigh_jvp_w, eigh_vjp_v, eigh_vjp_w, norm_direction,
                             pinv_jvp, pinv_vjp, qr_jvp_q, qr_jvp_r, qr_vjp_q, qr_vjp_r, svd_jvp_s,
                             svd_jvp_u, svd_jvp_vh, svd_vjp_s, svd_vjp_u, svd_vjp_vh, unreduce,
-                            div_no_nan, primal_keepdims, real_part)
+                            conj_part, div_no_nan, primal_keepdims, real_part)
 from .reductions import NORM
 
 __all__ = ["linalg_eig", "linalg_eigvals", "linalg_eig_v", "linalg_svd_u", "linalg_svd_s", "linalg_svd_vh", "linalg_eigh_w", "linalg_eigh_v",
@@ -287,12 +287,12 @@ def norm_vjp(g, ans, x, *, ord=None, axis=None, keepdims=False):  # noqa: A002
     # forward mode differentiates: hvp); every other ord through norm_direction. Complex x: the
     # norm is real, d norm = Re(sum(direction * dx)), so the cotangent is Re(g) direction (JAX's)
     return unreduce(real_part(g), np.shape(x), axis, keepdims) * (
-        div_no_nan(dnp.conj(x), primal_keepdims(ans, np.shape(x), axis, keepdims)) if ord is None or ord == "fro"
+        div_no_nan(conj_part(x), primal_keepdims(ans, np.shape(x), axis, keepdims)) if ord is None or ord == "fro"
         else norm_direction(x, ans, ord, axis, keepdims))
 
 
 def norm_jvp(dx, ans, x, *, ord=None, axis=None, keepdims=False):  # noqa: A002
-    return real_part(div_no_nan(dnp.sum(dx * dnp.conj(x), axis=axis, keepdims=keepdims), ans) if ord is None or ord == "fro"
+    return real_part(div_no_nan(dnp.sum(dx * conj_part(x), axis=axis, keepdims=keepdims), ans) if ord is None or ord == "fro"
                      else dnp.sum(dx * norm_direction(x, ans, ord, axis, keepdims), axis=axis, keepdims=keepdims))
 
 

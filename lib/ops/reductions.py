@@ -14,7 +14,7 @@ import numpy as np
 from ..core import dnp
 from ..core.dtypes import as_numpy_dtype
 from ..core.registry import LINEAR, NOT_DIFFERENTIABLE, Traced, defop
-from ..core.rulekit import (div_no_nan, normalize_axis, primal_keepdims, prod_others, real_part, reduced_size,
+from ..core.rulekit import (conj_part, div_no_nan, normalize_axis, primal_keepdims, prod_others, real_part, reduced_size,
                             tie_share, unreduce)
 
 __all__ = ["sum", "mean", "prod", "max", "min", "amax", "amin", "var", "std", "logsumexp", "norm", "any",
@@ -142,12 +142,12 @@ def _var(x, *, axis=None, keepdims=False, ddof=0):
 
 
 def var_vjp(g, ans, x, *, axis=None, keepdims=False, ddof=0):
-    return (unreduce(real_part(g), np.shape(x), axis, keepdims) * dnp.conj(x - dnp.mean(x, axis=axis, keepdims=True))
+    return (unreduce(real_part(g), np.shape(x), axis, keepdims) * conj_part(x - dnp.mean(x, axis=axis, keepdims=True))
             * (2 / (reduced_size(np.shape(x), axis) - ddof)))
 
 
 def var_jvp(dx, ans, x, *, axis=None, keepdims=False, ddof=0):
-    return (real_part(dnp.sum(dx * dnp.conj(x - dnp.mean(x, axis=axis, keepdims=True)), axis=axis, keepdims=keepdims))
+    return (real_part(dnp.sum(dx * conj_part(x - dnp.mean(x, axis=axis, keepdims=True)), axis=axis, keepdims=keepdims))
             * (2 / (reduced_size(np.shape(x), axis) - ddof)))
 
 
@@ -163,12 +163,12 @@ def _std(x, *, axis=None, keepdims=False, ddof=0):
 def std_vjp(g, ans, x, *, axis=None, keepdims=False, ddof=0):
     # d std = Re(conj(x - mean) dx) / ((n - ddof) std); a constant group (std == 0) gets 0, not NaN
     return unreduce(real_part(g), np.shape(x), axis, keepdims) * div_no_nan(
-        dnp.conj(x - dnp.mean(x, axis=axis, keepdims=True)),
+        conj_part(x - dnp.mean(x, axis=axis, keepdims=True)),
         primal_keepdims(ans, np.shape(x), axis, keepdims) * (reduced_size(np.shape(x), axis) - ddof))
 
 
 def std_jvp(dx, ans, x, *, axis=None, keepdims=False, ddof=0):
-    return div_no_nan(real_part(dnp.sum(dx * dnp.conj(x - dnp.mean(x, axis=axis, keepdims=True)), axis=axis,
+    return div_no_nan(real_part(dnp.sum(dx * conj_part(x - dnp.mean(x, axis=axis, keepdims=True)), axis=axis,
                                         keepdims=keepdims)),
                       ans * (reduced_size(np.shape(x), axis) - ddof))
 
@@ -218,11 +218,11 @@ def _norm(x, *, axis=None, keepdims=False):
 def norm_vjp(g, ans, x, *, axis=None, keepdims=False):
     # d |x| = x / |x|; at |x| == 0 we give the subgradient 0 where TF gives NaN
     return unreduce(real_part(g), np.shape(x), axis, keepdims) * div_no_nan(
-        dnp.conj(x), primal_keepdims(ans, np.shape(x), axis, keepdims))
+        conj_part(x), primal_keepdims(ans, np.shape(x), axis, keepdims))
 
 
 def norm_jvp(dx, ans, x, *, axis=None, keepdims=False):
-    return div_no_nan(real_part(dnp.sum(dx * dnp.conj(x), axis=axis, keepdims=keepdims)), ans)
+    return div_no_nan(real_part(dnp.sum(dx * conj_part(x), axis=axis, keepdims=keepdims)), ans)
 
 
 NORM = _reduction("EuclideanNorm", _norm, norm_vjp, norm_jvp, samples=REDUCE_SAMPLES[:8], complex=True)

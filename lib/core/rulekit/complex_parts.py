@@ -13,7 +13,7 @@ import numpy as np
 from .. import dnp
 from ..duck import primal_of, values_of
 
-__all__ = ["eig_phase_cotangent", "eig_phase_tangent", "svd_phase_diagonal", "real_part", "sign_det_cotangent", "sign_det_tangent", "real_cotangent", "imag_cotangent", "conj_cotangent", "abs_cotangent", "abs_tangent",
+__all__ = ["eig_phase_cotangent", "eig_phase_tangent", "svd_phase_diagonal", "real_part", "sign_det_cotangent", "sign_det_tangent", "real_cotangent", "imag_cotangent", "conj_part", "abs_cotangent", "abs_tangent",
            "angle_cotangent", "angle_tangent", "refuse_complex_zero"]
 
 
@@ -41,9 +41,11 @@ def imag_cotangent(g, x):
     return dnp.zeros_like(g) if dnp.result_dtype(g) == dnp.result_dtype(x) else dnp.zeros_like(x)
 
 
-def conj_cotangent(g):
-    """Conj's cotangent: conj(g) (Re(c conj(dz)) = Re(conj(c) dz))."""
-    return dnp.conjugate(g) if _is_complex(g) else g
+def conj_part(x):
+    """conj(x): x itself when real (no copy). Conj's cotangent (Re(c conj(dz)) = Re(conj(c) dz)),
+    and the conj(z) that a real-valued function's complex rule has where its real rule has x
+    (d|z|^2 = 2 Re(conj(z) dz): var, std, norm)."""
+    return dnp.conjugate(x) if _is_complex(x) else x
 
 
 def refuse_complex_zero(x, op_name):
@@ -138,5 +140,6 @@ def svd_phase_diagonal(k, s):
     in dU (k = U^H da V), and its transpose (k = U^T g); 0 on reals."""
     if not _is_complex(k):
         return dnp.zeros_like(k)
-    n = np.shape(k)[-1]
-    return dnp.multiply(dnp.multiply(dnp.imag(k), np.eye(n)) / dnp.expand_dims(s, -2), 1j)
+    part = dnp.imag(k)
+    return dnp.multiply(dnp.multiply(part, np.eye(np.shape(k)[-1], dtype=dnp.result_dtype(part)))
+                        / dnp.expand_dims(s, -2), 1j)

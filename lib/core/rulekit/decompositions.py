@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import dnp
 from .arrays import lower_half_diagonal, symmetrize
-from .complex_parts import eig_phase_cotangent, eig_phase_tangent, real_part, svd_phase_diagonal
+from .complex_parts import conj_part, eig_phase_cotangent, eig_phase_tangent, real_part, svd_phase_diagonal
 from .shapes import div_no_nan, swap_last, tie_share
 
 __all__ = ["eig_jvp_w", "eig_vjp_w", "eig_jvp_v", "eig_vjp_v", "svd_vjp_s", "svd_vjp_u", "svd_vjp_vh", "svd_jvp_s", "svd_jvp_u", "svd_jvp_vh",
@@ -40,7 +40,7 @@ def _skew(x):
 
 def _h(x):
     """The conjugate transpose of the last two axes (the transpose on reals)."""
-    return swap_last(_conj(x))
+    return swap_last(conj_part(x))
 
 
 def matmul_chain(*xs):
@@ -60,7 +60,7 @@ def _svd_parts(a):
 def svd_vjp_s(g, a):
     """d s_i = Re(u_i^H da v_i): a = conj(U diag(Re g) Vh) (U diag(g) Vh on reals)."""
     u, s, vh = _svd_parts(a)
-    return _conj(dnp.matmul(u * _row(real_part(g)), vh))
+    return conj_part(dnp.matmul(u * _row(real_part(g)), vh))
 
 
 # Complex matrices follow JAX's svd JVP (docs/numerics.md): with dP = U^H da V,
@@ -73,21 +73,21 @@ def svd_vjp_s(g, a):
 def svd_vjp_u(g, a):
     u, s, vh = _svd_parts(a)
     k = dnp.matmul(swap_last(u), g)
-    core = matmul_chain(_conj(u), _coupling(s * s) * _skew(k) * _row(s) + svd_phase_diagonal(k, s), _conj(vh))
+    core = matmul_chain(conj_part(u), _coupling(s * s) * _skew(k) * _row(s) + svd_phase_diagonal(k, s), conj_part(vh))
     proj = _eye(a, np.shape(a)[-2]) - dnp.matmul(u, _h(u))
-    return core + _conj(matmul_chain(proj, _conj(g) * _row(1.0 / s), vh))
+    return core + conj_part(matmul_chain(proj, conj_part(g) * _row(1.0 / s), vh))
 
 
 def svd_vjp_vh(g, a):
     u, s, vh = _svd_parts(a)
-    core = matmul_chain(_conj(u) * _row(s), _coupling(s * s) * _skew(_conj(dnp.matmul(vh, swap_last(g)))), _conj(vh))
+    core = matmul_chain(conj_part(u) * _row(s), _coupling(s * s) * _skew(conj_part(dnp.matmul(vh, swap_last(g)))), conj_part(vh))
     proj = _eye(a, np.shape(a)[-1]) - dnp.matmul(_h(vh), vh)
-    return core + matmul_chain(_conj(u) * _row(1.0 / s), g, _conj(proj))
+    return core + matmul_chain(conj_part(u) * _row(1.0 / s), g, conj_part(proj))
 
 
 def svd_jvp_s(da, a):
     u, s, vh = _svd_parts(a)
-    return real_part(dnp.sum(dnp.matmul(_h(u), da) * _conj(vh), axis=-1))  # Re diag(U^H da V)
+    return real_part(dnp.sum(dnp.matmul(_h(u), da) * conj_part(vh), axis=-1))  # Re diag(U^H da V)
 
 
 def svd_jvp_u(da, a):
@@ -148,18 +148,18 @@ def _lower(uplo):
 
 def eigh_vjp_w(g, a, uplo="L"):
     v = dnp.linalg_eigh_v(a, uplo)
-    return _onto_triangle(_conj(dnp.matmul(v * _row(real_part(g)), _h(v))), uplo)
+    return _onto_triangle(conj_part(dnp.matmul(v * _row(real_part(g)), _h(v))), uplo)
 
 
 def eigh_vjp_v(g, a, uplo="L"):
     w, v = dnp.linalg_eigh_w(a, uplo), dnp.linalg_eigh_v(a, uplo)
-    inner = matmul_chain(_conj(v), _coupling(w) * dnp.matmul(swap_last(v), g), swap_last(v))
+    inner = matmul_chain(conj_part(v), _coupling(w) * dnp.matmul(swap_last(v), g), swap_last(v))
     return _onto_triangle(0.5 * (inner + _h(inner)), uplo)
 
 
 def eigh_jvp_w(da, a, uplo="L"):
     v = dnp.linalg_eigh_v(a, uplo)
-    return real_part(dnp.sum(dnp.matmul(_read_triangle(da, uplo), v) * _conj(v), axis=-2))  # Re diag(V^H da V)
+    return real_part(dnp.sum(dnp.matmul(_read_triangle(da, uplo), v) * conj_part(v), axis=-2))  # Re diag(V^H da V)
 
 
 def eigh_jvp_v(da, a, uplo="L"):
@@ -275,7 +275,7 @@ def norm_direction(x, ans, ord=None, axis=None, keepdims=False):  # noqa: A002
     if len(axis) == 2 and ord not in (None, "fro"):
         return _matrix_direction(x, ord, axis)
     if ord in (None, 2, "fro"):
-        return div_no_nan(_conj(x), full)
+        return div_no_nan(conj_part(x), full)
     if ord == 0:
         return x * 0.0
     if ord == 1:
@@ -284,10 +284,6 @@ def norm_direction(x, ans, ord=None, axis=None, keepdims=False):  # noqa: A002
         return _sign(x) * tie_share(dnp.abs(x), full, axis=axis, keepdims=True)
     p = float(ord)
     return _sign(x) * div_no_nan(dnp.abs(x) ** (p - 1.0), full ** (p - 1.0))
-
-
-def _conj(x):
-    return dnp.conj(x) if dnp.result_dtype(x).kind == "c" else x
 
 
 def _sign(x):
@@ -307,11 +303,11 @@ def _matrix_direction(x, ord, axis):  # noqa: A002
     if ord in ("nuc", 2, -2):
         u, s, vh = _svd_parts(m)
         if ord == "nuc":
-            d = _conj(dnp.matmul(u, vh))  # d nuc = Re tr(U^H dm V)
+            d = conj_part(dnp.matmul(u, vh))  # d nuc = Re tr(U^H dm V)
         else:
             extreme = dnp.max(s, axis=-1) if ord == 2 else dnp.min(s, axis=-1)
             share = tie_share(s, extreme, axis=-1)
-            d = _conj(dnp.matmul(u * _row(share), vh))
+            d = conj_part(dnp.matmul(u * _row(share), vh))
     else:
         along = -2 if ord in (1, -1) else -1  # ord 1: column sums (over rows)
         sums = dnp.sum(dnp.abs(m), axis=along)
