@@ -31,6 +31,9 @@ import textwrap
 import numpy as onp
 
 TOLERANCE = 1e-9
+# the clear errors that count as refusals: an op without complex rules, or (the transformer)
+# a function it cannot differentiate for real inputs either, as np.linalg.norm's other ords
+REFUSALS = ("no complex derivative rules", "cannot be differentiated by the transformer")
 
 SOURCE = textwrap.dedent('''
     # real-valued functions of complex inputs (grad, jacrev, vjp, jvp)
@@ -97,6 +100,38 @@ SOURCE = textwrap.dedent('''
     def r_dot(z, w):
         return np.abs(np.dot(w, z)[0])
 
+    def r_var_std(m):
+        return np.sum(np.var(m, axis=1)) + np.std(m, ddof=1) + np.sum(np.std(m, axis=0) * np.arange(3.0))
+
+    def r_norm(m):
+        return np.linalg.norm(m) + np.sum(np.linalg.norm(m, axis=0) * np.arange(3.0))
+
+    def r_norm_vector_ords(z):
+        return np.linalg.norm(z, 1) + 2.0 * np.linalg.norm(z, np.inf) + np.linalg.norm(z, 3.0)
+
+    def r_norm_matrix_ords(m):
+        return (np.linalg.norm(m, "nuc") + 2.0 * np.linalg.norm(m, 2) + 3.0 * np.linalg.norm(m, -2)
+                + np.linalg.norm(m, 1) + 0.5 * np.linalg.norm(m, np.inf))
+
+    def hermitian_lower(m):  # what np.linalg.eigh reads (and what JAX's eigh gets, symmetrized)
+        low = np.tril(m, -1)
+        return low + np.conj(np.transpose(low)) + np.diag((np.diag(m) + np.conj(np.diag(m))) / 2)
+
+    def r_eigh_values(m):
+        return np.sum(np.linalg.eigvalsh(hermitian_lower(m)) * np.arange(1.0, 4.0))
+
+    def r_eigh_vectors(m):  # |v_ij|^2 and V diag(r) V^H: the same for every phase of the columns
+        v = np.linalg.eigh(hermitian_lower(m))[1]
+        p = np.matmul(v * np.arange(1.0, 4.0), np.conj(np.transpose(v)))
+        return np.sum(np.abs(v) ** 2 * np.arange(3.0)) + np.sum(np.real(p) * np.imag(m))
+
+    def r_svd_values(m):
+        return np.sum(np.linalg.svd(m, compute_uv=False) * np.arange(1.0, 4.0))
+
+    def r_svd_vectors(m):  # u_j vh_j: one phase turns u_j, the opposite v_j
+        u, s, vh = np.linalg.svd(m, full_matrices=False)
+        return np.sum(np.abs(np.matmul(u[:, :2], vh[:2, :]))) + np.sum(np.abs(u) ** 2 * np.arange(3.0))
+
     # holomorphic functions (jacfwd / jacrev / grad with holomorphic=True, vjp, jvp)
     def h_poly_exp(z):
         return z * z + np.exp(z)
@@ -130,6 +165,12 @@ SOURCE = textwrap.dedent('''
 
     def h_scalar(z):
         return np.sum(z ** 3 - 2j * z)
+
+    def h_arccosh(z):
+        return np.arccosh(z) * z
+
+    def h_sinc(z):
+        return np.sinc(z) + z
 
     # non-holomorphic complex-to-complex functions (vjp, jvp)
     def n_conj_poly(z):
@@ -191,6 +232,12 @@ CASES = {  # name: (kind, args); kind: "real" (real output), "holo", "nonholo", 
     "r_dot": ("real", (cvec(), cmat()[:1])), "r_eigvals": ("real", (cmat(),)),
     "r_eigvals_real": ("real", (RNG.standard_normal((3, 3)) + onp.array([[0, 2.0, 0], [-2.0, 0, 0], [0, 0, 1.0]]),)),
     "h_eigvals": ("holo", (cmat(),)),
+    "r_var_std": ("real", (cmat(),)), "r_norm": ("real", (cmat(),)), "r_norm_vector_ords": ("real", (cvec(4),)),
+    "r_norm_matrix_ords": ("real", (cmat(),)), "r_eigh_values": ("real", (cmat(),)),
+    "r_eigh_vectors": ("real", (cmat(),)), "r_svd_values": ("real", (cmat(),)),
+    "r_svd_vectors": ("real", (cmat(),)),
+    "h_sinc": ("holo", (cvec(),)),
+    "h_arccosh": ("holo", (onp.array([1.5 + 0.5j, 0.3 - 1.0j, 2.0 + 1.5j]),)),  # Re z > 0: see arccosh_left_half
     "h_poly_exp": ("holo", (cvec(),)), "h_trig_ratio": ("holo", (0.5 * cvec(),)),
     "h_matvec": ("holo", (cvec(), cmat())), "h_log_sqrt": ("holo", (cvec(positive=True),)),
     "h_tanh_cubed": ("holo", (0.5 * cvec(),)), "h_cumsum": ("holo", (cvec(),)),
@@ -240,7 +287,7 @@ class Tally:
         try:
             value = ours()
         except Exception as error:  # noqa: BLE001 - what matters is that it names the op
-            if "no complex derivative rules" not in str(error):
+            if not any(words in str(error) for words in REFUSALS):
                 raise
             self.refused.append(f"{label}: {str(error).splitlines()[0][:100]}")
             return None
@@ -280,6 +327,43 @@ def _key_words(message):
         if words in message:
             return words
     return None
+
+
+def arccosh_left_half(jax, tf):
+    """arccosh' for Re z < 0, where JAX's rule (1 / sqrt(z^2 - 1)) has the wrong sign: both
+    libraries' arccosh agree, and dualtape's derivative (1 / (sqrt(z - 1) sqrt(z + 1))) is
+    checked against central differences of it instead. Returns (dualtape's error, JAX's)."""
+    z = onp.array([-2.0 + 0.5j, -0.5 - 1.0j, -3.0 - 0.2j])
+    eps = 1e-7
+    numeric = (onp.arccosh(z + eps) - onp.arccosh(z - eps)) / (2 * eps)
+    ours = tf.jvp(lambda x: tf.dnp.arccosh(x), (z,), (onp.ones(3) + 0j,))[1]
+    theirs = jax.jvp(jax.numpy.arccosh, (z,), (onp.ones(3) + 0j,))[1]
+    return float(onp.max(onp.abs(ours - numeric))), float(onp.max(onp.abs(onp.asarray(theirs) - numeric)))
+
+
+def vectors_in_jaxs_gauge(jax, tf):
+    """The JVPs of eigh's and svd's vectors, compared with JAX's directly: each column's phase is
+    LAPACK's choice, so ours are turned onto JAX's (dQ turns with Q) before comparing."""
+    rng = onp.random.default_rng(5)
+    worst = 0.0
+    for _ in range(5):
+        b, db = (rng.standard_normal((2, 4, 4)) + 1j * rng.standard_normal((2, 4, 4)))
+        a, da = b + onp.conj(b.T), db + onp.conj(db.T)
+        v, dv = jax.jvp(lambda x: jax.numpy.linalg.eigh(x)[1], (a,), (da,))
+        ours, d_ours = (onp.asarray(t) for t in tf.jvp(tf.dnp.linalg_eigh_v, (a,), (da,)))
+        phase = onp.sum(onp.conj(ours) * onp.asarray(v), axis=0)
+        phase /= onp.abs(phase)
+        worst = max(worst, float(onp.max(onp.abs(ours * phase - v))), float(onp.max(onp.abs(d_ours * phase - dv))))
+        m, dm = rng.standard_normal((2, 4, 3)) + 1j * rng.standard_normal((2, 4, 3))
+        (u, _, vh), (du, _, dvh) = jax.jvp(lambda x: jax.numpy.linalg.svd(x, full_matrices=False), (m,), (dm,))
+        ou, odu = (onp.asarray(t) for t in tf.jvp(tf.dnp.linalg_svd_u, (m,), (dm,)))
+        ovh, odvh = (onp.asarray(t) for t in tf.jvp(tf.dnp.linalg_svd_vh, (m,), (dm,)))
+        phase = onp.sum(onp.conj(ou) * onp.asarray(u), axis=0)
+        phase /= onp.abs(phase)
+        for ours, theirs in ((ou * phase, u), (odu * phase, du), (ovh * onp.conj(phase)[:, None], vh),
+                             (odvh * onp.conj(phase)[:, None], dvh)):
+            worst = max(worst, float(onp.max(onp.abs(ours - onp.asarray(theirs)))))
+    return worst
 
 
 def main():
@@ -374,6 +458,14 @@ def main():
     print(f"{len(tally.refused)} refused by dualtape with a clear error (an op without complex rules there):")
     for refusal in tally.refused:
         print("  REFUSED", refusal)
+    gauge = vectors_in_jaxs_gauge(jax, tf)
+    print(f"eigh's and svd's vector JVPs (phases aligned) vs JAX's: max difference {gauge:.2g}")
+    if not gauge <= TOLERANCE:
+        tally.failures.append(f"eigh/svd vector JVPs differ from JAX's by {gauge:.3g}")
+    ours, theirs = arccosh_left_half(jax, tf)
+    print(f"arccosh' at Re z < 0 vs central differences: dualtape {ours:.2g}, JAX {theirs:.2g} (JAX's sign is wrong there)")
+    if not ours <= 1e-6:
+        tally.failures.append(f"arccosh' at Re z < 0: dualtape differs from central differences by {ours:.3g}")
     print(f"{len(tally.failures)} mismatches")
     return 1 if tally.failures else 0
 

@@ -242,9 +242,20 @@ CUSTOM = {
     # regression: #13, the rule-read cache of hvp kept every call's custom-gradient op alive
     "hvp_custom_gradient": lambda: tf.hvp(lambda a: dnp.sum(log1pexp(a)), (X,), (X,)),
     "hvp_custom_jvp": lambda: tf.hvp(lambda a: dnp.sum(softplus(a)), (X,), (X,)),
-    "hvp_custom_vjp": lambda: tf.hvp(lambda a: dnp.sum(clip_gradient(1.0, a)), (X,), (X,)),
+    "jacrev_grad_custom_vjp": lambda: tf.jacrev(tf.grad(lambda a: dnp.sum(clip_gradient(1.0, a) * a)))(X),
+    "hvp_custom_vjp_refused": lambda: _refused(lambda: tf.hvp(lambda a: dnp.sum(clip_gradient(1.0, a)), (X,), (X,))),
     "hessian_primitive": lambda: tf.hessian(lambda a: dnp.sum(erf(a)))(X),
 }
+
+
+def _refused(call):
+    """Forward over reverse through a custom_vjp is refused (as in JAX): the error, caught."""
+    try:
+        call()
+    except TypeError as error:
+        assert "can't apply forward-mode autodiff" in str(error)
+    else:
+        raise AssertionError("hvp of a custom_vjp function was not refused")
 
 
 @pytest.mark.parametrize("name", sorted(CUSTOM))

@@ -64,6 +64,65 @@ def _part(u, which):
     return out
 
 
+# -- outputs with a phase gauge: singular vectors and eigenvectors of Hermitian matrices ----------
+# Each column q_j (each row of Vh) is defined up to a phase e^{it}: LAPACK picks one, and its
+# finite differences follow that choice, while the rules follow JAX's (docs/numerics.md). These
+# ops are checked through a gauge-invariant function of their output, Q diag(r) Q^H (r_j = j + 1,
+# Q the vectors as columns), and their gauge as a condition on the JVP: Im(q_j^H dq_j) = 0, but
+# for SvdU, where JAX puts Im(u_j^H da v_j) / s_j.
+GAUGE_OPS = {"SvdU": "columns", "SvdVh": "rows", "SelfAdjointEigVectors": "columns"}
+
+
+def _columns(op, q):
+    return q if GAUGE_OPS[op.name] == "columns" else dnp.conj(dnp.swapaxes(q, -1, -2))
+
+
+def _weights(q):
+    return np.arange(1.0, np.shape(q)[-1] + 1)
+
+
+def _invariant(op, q):
+    """Q diag(r) Q^H: the same for every choice of the vectors' phases."""
+    cols = _columns(op, q)
+    return dnp.matmul(cols * _weights(cols), dnp.conj(dnp.swapaxes(cols, -1, -2)))
+
+
+def _invariant_tangent(op, q, dq):
+    cols, dcols = np.asarray(_columns(op, q)), np.asarray(_columns(op, dq))
+    term = dcols * _weights(cols) @ np.conj(np.swapaxes(cols, -1, -2))
+    return term + np.conj(np.swapaxes(term, -1, -2))
+
+
+def _invariant_cotangent(op, q, c):
+    """The cotangent of q (the rules' convention) of the loss Re(sum(c * Q diag(r) Q^H))."""
+    cols = _columns(op, q)
+    w = dnp.matmul(c + np.conj(np.swapaxes(c, -1, -2)), dnp.conj(cols)) * _weights(cols)
+    return w if GAUGE_OPS[op.name] == "columns" else dnp.conj(dnp.swapaxes(w, -1, -2))
+
+
+def _gauge_condition(op, a, da, q, dq):
+    """Im(q_j^H dq_j) per column, and what JAX's gauge makes it: 0, or Im(u_j^H da v_j) / s_j."""
+    cols, dcols = np.asarray(_columns(op, q)), np.asarray(_columns(op, dq))
+    phase = np.imag(np.sum(np.conj(cols) * dcols, axis=-2))
+    if op.name != "SvdU":
+        return phase, np.zeros_like(phase)
+    u, s, vh = np.linalg.svd(a, full_matrices=False)
+    return phase, np.imag(np.sum(np.conj(u) * (da @ np.conj(np.swapaxes(vh, -1, -2))), axis=-2)) / s
+
+
+@pytest.mark.parametrize("op", [op for op in COMPLEX_OPS if op.name in GAUGE_OPS], ids=_name)
+@given(data=st.data())
+def test_complex_vectors_follow_jaxs_gauge(op, data):
+    """The part of dQ that no finite difference sees: the phase each column turns by."""
+    args, static, argnums, ans, u, v = _draw_case(data, op)
+    if ans.dtype.kind != "c":
+        return
+    for which in ("real", "imag"):
+        direction = _part(u, which)
+        phase, expected = _gauge_condition(op, args[0], direction[0], ans, jvp_of(op, args, static, direction))
+        assert_close(phase, expected, 1e-9, 1e-9, what=f"[{op.name}] Im(q_j^H dq_j) along {which} directions")
+
+
 @pytest.mark.parametrize("op", COMPLEX_OPS, ids=_name)
 @given(data=st.data())
 def test_complex_jvp_matches_differences_along_real_and_imaginary_directions(op, data):
@@ -72,8 +131,15 @@ def test_complex_jvp_matches_differences_along_real_and_imaginary_directions(op,
     impl = functools.partial(op.impl, **static)
     for which in ("real", "imag"):
         direction = _part(u, which)
+        tangent = jvp_of(op, args, static, direction)
+        if op.name in GAUGE_OPS:
+            numeric = central_difference(lambda *a: np.asarray(_invariant(op, impl(*a))), args, direction, eps)
+            assert_close(_invariant_tangent(op, ans, tangent), numeric, rtol, atol,
+                         what=f"[{op.name}] complex JVP rules, through Q diag(r) Q^H, vs central differences "
+                              f"along {which} directions")
+            continue
         numeric = central_difference(impl, args, direction, eps)
-        assert_close(jvp_of(op, args, static, direction), numeric, rtol, atol,
+        assert_close(tangent, numeric, rtol, atol,
                      what=f"[{op.name}] complex JVP rules vs central differences along {which} directions")
 
 
@@ -134,12 +200,17 @@ def test_complex_modes_agree_with_rules(op, data):
 def test_complex_second_order_matches_differenced_vjp(op, data):
     """Forward over reverse: jvp of x -> VJP_v(x) along real and imaginary directions."""
     args, static, argnums, ans, u, v = _draw_case(data, op)
+    gauged = op.name in GAUGE_OPS
+    if gauged:  # the cotangent of a gauge-invariant loss, which turns with the vectors
+        rng = np.random.default_rng(data.draw(st.integers(0, 2**32 - 1), label="seed of the loss"))
+        c = _normal(rng, np.shape(_invariant(op, ans)), ans.dtype)
 
     def first_order(*xs):
         full = list(args)
         for i, x in zip(argnums, xs):
             full[i] = x
-        parts = vjp_parts(op, v, op(*full, **static), full, static, argnums)
+        out = op(*full, **static)
+        parts = vjp_parts(op, _invariant_cotangent(op, out, c) if gauged else v, out, full, static, argnums)
         return [dualtape.dnp.zeros_like(full[i]) if p is None else p for i, p in zip(argnums, parts)]
 
     eps, rtol, atol = tolerances(np.float64)
@@ -256,3 +327,13 @@ def test_a_conjugated_rule_cannot_hide(conjugated_square):
     with pytest.raises(AssertionError, match="dot-product"):
         assert_adjoint(u, vjps, [jvp_of(conjugated_square, args, {}, u)], [v], adjoint_rtol(np.float64),
                        what="dot-product test")
+
+
+@pytest.mark.parametrize("reduce", [dnp.max, dnp.min], ids=["max", "min"])
+def test_max_and_min_of_complex_values_refuse_naming_the_op(reduce):
+    """NumPy orders complex values lexicographically, which no derivative follows (issue 22)."""
+    name = "Max" if reduce is dnp.max else "Min"
+    with pytest.raises(TypeError, match=rf"^\[{name}\] .* no complex derivative rules"):
+        dualtape.grad(lambda z: dnp.real(reduce(z)))(Z)
+    with pytest.raises(TypeError, match=rf"^\[{name}\] .* no complex derivative rules"):
+        functional_jvp(reduce, (Z,), (np.ones_like(Z),))

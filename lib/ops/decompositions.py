@@ -17,7 +17,7 @@ from ..core.registry import NOT_DIFFERENTIABLE, defop
 from ..core.rulekit import (eig_jvp_v, eig_jvp_w, eig_vjp_v, eig_vjp_w, eigh_jvp_v, eigh_jvp_w, eigh_vjp_v, eigh_vjp_w, norm_direction,
                             pinv_jvp, pinv_vjp, qr_jvp_q, qr_jvp_r, qr_vjp_q, qr_vjp_r, svd_jvp_s,
                             svd_jvp_u, svd_jvp_vh, svd_vjp_s, svd_vjp_u, svd_vjp_vh, unreduce,
-                            div_no_nan, primal_keepdims)
+                            conj_part, div_no_nan, primal_keepdims, real_part)
 from .reductions import NORM
 
 __all__ = ["linalg_eig", "linalg_eigvals", "linalg_eig_v", "linalg_svd_u", "linalg_svd_s", "linalg_svd_vh", "linalg_eigh_w", "linalg_eigh_v",
@@ -58,6 +58,32 @@ def _s_symmetric_stack(rng):
 
 
 SVD_SAMPLES = (_s_tall, _s_wide, _s_stack)
+
+
+def _complex_separated(rng, shape):
+    """A complex matrix with singular values 1, 2, 3, ... (+ noise): far from ties."""
+    *batch, m, n = shape
+    k = min(m, n)
+    q1 = np.linalg.qr(rng.standard_normal((*batch, m, m)) + 1j * rng.standard_normal((*batch, m, m)))[0][..., :k]
+    q2 = np.linalg.qr(rng.standard_normal((*batch, n, n)) + 1j * rng.standard_normal((*batch, n, n)))[0][..., :k]
+    s = np.arange(1, k + 1) + 0.2 * rng.random((*batch, k))
+    return (q1 * s[..., None, :]) @ np.conj(np.swapaxes(q2, -1, -2))
+
+
+def _c_tall(rng):
+    return (_complex_separated(rng, (4, 3)),), {}
+
+
+def _c_wide(rng):
+    return (_complex_separated(rng, (2, 4)),), {}
+
+
+def _c_stack(rng):
+    return (_complex_separated(rng, (2, 3, 3)),), {}
+
+
+# complex matrices (and a real one: real inputs keep the real rules)
+SVD_COMPLEX_SAMPLES = (_c_tall, _c_wide, _c_stack, _s_tall)
 SQUARE_SAMPLES = (_s_tall, _s_stack)  # qr: m >= n
 
 
@@ -97,9 +123,12 @@ def svdvh_jvp(da, ans, a):
     return svd_jvp_vh(da, a)
 
 
-SVD_U = defop("SvdU", _svd_u, vjp=svdu_vjp, jvp=svdu_jvp, batch_vjp=False, samples=SVD_SAMPLES)
-SVD_S = defop("SvdValues", _svd_s, vjp=svds_vjp, jvp=svds_jvp, batch_vjp=False, samples=SVD_SAMPLES)
-SVD_VH = defop("SvdVh", _svd_vh, vjp=svdvh_vjp, jvp=svdvh_jvp, batch_vjp=False, samples=SVD_SAMPLES)
+SVD_U = defop("SvdU", _svd_u, vjp=svdu_vjp, jvp=svdu_jvp, batch_vjp=False, samples=SVD_SAMPLES,
+              complex=SVD_COMPLEX_SAMPLES)
+SVD_S = defop("SvdValues", _svd_s, vjp=svds_vjp, jvp=svds_jvp, batch_vjp=False, samples=SVD_SAMPLES,
+              complex=SVD_COMPLEX_SAMPLES)
+SVD_VH = defop("SvdVh", _svd_vh, vjp=svdvh_vjp, jvp=svdvh_jvp, batch_vjp=False, samples=SVD_SAMPLES,
+               complex=SVD_COMPLEX_SAMPLES)
 
 
 def _eigh_w(a, *, UPLO="L"):  # noqa: N803  (NumPy's name)
@@ -135,10 +164,36 @@ def _s_nonsymmetric_upper(rng):
 
 
 EIGH_SAMPLES = (_s_symmetric, _s_symmetric_stack, _s_nonsymmetric, _s_nonsymmetric_upper)
+
+
+def _hermitian(rng, shape):
+    b = rng.standard_normal(shape) + 1j * rng.standard_normal(shape)
+    return b + np.conj(np.swapaxes(b, -1, -2)) + np.diag([0.0, 3.0, 6.0])  # eigenvalues apart
+
+
+def _c_hermitian(rng):
+    return (_hermitian(rng, (3, 3)),), {}
+
+
+def _c_hermitian_stack(rng):
+    return (_hermitian(rng, (2, 3, 3)),), {}
+
+
+def _c_lower(rng):  # the upper triangle and the diagonal's imaginary part are noise eigh ignores
+    noise = rng.standard_normal((3, 3)) + 1j * rng.standard_normal((3, 3))
+    return (np.tril(_hermitian(rng, (3, 3))) + np.triu(noise, 1) + 1j * np.diag(np.diag(noise).imag),), {}
+
+
+def _c_upper(rng):
+    noise = rng.standard_normal((2, 3, 3)) + 1j * rng.standard_normal((2, 3, 3))
+    return (np.triu(_hermitian(rng, (2, 3, 3))) + np.tril(noise, -1),), {"UPLO": "U"}
+
+
+EIGH_COMPLEX_SAMPLES = (_c_hermitian, _c_hermitian_stack, _c_lower, _c_upper, _s_nonsymmetric)
 EIGH_W = defop("SelfAdjointEigValues", _eigh_w, vjp=eighw_vjp, jvp=eighw_jvp, batch_vjp=False,
-               samples=EIGH_SAMPLES)
+               samples=EIGH_SAMPLES, complex=EIGH_COMPLEX_SAMPLES)
 EIGH_V = defop("SelfAdjointEigVectors", _eigh_v, vjp=eighv_vjp, jvp=eighv_jvp, batch_vjp=False,
-               samples=EIGH_SAMPLES)
+               samples=EIGH_SAMPLES, complex=EIGH_COMPLEX_SAMPLES)
 
 
 def _eig_w(a):
@@ -229,15 +284,16 @@ PINV = defop("MatrixPinv", np.linalg.pinv, vjp=pinv_vjp_rule, jvp=pinv_jvp_rule,
 
 def norm_vjp(g, ans, x, *, ord=None, axis=None, keepdims=False):  # noqa: A002
     # the Euclidean / Frobenius norms as EuclideanNorm's rule (whose helpers the transformer's
-    # forward mode differentiates: hvp); every other ord through norm_direction
-    return unreduce(g, np.shape(x), axis, keepdims) * (
-        div_no_nan(x, primal_keepdims(ans, np.shape(x), axis, keepdims)) if ord is None or ord == "fro"
+    # forward mode differentiates: hvp); every other ord through norm_direction. Complex x: the
+    # norm is real, d norm = Re(sum(direction * dx)), so the cotangent is Re(g) direction (JAX's)
+    return unreduce(real_part(g), np.shape(x), axis, keepdims) * (
+        div_no_nan(conj_part(x), primal_keepdims(ans, np.shape(x), axis, keepdims)) if ord is None or ord == "fro"
         else norm_direction(x, ans, ord, axis, keepdims))
 
 
 def norm_jvp(dx, ans, x, *, ord=None, axis=None, keepdims=False):  # noqa: A002
-    return (div_no_nan(dnp.sum(dx * x, axis=axis, keepdims=keepdims), ans) if ord is None or ord == "fro"
-            else dnp.sum(dx * norm_direction(x, ans, ord, axis, keepdims), axis=axis, keepdims=keepdims))
+    return real_part(div_no_nan(dnp.sum(dx * conj_part(x), axis=axis, keepdims=keepdims), ans) if ord is None or ord == "fro"
+                     else dnp.sum(dx * norm_direction(x, ans, ord, axis, keepdims), axis=axis, keepdims=keepdims))
 
 
 def _norm_sample(shape, **static):
@@ -258,7 +314,7 @@ NORM_SAMPLES = (_norm_sample((4,), ord=1), _norm_sample((4,), ord=np.inf),
                 _norm_sample((2, 3, 4), ord=1, axis=(0, 2)))
 
 LINALG_NORM = defop("LinalgNorm", np.linalg.norm, vjp=norm_vjp, jvp=norm_jvp, batch_vjp=False,
-                    samples=NORM_SAMPLES)
+                    samples=NORM_SAMPLES, complex=True)
 # linalg_norm reaches LinalgNorm through this list, so the source transformer reads it as the
 # EuclideanNorm wrapper it was (its forward mode, hvp, differentiates that op's rule helpers).
 _OTHER_ORDS = [LINALG_NORM]

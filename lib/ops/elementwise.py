@@ -28,15 +28,19 @@ def uniform_samples(name, *ranges):
     return (sample,)
 
 
-def complex_samples(name, radius=None, real_low=None):
+def complex_samples(name, radius=None, real_low=None, imag_low=None):
     """Complex samples for an elementwise op whose derivative has singular points or branch
     cuts off the real line (a `complex=` tuple): one (2, 3) complex array inside the disc of
-    `radius` (arctan's and arcsinh's branch points are at +-i), or with real parts above
-    `real_low` (angle's cut is the negative real axis)."""
+    `radius` (arctan's and arcsinh's branch points are at +-i), with real parts above
+    `real_low` (angle's cut is the negative real axis), or with imaginary parts of modulus
+    above `imag_low` (arccosh's cut is the real axis left of 1)."""
     def sample(rng):
         if radius is not None:
             modulus = radius * np.sqrt(rng.uniform(0.01, 1.0, (2, 3)))
             return (modulus * np.exp(1j * rng.uniform(-np.pi, np.pi, (2, 3))),), {}
+        if imag_low is not None:
+            imag = rng.uniform(imag_low, 3, (2, 3)) * rng.choice([-1.0, 1.0], (2, 3))
+            return (rng.uniform(-3, 3, (2, 3)) + 1j * imag,), {}
         return (rng.uniform(real_low, 3, (2, 3)) + 1j * rng.uniform(-3, 3, (2, 3)),), {}
     sample.__name__ = sample.__qualname__ = f"_sample_complex_{name}"
     return (sample,)

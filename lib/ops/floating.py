@@ -11,7 +11,7 @@ import numpy as np
 
 from ..core import dnp
 from ..core.registry import LINEAR, NOT_DIFFERENTIABLE, elementwise_op
-from ..core.rulekit import (angle_cotangent, angle_tangent, conj_cotangent, imag_cotangent,
+from ..core.rulekit import (angle_cotangent, angle_tangent, conj_part, imag_cotangent,
                             real_cotangent)
 from .elementwise import round as _round
 from .elementwise import complex_samples, uniform_samples
@@ -159,7 +159,7 @@ def real_vjp(g, ans, x):
 
 
 def conj_vjp(g, ans, x):
-    return conj_cotangent(g)  # Re(c conj(dz)) = Re(conj(c) dz)
+    return conj_part(g)  # Re(c conj(dz)) = Re(conj(c) dz)
 
 
 def imag_vjp(g, ans, x):

@@ -14,7 +14,7 @@ import numpy as np
 from ..core import dnp
 from ..core.dtypes import as_numpy_dtype
 from ..core.registry import LINEAR, NOT_DIFFERENTIABLE, Traced, defop
-from ..core.rulekit import (div_no_nan, normalize_axis, primal_keepdims, prod_others, reduced_size,
+from ..core.rulekit import (conj_part, div_no_nan, normalize_axis, primal_keepdims, prod_others, real_part, reduced_size,
                             tie_share, unreduce)
 
 __all__ = ["sum", "mean", "prod", "max", "min", "amax", "amin", "var", "std", "logsumexp", "norm", "any",
@@ -132,24 +132,28 @@ MIN = _reduction("Min", _min, extremum_vjp, extremum_jvp, domain={"x": "no_ties"
 
 
 # -- var and std (ddof is static) ---------------------------------------------------------------
+# Real-valued for complex x too: var = sum |x - mean|^2 / (n - ddof), so d var =
+# 2 Re(sum(conj(x - mean) dx)) / (n - ddof) and, in the rules' convention (docs/numerics.md),
+# the cotangent of x is Re(g) 2 conj(x - mean) / (n - ddof), as JAX's; on reals conj and
+# real_part are the identity and the rules are the real ones.
 
 def _var(x, *, axis=None, keepdims=False, ddof=0):
     return np.var(x, axis=axis, keepdims=keepdims, ddof=ddof)
 
 
 def var_vjp(g, ans, x, *, axis=None, keepdims=False, ddof=0):
-    return (unreduce(g, np.shape(x), axis, keepdims) * (x - dnp.mean(x, axis=axis, keepdims=True))
+    return (unreduce(real_part(g), np.shape(x), axis, keepdims) * conj_part(x - dnp.mean(x, axis=axis, keepdims=True))
             * (2 / (reduced_size(np.shape(x), axis) - ddof)))
 
 
 def var_jvp(dx, ans, x, *, axis=None, keepdims=False, ddof=0):
-    return (dnp.sum(dx * (x - dnp.mean(x, axis=axis, keepdims=True)), axis=axis, keepdims=keepdims)
+    return (real_part(dnp.sum(dx * conj_part(x - dnp.mean(x, axis=axis, keepdims=True)), axis=axis, keepdims=keepdims))
             * (2 / (reduced_size(np.shape(x), axis) - ddof)))
 
 
 VAR_SAMPLES = REDUCE_SAMPLES[:8] + (normal_sample((3, 4), axis=-1, ddof=1),
                                     normal_sample((2, 3, 4), axis=(0, 2), keepdims=True, ddof=1))
-VAR = _reduction("ReduceVariance", _var, var_vjp, var_jvp, samples=VAR_SAMPLES)
+VAR = _reduction("ReduceVariance", _var, var_vjp, var_jvp, samples=VAR_SAMPLES, complex=True)
 
 
 def _std(x, *, axis=None, keepdims=False, ddof=0):
@@ -157,18 +161,19 @@ def _std(x, *, axis=None, keepdims=False, ddof=0):
 
 
 def std_vjp(g, ans, x, *, axis=None, keepdims=False, ddof=0):
-    # d std = (x - mean) / ((n - ddof) std); a constant group (std == 0) gets 0, not NaN
-    return unreduce(g, np.shape(x), axis, keepdims) * div_no_nan(
-        x - dnp.mean(x, axis=axis, keepdims=True),
+    # d std = Re(conj(x - mean) dx) / ((n - ddof) std); a constant group (std == 0) gets 0, not NaN
+    return unreduce(real_part(g), np.shape(x), axis, keepdims) * div_no_nan(
+        conj_part(x - dnp.mean(x, axis=axis, keepdims=True)),
         primal_keepdims(ans, np.shape(x), axis, keepdims) * (reduced_size(np.shape(x), axis) - ddof))
 
 
 def std_jvp(dx, ans, x, *, axis=None, keepdims=False, ddof=0):
-    return div_no_nan(dnp.sum(dx * (x - dnp.mean(x, axis=axis, keepdims=True)), axis=axis, keepdims=keepdims),
+    return div_no_nan(real_part(dnp.sum(dx * conj_part(x - dnp.mean(x, axis=axis, keepdims=True)), axis=axis,
+                                        keepdims=keepdims)),
                       ans * (reduced_size(np.shape(x), axis) - ddof))
 
 
-STD = _reduction("ReduceStd", _std, std_vjp, std_jvp, samples=GROUP_SAMPLES + VAR_SAMPLES[-2:])
+STD = _reduction("ReduceStd", _std, std_vjp, std_jvp, samples=GROUP_SAMPLES + VAR_SAMPLES[-2:], complex=True)
 
 
 # -- logsumexp: shifted by the max, finite at +-1000 ------------------------------------------
@@ -201,21 +206,26 @@ LOGSUMEXP = _reduction("ReduceLogSumExp", _logsumexp, logsumexp_vjp, logsumexp_j
 
 
 # -- norm: Euclidean / Frobenius over axis -----------------------------------------------------
+# sqrt(sum |x|^2), real for complex x too: d |x| = Re(sum(conj(x) dx)) / |x|, so the cotangent
+# of x is Re(g) conj(x) / |x| (JAX's; on reals x / |x|).
 
 def _norm(x, *, axis=None, keepdims=False):
+    if np.iscomplexobj(x):  # |z|^2, as np.linalg.norm (np.square(z) would be z^2)
+        return np.sqrt(np.sum(np.square(x.real) + np.square(x.imag), axis=axis, keepdims=keepdims))
     return np.sqrt(np.sum(np.square(x), axis=axis, keepdims=keepdims))
 
 
 def norm_vjp(g, ans, x, *, axis=None, keepdims=False):
     # d |x| = x / |x|; at |x| == 0 we give the subgradient 0 where TF gives NaN
-    return unreduce(g, np.shape(x), axis, keepdims) * div_no_nan(x, primal_keepdims(ans, np.shape(x), axis, keepdims))
+    return unreduce(real_part(g), np.shape(x), axis, keepdims) * div_no_nan(
+        conj_part(x), primal_keepdims(ans, np.shape(x), axis, keepdims))
 
 
 def norm_jvp(dx, ans, x, *, axis=None, keepdims=False):
-    return div_no_nan(dnp.sum(dx * x, axis=axis, keepdims=keepdims), ans)
+    return div_no_nan(real_part(dnp.sum(dx * conj_part(x), axis=axis, keepdims=keepdims)), ans)
 
 
-NORM = _reduction("EuclideanNorm", _norm, norm_vjp, norm_jvp, samples=REDUCE_SAMPLES[:8])
+NORM = _reduction("EuclideanNorm", _norm, norm_vjp, norm_jvp, samples=REDUCE_SAMPLES[:8], complex=True)
 
 
 # -- not differentiable: boolean and index results --------------------------------------------

@@ -157,16 +157,21 @@ ASINH = elementwise_op("Asinh", np.arcsinh, vjp=asinh_vjp, jvp=asinh_jvp, sample
 
 
 def acosh_vjp(g, ans, x):
-    return g / dnp.sqrt(x * x - 1)
+    # 1 / sqrt(x^2 - 1), split so that it holds for complex x too: sqrt(x - 1) sqrt(x + 1) has
+    # arccosh's branch cut (the reals left of 1), where sqrt(x * x - 1) would add a cut on the
+    # imaginary axis; on reals it also avoids x * x - 1's cancellation near 1
+    return g / (dnp.sqrt(x - 1) * dnp.sqrt(x + 1))
 
 
 def acosh_jvp(dx, ans, x):
-    return dx / dnp.sqrt(x * x - 1)
+    return dx / (dnp.sqrt(x - 1) * dnp.sqrt(x + 1))
 
 
 # arccosh is defined on x >= 1 only: no elementwise domain keyword says so, so it is sampled
-# from its samples (x in [1.2, 4]) and declared unary (no broadcasting to handle).
-ACOSH = defop("Acosh", np.arccosh, vjp=acosh_vjp, jvp=acosh_jvp, samples=uniform_samples("arccosh", (1.2, 4)))
+# from its samples (x in [1.2, 4]) and declared unary (no broadcasting to handle). Complex
+# samples keep away from its branch cut, the real axis left of 1 (|Im z| >= 0.2).
+ACOSH = defop("Acosh", np.arccosh, vjp=acosh_vjp, jvp=acosh_jvp, samples=uniform_samples("arccosh", (1.2, 4)),
+              complex=complex_samples("arccosh", imag_low=0.2) + uniform_samples("arccosh", (1.2, 4)))
 
 
 def atanh_vjp(g, ans, x):
@@ -211,7 +216,7 @@ def sinc_jvp(dx, ans, x):
     return dx * div_no_nan(dnp.cos(np.pi * x) - ans, x)
 
 
-SINC = elementwise_op("Sinc", np.sinc, vjp=sinc_vjp, jvp=sinc_jvp, domain={"x": "nonzero"},
+SINC = elementwise_op("Sinc", np.sinc, vjp=sinc_vjp, jvp=sinc_jvp, domain={"x": "nonzero"}, complex=True,
                       samples=uniform_samples("sinc", (0.2, 3)))
 
 

@@ -270,12 +270,13 @@ HELPERS = {
     rulekit.abs_cotangent: helper("abs_cotangent", rulekit.abs_cotangent, (abs_cotangent_g, ND, ND)),
     rulekit.real_cotangent: helper("real_cotangent", rulekit.real_cotangent, LINEAR, (1,)),
     rulekit.imag_cotangent: helper("imag_cotangent", rulekit.imag_cotangent, LINEAR, (1,)),
-    rulekit.conj_cotangent: helper("conj_cotangent", rulekit.conj_cotangent, LINEAR),
+    rulekit.conj_part: helper("conj_part", rulekit.conj_part, LINEAR),
     rulekit.angle_cotangent: helper("angle_cotangent", rulekit.angle_cotangent, LINEAR, (1,)),
     rulekit.real_part: helper("real_part", rulekit.real_part, LINEAR),
     rulekit.sign_det_cotangent: helper("sign_det_cotangent", rulekit.sign_det_cotangent, LINEAR, (1,)),
     rulekit.eig_phase_cotangent: helper("eig_phase_cotangent", rulekit.eig_phase_cotangent, LINEAR, (1,)),
     rulekit.eig_phase_tangent: helper("eig_phase_tangent", rulekit.eig_phase_tangent, LINEAR, (1,)),
+    rulekit.svd_phase_diagonal: helper("svd_phase_diagonal", rulekit.svd_phase_diagonal, LINEAR, (1,)),
 }
 NONDIFF_HELPERS = {
     runtime.zeros_like, runtime.take_axis, runtime.pad_pairs, runtime.prod_others_tangent, runtime.einsum_vjp_tangent,

@@ -30,6 +30,7 @@ import sys
 import numpy as np
 
 from ..ir.code import is_comment
+from ..templates.quote import code_expr, code_stmt
 
 UFUNCS = frozenset({"sin", "cos", "tan", "exp", "log", "sqrt", "tanh", "sinh", "cosh", "arctan", "arcsin",
                     "arccos", "arcsinh", "expm1", "log1p", "negative", "square", "abs", "absolute",
@@ -293,24 +294,29 @@ class _Fuser:
             body.append(ast.Assign(targets=[ast.Subscript(value=ast.Name(id=out, ctx=ast.Load()), slice=index,
                                                           ctx=ast.Store())],
                                    value=ast.Name(id=local[name], ctx=ast.Load())))
-        if ndim == 1:
-            loop = ast.parse(f"for _fz_i in range({guard[0]}.shape[0]):\n    pass").body[0]
-        else:
-            loop = ast.parse(f"for _fz_i in np.ndindex({guard[0]}.shape):\n    pass").body[0]
+        first = guard[0]
+        loop = code_stmt("for I in range(A.shape[0]):\n    pass" if ndim == 1 else
+                         "for I in np.ndindex(A.shape):\n    pass", I="_fz_i", A=first)
         loop.body = body
         params = inputs + [g for g in guard if g not in inputs] + scalars + outs
-        definition = ast.parse(f"def {kernel}({', '.join(params)}):\n    pass").body[0]
-        definition.body = [loop]
-        self.kernels.append(definition)
-        test = " and ".join(f"{g}.shape == {guard[0]}.shape" for g in guard[1:]) or "True"
-        fused = ast.parse(
-            "\n".join([f"if {test}:"]
-                      + [f"    {out} = np.empty({guard[0]}.shape)" for out in outs]
-                      + [f"    {kernel}({', '.join(params)})"]
-                      + [f"    {name} = {out}" for name, out in zip(live, outs)]
-                      + ["else:", "    pass"])).body[0]
+        self.kernels.append(_function(kernel, params, [loop]))
+        tests = [code_expr("A.shape == B.shape", A=g, B=first) for g in guard[1:]]
+        test = ast.BoolOp(op=ast.And(), values=tests) if len(tests) > 1 else tests[0] if tests else ast.Constant(True)
+        call = code_stmt("K()", K=kernel)
+        call.value.args = [ast.Name(id=p, ctx=ast.Load()) for p in params]
+        fused = ast.If(test=test, body=[code_stmt("O = np.empty(A.shape)", O=out, A=first) for out in outs] + [call]
+                       + [code_stmt("N = O", N=name, O=out) for name, out in zip(live, outs)], orelse=[])
         fused.orelse = statements
         return comments + [fused]
+
+
+def _function(name, params, body):
+    """`def name(*params): body` (standard ast)."""
+    args = ast.arguments(posonlyargs=[], args=[ast.arg(arg=p) for p in params], vararg=None, kwonlyargs=[],
+                         kw_defaults=[], kwarg=None, defaults=[])
+    fields = {"type_params": []} if "type_params" in ast.FunctionDef._fields else {}
+    return ast.FunctionDef(name=name, args=args, body=body, decorator_list=[], returns=None, type_comment=None,
+                           **fields)
 
 
 def exposed_reads(body, skip):

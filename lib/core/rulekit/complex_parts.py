@@ -13,7 +13,7 @@ import numpy as np
 from .. import dnp
 from ..duck import primal_of, values_of
 
-__all__ = ["eig_phase_cotangent", "eig_phase_tangent", "real_part", "sign_det_cotangent", "sign_det_tangent", "real_cotangent", "imag_cotangent", "conj_cotangent", "abs_cotangent", "abs_tangent",
+__all__ = ["eig_phase_cotangent", "eig_phase_tangent", "svd_phase_diagonal", "real_part", "sign_det_cotangent", "sign_det_tangent", "real_cotangent", "imag_cotangent", "conj_part", "abs_cotangent", "abs_tangent",
            "angle_cotangent", "angle_tangent", "refuse_complex_zero"]
 
 
@@ -41,9 +41,11 @@ def imag_cotangent(g, x):
     return dnp.zeros_like(g) if dnp.result_dtype(g) == dnp.result_dtype(x) else dnp.zeros_like(x)
 
 
-def conj_cotangent(g):
-    """Conj's cotangent: conj(g) (Re(c conj(dz)) = Re(conj(c) dz))."""
-    return dnp.conjugate(g) if _is_complex(g) else g
+def conj_part(x):
+    """conj(x): x itself when real (no copy). Conj's cotangent (Re(c conj(dz)) = Re(conj(c) dz)),
+    and the conj(z) that a real-valued function's complex rule has where its real rule has x
+    (d|z|^2 = 2 Re(conj(z) dz): var, std, norm)."""
+    return dnp.conjugate(x) if _is_complex(x) else x
 
 
 def refuse_complex_zero(x, op_name):
@@ -131,3 +133,13 @@ def eig_phase_cotangent(s, v):
     pick = _largest_component(v)
     return dnp.multiply(pick, dnp.expand_dims(dnp.divide(dnp.multiply(dnp.imag(s), 1j),
                                                         dnp.real(dnp.sum(dnp.multiply(v, pick), axis=-2))), -2))
+
+
+def svd_phase_diagonal(k, s):
+    """diag(i Im(k_jj) / s_j): the turn of the singular vectors' phases that JAX's svd JVP puts
+    in dU (k = U^H da V), and its transpose (k = U^T g); 0 on reals."""
+    if not _is_complex(k):
+        return dnp.zeros_like(k)
+    part = dnp.imag(k)
+    return dnp.multiply(dnp.multiply(part, np.eye(np.shape(k)[-1], dtype=dnp.result_dtype(part)))
+                        / dnp.expand_dims(s, -2), 1j)

@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import dnp
 from .arrays import lower_half_diagonal, symmetrize
-from .complex_parts import eig_phase_cotangent, eig_phase_tangent
+from .complex_parts import conj_part, eig_phase_cotangent, eig_phase_tangent, real_part, svd_phase_diagonal
 from .shapes import div_no_nan, swap_last, tie_share
 
 __all__ = ["eig_jvp_w", "eig_vjp_w", "eig_jvp_v", "eig_vjp_v", "svd_vjp_s", "svd_vjp_u", "svd_vjp_vh", "svd_jvp_s", "svd_jvp_u", "svd_jvp_vh",
@@ -35,7 +35,12 @@ def _coupling(values):
 
 
 def _skew(x):
-    return x - swap_last(x)
+    return x - _h(x)
+
+
+def _h(x):
+    """The conjugate transpose of the last two axes (the transpose on reals)."""
+    return swap_last(conj_part(x))
 
 
 def matmul_chain(*xs):
@@ -53,60 +58,72 @@ def _svd_parts(a):
 
 
 def svd_vjp_s(g, a):
-    """d s_i = u_i^T da v_i: a = U diag(g) Vh."""
+    """d s_i = Re(u_i^H da v_i): a = conj(U diag(Re g) Vh) (U diag(g) Vh on reals)."""
     u, s, vh = _svd_parts(a)
-    return dnp.matmul(u * _row(g), vh)
+    return conj_part(dnp.matmul(u * _row(real_part(g)), vh))
 
+
+# Complex matrices follow JAX's svd JVP (docs/numerics.md): with dP = U^H da V,
+# dU = U (F o (dP S + (dP S)^H) + diag(i Im(dP_jj) / s_j)) + (I - U U^H) da V / s and
+# dV = V (F o (S dP + (S dP)^H)) + (I - V V^H) da^H U / s, F_ij = 1 / (s_j^2 - s_i^2): the
+# vectors' phases are a gauge (u_j e^{it}, v_j e^{it} give the same a), fixed there by
+# Im(u_j^H du_j) = Im(dP_jj) / s_j... and Re(v_j^H dv_j) = 0; the VJPs are the transposes for
+# the pairing Re(sum(c * t)). On reals the conjugations and the imaginary term vanish.
 
 def svd_vjp_u(g, a):
     u, s, vh = _svd_parts(a)
-    core = matmul_chain(u, _coupling(s * s) * _skew(dnp.matmul(swap_last(u), g)) * _row(s), vh)
-    proj = _eye(a, np.shape(a)[-2]) - dnp.matmul(u, swap_last(u))
-    return core + matmul_chain(proj, g * _row(1.0 / s), vh)
+    k = dnp.matmul(swap_last(u), g)
+    core = matmul_chain(conj_part(u), _coupling(s * s) * _skew(k) * _row(s) + svd_phase_diagonal(k, s), conj_part(vh))
+    proj = _eye(a, np.shape(a)[-2]) - dnp.matmul(u, _h(u))
+    return core + conj_part(matmul_chain(proj, conj_part(g) * _row(1.0 / s), vh))
 
 
 def svd_vjp_vh(g, a):
     u, s, vh = _svd_parts(a)
-    core = matmul_chain(u * _row(s), _coupling(s * s) * _skew(dnp.matmul(vh, swap_last(g))), vh)
-    proj = _eye(a, np.shape(a)[-1]) - dnp.matmul(swap_last(vh), vh)
-    return core + matmul_chain(u * _row(1.0 / s), g, proj)
+    core = matmul_chain(conj_part(u) * _row(s), _coupling(s * s) * _skew(conj_part(dnp.matmul(vh, swap_last(g)))), conj_part(vh))
+    proj = _eye(a, np.shape(a)[-1]) - dnp.matmul(_h(vh), vh)
+    return core + matmul_chain(conj_part(u) * _row(1.0 / s), g, conj_part(proj))
 
 
 def svd_jvp_s(da, a):
     u, s, vh = _svd_parts(a)
-    return dnp.sum(dnp.matmul(swap_last(u), da) * vh, axis=-1)  # diag(U^T da V)
+    return real_part(dnp.sum(dnp.matmul(_h(u), da) * conj_part(vh), axis=-1))  # Re diag(U^H da V)
 
 
 def svd_jvp_u(da, a):
     u, s, vh = _svd_parts(a)
-    dp = matmul_chain(swap_last(u), da, swap_last(vh))
-    sym = dp * _row(s) + swap_last(dp * _row(s))  # dP S + S dP^T
-    proj = _eye(a, np.shape(a)[-2]) - dnp.matmul(u, swap_last(u))
-    return dnp.matmul(u, _coupling(s * s) * sym) + matmul_chain(proj, da, swap_last(vh)) * _row(1.0 / s)
+    dp = matmul_chain(_h(u), da, _h(vh))
+    sym = dp * _row(s) + _h(dp * _row(s))  # dP S + (dP S)^H
+    proj = _eye(a, np.shape(a)[-2]) - dnp.matmul(u, _h(u))
+    return (dnp.matmul(u, _coupling(s * s) * sym + svd_phase_diagonal(dp, s))
+            + matmul_chain(proj, da, _h(vh)) * _row(1.0 / s))
 
 
 def svd_jvp_vh(da, a):
     u, s, vh = _svd_parts(a)
-    v = swap_last(vh)
-    dp = matmul_chain(swap_last(u), da, v)
-    sym = dnp.expand_dims(s, -1) * dp + swap_last(dp) * _row(s)  # S dP + dP^T S
+    v = _h(vh)
+    dp = matmul_chain(_h(u), da, v)
+    sym = dnp.expand_dims(s, -1) * dp + _h(dp) * _row(s)  # S dP + (S dP)^H
     proj = _eye(a, np.shape(a)[-1]) - dnp.matmul(v, vh)
-    return swap_last(dnp.matmul(v, _coupling(s * s) * sym) + matmul_chain(proj, swap_last(da), u) * _row(1.0 / s))
+    return _h(dnp.matmul(v, _coupling(s * s) * sym) + matmul_chain(proj, _h(da), u) * _row(1.0 / s))
 
 
 # -- eigh of the symmetric part of a ----------------------------------------------------------
 
 def read_triangle(x, lower=True):
-    """The symmetric matrix LAPACK reads from x when told one triangle (np.linalg.eigh's UPLO,
-    np.linalg.cholesky's upper=): the lower (or upper) triangle, mirrored; the other is never read."""
-    return _copyltu(x) if lower else _copyltu(swap_last(x))
+    """The Hermitian (on reals: symmetric) matrix LAPACK reads from x when told one triangle
+    (np.linalg.eigh's UPLO, np.linalg.cholesky's upper=): the lower (or upper) triangle,
+    mirrored and conjugated, with the real part of the diagonal; the rest is never read."""
+    return _copyltu(x) if lower else _copyltu(_h(x))
 
 
 def onto_triangle(s, lower=True):
-    """The adjoint of read_triangle: s + s^T on the read triangle (the diagonal once), 0 on the
-    other, so a gradient has entries only where LAPACK reads its input."""
-    low = _tril(s) + _tril(swap_last(s), -1)
-    return low if lower else swap_last(low)
+    """The adjoint of read_triangle (for the pairing Re(sum(c * t)) on complex values):
+    s + s^H on the read triangle, the real part of the diagonal once, 0 on the other, so a
+    gradient has entries only where LAPACK reads its input."""
+    low = _tril(s) + _tril(swap_last(s), -1) if dnp.result_dtype(s).kind != "c" else (
+        _tril(s + _h(s), -1) + _diagonal_part(real_part(s)))
+    return low if lower else _h(low)
 
 
 def _read_triangle(x, uplo):
@@ -124,25 +141,30 @@ def _lower(uplo):
     return str(uplo).upper() == "L"
 
 
+# Complex Hermitian matrices follow JAX's eigh rules (docs/numerics.md): dw = Re diag(V^H da V),
+# dV = V (F o V^H da V) with F_ij = 1 / (w_j - w_i), for da the Hermitian matrix read from the
+# tangent's triangle; the eigenvectors' phases are a gauge, fixed by Im(v_j^H dv_j) = 0. The
+# VJPs are the transposes for the pairing Re(sum(c * t)); on reals, the real rules.
+
 def eigh_vjp_w(g, a, uplo="L"):
     v = dnp.linalg_eigh_v(a, uplo)
-    return _onto_triangle(dnp.matmul(v * _row(g), swap_last(v)), uplo)
+    return _onto_triangle(conj_part(dnp.matmul(v * _row(real_part(g)), _h(v))), uplo)
 
 
 def eigh_vjp_v(g, a, uplo="L"):
     w, v = dnp.linalg_eigh_w(a, uplo), dnp.linalg_eigh_v(a, uplo)
-    inner = matmul_chain(v, _coupling(w) * dnp.matmul(swap_last(v), g), swap_last(v))
-    return _onto_triangle(0.5 * (inner + swap_last(inner)), uplo)
+    inner = matmul_chain(conj_part(v), _coupling(w) * dnp.matmul(swap_last(v), g), swap_last(v))
+    return _onto_triangle(0.5 * (inner + _h(inner)), uplo)
 
 
 def eigh_jvp_w(da, a, uplo="L"):
     v = dnp.linalg_eigh_v(a, uplo)
-    return dnp.sum(dnp.matmul(_read_triangle(da, uplo), v) * v, axis=-2)  # diag(V^T da V)
+    return real_part(dnp.sum(dnp.matmul(_read_triangle(da, uplo), v) * conj_part(v), axis=-2))  # Re diag(V^H da V)
 
 
 def eigh_jvp_v(da, a, uplo="L"):
     w, v = dnp.linalg_eigh_w(a, uplo), dnp.linalg_eigh_v(a, uplo)
-    return dnp.matmul(v, _coupling(w) * matmul_chain(swap_last(v), _read_triangle(da, uplo), v))
+    return dnp.matmul(v, _coupling(w) * matmul_chain(_h(v), _read_triangle(da, uplo), v))
 
 
 # -- cholesky of the triangle LAPACK reads ----------------------------------------------------
@@ -177,7 +199,13 @@ def _tril(x, k=0):
 
 
 def _copyltu(x):
+    if dnp.result_dtype(x).kind == "c":  # Hermitian: LAPACK reads the diagonal's real part only
+        return _tril(x, -1) + _h(_tril(x, -1)) + _diagonal_part(real_part(x))
     return _tril(x) + swap_last(_tril(x, -1))
+
+
+def _diagonal_part(x):
+    return x * _eye(x, np.shape(x)[-1])
 
 
 def _right_solve_rt(x, r):
@@ -232,7 +260,9 @@ def pinv_jvp(da, p, a):
 # -- np.linalg.norm: d norm / dx, for every ord ----------------------------------------------
 
 def norm_direction(x, ans, ord=None, axis=None, keepdims=False):  # noqa: A002
-    """The gradient of each norm w.r.t. its group of `x`, shaped like `x`.
+    """The gradient of each norm w.r.t. its group of `x`, shaped like `x`: d norm =
+    Re(sum(direction * dx)) (complex x: the rules' convention, docs/numerics.md, so the
+    direction holds conj(z) / |z| where the real one holds sign(x)).
 
     Conventions: sign(0) = 0 at kinks (ord=1, the Euclidean norm at 0 gives 0), tied extremes
     share the gradient evenly (ord=inf), ord=0 counts and has gradient 0; the matrix 2- and
@@ -245,15 +275,21 @@ def norm_direction(x, ans, ord=None, axis=None, keepdims=False):  # noqa: A002
     if len(axis) == 2 and ord not in (None, "fro"):
         return _matrix_direction(x, ord, axis)
     if ord in (None, 2, "fro"):
-        return div_no_nan(x, full)
+        return div_no_nan(conj_part(x), full)
     if ord == 0:
         return x * 0.0
     if ord == 1:
-        return dnp.sign(x)
+        return _sign(x)
     if ord in (np.inf, -np.inf):
-        return dnp.sign(x) * tie_share(dnp.abs(x), full, axis=axis, keepdims=True)
+        return _sign(x) * tie_share(dnp.abs(x), full, axis=axis, keepdims=True)
     p = float(ord)
-    return dnp.sign(x) * div_no_nan(dnp.abs(x) ** (p - 1.0), full ** (p - 1.0))
+    return _sign(x) * div_no_nan(dnp.abs(x) ** (p - 1.0), full ** (p - 1.0))
+
+
+def _sign(x):
+    """d|x| / dx: sign(x) on reals (piecewise constant, 0 at 0), conj(z) / |z| for complex z
+    (Re(conj(z) dz) / |z| = d|z|; 0 at 0, where a derivative through |z| refuses)."""
+    return div_no_nan(dnp.conj(x), dnp.abs(x)) if dnp.result_dtype(x).kind == "c" else dnp.sign(x)
 
 
 def _expand(v, axis):
@@ -267,16 +303,16 @@ def _matrix_direction(x, ord, axis):  # noqa: A002
     if ord in ("nuc", 2, -2):
         u, s, vh = _svd_parts(m)
         if ord == "nuc":
-            d = dnp.matmul(u, vh)
+            d = conj_part(dnp.matmul(u, vh))  # d nuc = Re tr(U^H dm V)
         else:
             extreme = dnp.max(s, axis=-1) if ord == 2 else dnp.min(s, axis=-1)
             share = tie_share(s, extreme, axis=-1)
-            d = dnp.matmul(u * _row(share), vh)
+            d = conj_part(dnp.matmul(u * _row(share), vh))
     else:
         along = -2 if ord in (1, -1) else -1  # ord 1: column sums (over rows)
         sums = dnp.sum(dnp.abs(m), axis=along)
         best = dnp.max(sums, axis=-1) if ord in (1, np.inf) else dnp.min(sums, axis=-1)
-        d = dnp.sign(m) * dnp.expand_dims(tie_share(sums, best, axis=-1), along)
+        d = _sign(m) * dnp.expand_dims(tie_share(sums, best, axis=-1), along)
     return dnp.moveaxis(d, (-2, -1), axis)
 
 
