@@ -102,11 +102,11 @@ class Layer(Module):
             layer.trainable = value
 
     def add_weight(self, shape=None, initializer=None, dtype=None, trainable=True, name=None, **kwargs):
-        """Create a variable of `shape` owned by this layer (Keras 3's signature; Keras 2's
-        `add_weight(name, shape, ...)` with a name first works too)."""
-        if isinstance(shape, str):  # Keras 2 order: (name, shape, ...)
-            name, shape = shape, (initializer if name is None else name)
-            initializer = kwargs.pop("initializer", None) if not callable(initializer) else initializer
+        """Create a variable of `shape` owned by this layer (Keras 3's signature), named
+        '<layer>/<name>:0'; `regularizer=` (or the layer's `<name>_regularizer=`) penalises it."""
+        if isinstance(shape, str):
+            raise TypeError(f"[{self.name}.add_weight] got the name {shape!r} where the shape goes; pass keywords: "
+                            "add_weight(shape=..., initializer=..., name=...).")
         regularizer = regularizers.get(kwargs.pop("regularizer", None)) or self.weight_regularizers.get(name)
         if kwargs.pop("constraint", None) is not None:
             raise ValueError(f"[{self.name}.add_weight] `constraint` is not supported by dualtape.keras; clip or "
