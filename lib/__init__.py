@@ -1,7 +1,8 @@
 """dualtape: differentiate NumPy code by tape, dual numbers and source transformation.
 
 `import dualtape as tf` runs the TensorFlow autodiff guides: GradientTape, Variable,
-constant, custom_gradient, math/nn/linalg functions, Module, layers and keras.optimizers.
+constant, custom_gradient, math/nn/linalg functions, Module, and tf.keras (models, layers, losses,
+metrics, optimizers, fit).
 """
 
 import sys as _sys
@@ -14,7 +15,7 @@ from .core import dtypes as _dtypes, registry as _registry, rulekit as _rulekit
 from . import ops  # noqa: F401  (declares every op, filling dnp)
 from .reverse import dispatch as _dispatch  # noqa: F401  (installs the primitive binder)
 from .surface import operators as _operators  # noqa: F401  (Tensor operators and NumPy protocols)
-from .surface import image, layers, linalg, math, nn, random, signal  # noqa: A004
+from .surface import image, linalg, math, nn, random, signal  # noqa: A004
 from .custom.gradient import custom_gradient, grad_pass_through
 from .custom.rules import custom_jvp, custom_vjp
 from .custom.primitives import defjvp, defvjp, primitive
@@ -42,8 +43,8 @@ from .surface.control_flow import cond, foldl, foldr, scan, while_loop
 newaxis = None  # tf.newaxis: x[:, tf.newaxis]
 from . import optimizers
 
-keras = _types.SimpleNamespace(layers=layers, optimizers=optimizers,
-                               backend=_types.SimpleNamespace(clear_session=layers.clear_session))
+from . import keras  # noqa: E402  (tf.keras: models, layers, losses, metrics, fit)
+from .keras import layers  # noqa: E402  (tf.layers, as before: keras' layers)
 
 __version__ = "0.1.0"
 from .forward import dual as _dual  # noqa: E402,F401  (forward mode: installs the dual-number binder)

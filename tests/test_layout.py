@@ -16,7 +16,7 @@ PACKAGES = {"dualtape": ROOT / "lib", "dualtape.transforms": ROOT / "transforms"
 # The floors of lib/, bottom up: a module may import its own floor and the floors below.
 # (`dualtape/__init__.py` and `__main__.py` sit above them all; transforms/ beside testing.)
 FLOORS = ["core", "ops", "reverse", "forward", "batching", "sparsity", "functional", "custom", "surface", "optimizers",
-          "testing"]
+          "keras", "testing"]
 ENGINES = ("dualtape.reverse", "dualtape.forward")
 
 

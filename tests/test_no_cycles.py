@@ -331,7 +331,7 @@ def layers_gradient():
     with tf.GradientTape() as tape:
         y = tf.reduce_sum(NORM(DENSE(BATCH), training=True) ** 2) + tf.reduce_sum(AFFINE(BATCH))
     return tape.gradient(y, DENSE.trainable_variables + NORM.trainable_variables
-                         + AFFINE.trainable_variables)
+                         + list(AFFINE.trainable_variables))  # keras lists, tf.Module tuples (as TF)
 
 
 def test_modules_and_layers_leave_no_cycles():
