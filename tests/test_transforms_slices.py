@@ -135,3 +135,16 @@ def test_bounds_known_only_at_run_time():
     for n in (2, 3, 4):
         np.testing.assert_allclose(df(t, n), dualtape.grad(argument_bound)(t, n), rtol=1e-13)
     assert "slice(0, n)" in df.source_for(t, 3)
+
+
+def negative_steps_and_bounds(t):
+    return np.sum(np.sin(t[::-1]) * t[::-1]) + np.sum(t[-3:] ** 2) + np.sum(np.cos(t[1:-1])) + np.sum(t[-1:0:-2])
+
+
+def test_negative_steps_and_bounds():
+    t = np.random.default_rng(5).normal(size=8)
+    df = dt.grad(negative_steps_and_bounds)
+    got = df(t)
+    np.testing.assert_allclose(got, _general(df, (t,)), rtol=1e-14, atol=1e-15)
+    np.testing.assert_allclose(got, dualtape.grad(negative_steps_and_bounds)(t), rtol=1e-13, atol=1e-15)
+    assert "[::-1]" in df.source_for(t) and "[::1]" not in df.source_for(t)

@@ -121,6 +121,8 @@ class Infer:
             return self.binop(type(node.op), self(node.left), self(node.right))
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
             v = self(node.operand)
+            if int_value(v) is not None:  # (-1 of a slice's step: its value too)
+                return _int(-int_value(v) if isinstance(node.op, ast.USub) else int_value(v))
             return v if v is _BOT or is_array(v) and v[2] is not bool else TOP
         if isinstance(node, ast.Attribute):
             v = self(node.value)

@@ -11,7 +11,7 @@ size, as hand-written code, whatever the size of the flat vector.
 Then `first_writes`: after `b = np.zeros_like(x)`, the writes `b[index] += g` that follow in the
 same block, before anything else names b, touch regions known at transform time; a write into
 a region no earlier one touched is `b[index] = g` (0 + g is g), and when those regions cover all
-of b, nothing needs the zeros: `b = np.empty_like(x)`. Fresh zeroed memory is what a flat
+of b and no `+=` lands on a region partly untouched, nothing needs the zeros: `b = np.empty_like(x)`. Fresh zeroed memory is what a flat
 adjoint's cost was made of; the hand-written gradient writes each slice once into `empty_like`.
 
 Last, `unread_writes`: an array made here (`b = np.empty_like(x)`) that nothing reads but the
@@ -141,6 +141,7 @@ def first_writes(body, infer_):
             continue
         name, x = fresh
         touched = np.zeros(x[1], dtype=bool)
+        reads_zeros = False  # (a `+=` into a region partly untouched adds to the zeros there)
         for j in range(i + 1, len(out)):
             index = _write_into(out[j], name, infer_)
             if index is None:
@@ -153,8 +154,10 @@ def first_writes(body, infer_):
             if isinstance(out[j], ast.AugAssign) and not np.any(region):
                 out[j] = ast.copy_location(ast.Assign(targets=[out[j].target], value=out[j].value), out[j])
                 changed = True
+            elif isinstance(out[j], ast.AugAssign) and not np.all(region):
+                reads_zeros = True
             touched[index] = True
-        if touched.all():
+        if touched.all() and not reads_zeros:
             st.value.func.attr = "empty_like"
             changed = True
     return out if changed else body
