@@ -327,10 +327,15 @@ def reshaped(v, shape):
     """The value of `np.reshape(x, shape)` for x of value `v`, with `shape` known."""
     if not is_array(v) or isinstance(v[2], type) or shape is TOP:
         return TOP
-    try:
-        return ("a", tuple(np.broadcast_to(np.zeros((), v[2]), v[1]).reshape(shape).shape), v[2])
-    except (ValueError, TypeError):
+    shape = tuple(shape) if isinstance(shape, tuple) else (shape,)
+    size, known = int(np.prod(v[1], dtype=np.int64)), int(np.prod([n for n in shape if n != -1], dtype=np.int64))
+    if sum(n == -1 for n in shape) > 1 or any(n < -1 for n in shape):
         return TOP
+    if -1 in shape:  # (NumPy's rule: the one unknown length that makes the sizes equal)
+        if known == 0 or size % known:
+            return TOP
+        shape = tuple(size // known if n == -1 else n for n in shape)
+    return ("a", shape, v[2]) if int(np.prod(shape, dtype=np.int64)) == size else TOP
 
 
 def known_shape(v):
