@@ -110,10 +110,14 @@ def test_a_global_bound_rebound_is_seen():
     df = dt.grad(global_bound)
     assert re.search(r"bt\w*\[0:4\] = ", df.source_for(t))
     np.testing.assert_allclose(df(t), dualtape.grad(global_bound)(t), rtol=1e-14)
+    v = np.random.default_rng(3).normal(size=7)
+    h = dt.hvp(global_bound)
+    np.testing.assert_allclose(h(t, v), dualtape.hvp(global_bound, (t,), (v,)), rtol=1e-13)
     try:
         N = 2
         np.testing.assert_allclose(df(t), dualtape.grad(global_bound)(t), rtol=1e-14)
         assert re.search(r"bt\w*\[0:2\] = ", df.source_for(t))
+        np.testing.assert_allclose(h(t, v), dualtape.hvp(global_bound, (t,), (v,)), rtol=1e-13)
     finally:
         N = 4
 
