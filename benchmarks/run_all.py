@@ -58,7 +58,8 @@ import numpy as np  # noqa: E402
 
 import harness  # noqa: E402
 
-WORKLOADS = ["wl_mlp", "wl_jacobians", "wl_chain", "wl_rk4", "wl_jit", "wl_checkpoint", "wl_globals", "wl_vmap", "wl_sparse_hessians"]
+WORKLOADS = ["wl_mlp", "wl_flat", "wl_jacobians", "wl_chain", "wl_rk4", "wl_jit", "wl_checkpoint", "wl_globals", "wl_vmap",
+             "wl_sparse_hessians"]
 PEER_PACKAGES = ["torch", "autograd", "jax", "jaxlib", "numba"]
 
 

@@ -7,7 +7,9 @@ Module-level functions in a real file, as dualtape.transforms reads their source
 - the RK4 damped pendulum: `pendulum` (math.sin, for the transformer), `rk4_step` and
   `pendulum_with` (generic in `sin`, for the runtime modes and the peers), and
   `pendulum_adjoint_by_hand` (the floor; numba compiles it unchanged);
-- the losses of the Dask workload: `least_squares` and `logistic`.
+- the losses of the Dask workload: `least_squares` and `logistic`;
+- `flat_mlp_loss`: wl_mlp's 3-layer tanh MLP with its parameters in one flat vector, each
+  layer's weights sliced and reshaped out of it (offsets from the shapes; HIDDEN units).
 """
 
 import math
@@ -170,3 +172,25 @@ def least_squares(w, X, y):
 def logistic(w, X, y):
     z = X @ w
     return np.mean(np.log1p(np.exp(z)) - y * z)
+
+
+HIDDEN = 64
+
+
+def flat_mlp_loss(theta, x, y):
+    n_in, n_out, hidden = x.shape[1], y.shape[1], HIDDEN
+    i1 = n_in * hidden
+    i2 = i1 + hidden
+    i3 = i2 + hidden * hidden
+    i4 = i3 + hidden
+    i5 = i4 + hidden * n_out
+    W1 = theta[0:i1].reshape(n_in, hidden)
+    b1 = theta[i1:i2]
+    W2 = theta[i2:i3].reshape(hidden, hidden)
+    b2 = theta[i3:i4]
+    W3 = theta[i4:i5].reshape(hidden, n_out)
+    b3 = theta[i5:i5 + n_out]
+    h1 = np.tanh(x @ W1 + b1)
+    h2 = np.tanh(h1 @ W2 + b2)
+    out = h2 @ W3 + b3
+    return np.sum((out - y) ** 2) / x.shape[0]

@@ -61,7 +61,7 @@ def test_broadcast_operands_keep_their_unbroadcast():
     symbolic = g._build(kinds, ndarrays=frozenset(kinds))[0].source()  # shapes.py alone (any shapes)
     assert "unbroadcast" in backward(symbolic)
     # for these shapes (concrete.py), b's adjoint is summed over the axes b was broadcast along
-    assert "np.reshape(np.sum(b_add_t1_b, axis=(0, 1)), (1,))" in backward(g.source_for(x, b))
+    assert "b_add_t1_b.sum(axis=(0, 1)).reshape((1,))" in backward(g.source_for(x, b))
     gx, gb = g(x, b)
     eps = 1e-6
     fd = (broadcast_sum(x, b + eps) - broadcast_sum(x, b - eps)) / (2 * eps)

@@ -14,8 +14,8 @@ def enumerate_zip_vjp(x, y, bs=1.0):
         s = s + _mul_mul_i_a_b
     # backward
     # for i, (a, b) in enumerate(zip(x, y), 1):
-    bx = zeros_like(x)
-    by = zeros_like(y)
+    bx = np.zeros_like(x)
+    by = np.zeros_like(y)
     for _i in reversed(_range1):
         s = _stack.pop()
         i = _items[_i]

@@ -12,7 +12,7 @@ def max_iterable_vjp(x, bout=1.0):
     # return max(x)
     b_max = bout
     # return max(x)
-    bx = zeros_like(x)
+    bx = np.zeros_like(x)
     for _pos in reversed(range(1, len(x))):
         # return max(x)
         _cond1 = _stack.pop()

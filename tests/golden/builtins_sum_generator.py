@@ -13,7 +13,7 @@ def sum_generator_vjp(x, bout=1.0):
     # return sum(v * v for v in x)
     b_sum = bout
     # return sum(v * v for v in x)
-    bx = zeros_like(x)
+    bx = np.zeros_like(x)
     for _i in reversed(range(len(x))):
         _sum = _stack.pop()
         _v = x[_i]

@@ -33,6 +33,7 @@ from ..frontend.function_values import is_function_value, is_user_object, jit_li
 from ..cache import Guard, cache_on, user_functions
 from ..codegen.emit import run_module, source_of
 from ..runtime.names import RUNTIME_HELPERS
+from .reductions import compiled_reductions
 from .stacks import StackProbe, jit_functions, positional_functions, probe_functions
 from .fusion import fuse_functions, is_kernel, record_kinds
 from ..frontend.parse import TransformError
@@ -141,7 +142,7 @@ class _Entry:
             for key, depth in rec.peak.items():
                 peak[key] = max(peak.get(key, 0), depth)
         from . import runtime as jit_runtime
-        functions = fuse_functions(jit_functions(generated, samples, peak), kinds)
+        functions = fuse_functions(compiled_reductions(jit_functions(generated, samples, peak)), kinds)
         python, self.source = run_module(functions, name, _namespace(self.module, jit_runtime.NAMES), f"jit {name}")
         filename = python.__code__.co_filename
         namespace = python.__globals__
@@ -167,23 +168,32 @@ class _Entry:
                     and not raised_compiling(exc):
                 raise  # (numba's TypeError for an argument it cannot take: a list of arrays of two ndims)
             error = self.owner.refusal(exc, self.source, filename)
+            helper = re.search(r"Untyped global name '(\w+)'", _ANSI.sub("", str(exc)))
+            if helper and helper.group(1) in RUNTIME_HELPERS:  # (numba names the first only: name them all)
+                error = TransformError(f"{error}\n  (every helper it calls without a compiled twin: "
+                                       f"{', '.join(untwinned_helpers(functions, jit_runtime.NAMES))})")
             containers = python_containers(generated, args, namespace, _ANSI.sub("", str(exc)))
             if not self.owner.fallback and containers is None:
                 raise error from None
-            self.fallback_reason = str(error) if containers is None else f"{error}\n  (it holds {containers})"
-            self.owner.fallback_reason = self.fallback_reason
             why = "jit='fallback'" if self.owner.fallback else "jit=True"
             if containers is not None:
                 why = f"numba compiles no Python lists of arrays, dicts or function values, so {why}"
-            warnings.warn(f"{self.fallback_reason}\n  {why}: running the uncompiled generated code instead "
-                          "(the same numbers, at Python's speed).", RuntimeWarning, stacklevel=5)
-            self.fn, self.source = run_module(positional_functions(generated), name, _namespace(self.module, {}),
-                                              f"fallback {name}")
-            self.compile_seconds = time.perf_counter() - start
-            return self.fn(*args)
+            return self.uncompiled(str(error) if containers is None else f"{error}\n  (it holds {containers})", why,
+                                   args, start)
         self.fn = compiled
         self.compile_seconds = time.perf_counter() - start
         return result
+
+    def uncompiled(self, reason, why, args, start):
+        """Run (and keep) the uncompiled generated code, warning with `reason` and `why`."""
+        name = self.owner.inner.name
+        self.fallback_reason = self.owner.fallback_reason = reason
+        warnings.warn(f"{reason}\n  {why}: running the uncompiled generated code instead "
+                      "(the same numbers, at Python's speed).", RuntimeWarning, stacklevel=6)
+        self.fn, self.source = run_module(positional_functions(self.module.functions), name,
+                                          _namespace(self.module, {}), f"fallback {name}")
+        self.compile_seconds = time.perf_counter() - start
+        return self.fn(*args)
 
     def __call__(self, args, kwargs):
         args = self.positional(args, kwargs)
@@ -233,6 +243,33 @@ def python_containers(functions, args, namespace, error):
                         and has_star_parameters(value):  # (a user's helper)
                     return f"a call of {name}, which has *args / **kwargs"
     return None
+
+
+def untwinned_helpers(functions, twins):
+    """The runtime helpers (and dnp functions) the generated functions call that have no compiled
+    twin in `twins` (jit/runtime.py's NAMES), in order of first call; the list helpers are left to
+    `python_containers`. Where numba stops at one of them (it names the first only), the refusal
+    of jit=True (the warning of jit='fallback', which runs the uncompiled code) names them all.
+    Each has a twin, or is behind a construct numba cannot compile anyway (np.einsum, linear
+    algebra decompositions, FFTs, statistics): tests/test_jit_helpers.py holds the list."""
+    list_helpers = {name for name, value in vars(runtime_lists).items() if inspect.isfunction(value)}
+    missing = []
+    for fn in functions:
+        for node in syntax.walk(fn):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            if isinstance(func, ast.Name) and func.id in RUNTIME_HELPERS and func.id not in twins \
+                    and func.id not in list_helpers and callable(RUNTIME_HELPERS[func.id]) \
+                    and not inspect.ismodule(RUNTIME_HELPERS[func.id]):
+                name = func.id
+            elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "dnp":
+                name = f"dnp.{func.attr}"
+            else:
+                continue
+            if name not in missing:
+                missing.append(name)
+    return missing
 
 
 def _type_key(value):

@@ -18,6 +18,7 @@ import numpy as np
 from numba import njit, types
 from numba.core.errors import TypingError
 from numba.extending import overload
+from numba.np.unsafe.ndarray import to_fixed_tuple
 
 
 def _stub(name):
@@ -43,6 +44,24 @@ power_slope = _stub("power_slope")
 reduced_size = _stub("reduced_size")
 broadcast_tangent = _stub("broadcast_tangent")
 log_where_positive = _stub("log_where_positive")
+reduced_shape = _stub("reduced_shape")
+keepdims_shape = _stub("keepdims_shape")
+primal_keepdims = _stub("primal_keepdims")
+tie_share = _stub("tie_share")
+step = _stub("step")
+swap_last = _stub("swap_last")
+div_no_nan = _stub("div_no_nan")
+reshape_like = _stub("reshape_like")
+abs_cotangent = _stub("abs_cotangent")
+abs_tangent = _stub("abs_tangent")
+untranspose = _stub("untranspose")
+reduce_max = _stub("reduce_max")
+reduce_min = _stub("reduce_min")
+reduce_mean = _stub("reduce_mean")
+reduce_sum = _stub("reduce_sum")
+REDUCTIONS = {"max": (reduce_max, np.max), "min": (reduce_min, np.min), "mean": (reduce_mean, np.mean),
+              "sum": (reduce_sum, np.sum)}
+KEPT = {name: _stub(f"reduce_{name}_kept") for name in REDUCTIONS}  # the same with keepdims=True
 
 
 def _tuple_len(shape):
@@ -74,6 +93,19 @@ def _sum_to_2(g2, shape):
     return out
 
 
+@njit
+def _sum_to_3(g3, shape):
+    """A 3-axis array summed down to `shape` (each axis kept or reduced to 1)."""
+    out = np.ascontiguousarray(g3)
+    if shape[0] == 1 and out.shape[0] != 1:
+        out = np.ascontiguousarray(out.sum(axis=0)).reshape((1, out.shape[1], out.shape[2]))
+    if shape[1] == 1 and out.shape[1] != 1:
+        out = np.ascontiguousarray(out.sum(axis=1)).reshape((out.shape[0], 1, out.shape[2]))
+    if shape[2] == 1 and out.shape[2] != 1:
+        out = np.ascontiguousarray(out.sum(axis=2)).reshape((out.shape[0], out.shape[1], 1))
+    return out
+
+
 @overload(unbroadcast)
 def _ov_unbroadcast(g, shape):
     m = _tuple_len(shape)
@@ -94,6 +126,8 @@ def _ov_unbroadcast(g, shape):
         return lambda g, shape: _sum_to_2(g, shape)
     if n == 3 and m == 2:
         return lambda g, shape: _sum_to_2(g.sum(axis=0), shape)
+    if n == 3 and m == 3:
+        return lambda g, shape: _sum_to_3(g, shape)
     if n == 3 and m == 1:
         return lambda g, shape: _sum_to_1(g.sum(axis=0).sum(axis=0), shape[0])
     raise TypingError(f"unbroadcast of a {n}-axis array to {m} axes is not compiled (up to 3 axes are)")
@@ -297,6 +331,234 @@ def _ov_broadcast_tangent(t, ans):  # a tangent broadcast to the shape of the el
     return lambda t, ans: np.zeros(ans.shape) + t
 
 
+def _none(axis):
+    return axis is None or isinstance(axis, (types.NoneType, types.Omitted))
+
+
+@overload(reduced_shape)
+def _ov_reduced_shape(shape, axis):  # the shape of a keepdims=True reduction over axis (rulekit.reduced_shape)
+    n = _tuple_len(shape)
+    if n == 0:
+        return lambda shape, axis: ()
+    if _none(axis):
+        def every(shape, axis):
+            return to_fixed_tuple(np.ones(n, np.int64), n)
+        return every
+    if isinstance(axis, types.Integer):
+        def one(shape, axis):
+            out = np.empty(n, np.int64)
+            for i in range(n):
+                out[i] = shape[i]
+            out[axis % n] = 1
+            return to_fixed_tuple(out, n)
+        return one
+    if isinstance(axis, types.UniTuple) and isinstance(axis.dtype, types.Integer):
+        def some(shape, axis):
+            out = np.empty(n, np.int64)
+            for i in range(n):
+                out[i] = shape[i]
+            for a in axis:
+                out[a % n] = 1
+            return to_fixed_tuple(out, n)
+        return some
+    raise TypingError(f"reduced_shape of axis {axis} is not compiled (None, an int or a tuple of ints are)")
+
+
+@overload(keepdims_shape)
+def _ov_keepdims_shape(g, shape, axis=None, keepdims=False):  # (rulekit.keepdims_shape; no batch axes here)
+    # whatever `keepdims` was, the keepdims shape has the input's axes: reshape to it (a no-op when kept)
+    if _tuple_len(shape) == 0 or (isinstance(g, types.Array) and g.ndim == _tuple_len(shape)):
+        return lambda g, shape, axis=None, keepdims=False: g  # (keepdims=True, or a reduction of a number)
+    return lambda g, shape, axis=None, keepdims=False: np.reshape(
+        np.ascontiguousarray(np.asarray(g)), reduced_shape(shape, axis))
+
+
+@overload(primal_keepdims)
+def _ov_primal_keepdims(ans, shape, axis=None, keepdims=False):  # (rulekit.primal_keepdims)
+    if _tuple_len(shape) == 0 or (isinstance(ans, types.Array) and ans.ndim == _tuple_len(shape)):
+        return lambda ans, shape, axis=None, keepdims=False: ans
+    return lambda ans, shape, axis=None, keepdims=False: np.reshape(
+        np.ascontiguousarray(np.asarray(ans)), reduced_shape(shape, axis))
+
+
+@overload(tie_share)
+def _ov_tie_share(x, ans, axis=None, keepdims=False):  # 1 / ties where x is its extreme ans, else 0 (rulekit)
+    if not isinstance(x, types.Array):
+        return lambda x, ans, axis=None, keepdims=False: 1.0
+    n = x.ndim
+    if _none(axis):
+        def every(x, ans, axis=None, keepdims=False):
+            mask = (x == np.asarray(ans).sum()).astype(np.float64)  # (ans: one number, maybe a 1-element array)
+            return mask / mask.sum()
+        return every
+    if isinstance(axis, types.Integer):
+        def one(x, ans, axis=None, keepdims=False):
+            mask = (x == primal_keepdims(ans, x.shape, axis, keepdims)).astype(np.float64)
+            return mask / np.reshape(np.ascontiguousarray(mask.sum(axis=axis % n)), reduced_shape(x.shape, axis))
+        return one
+    raise TypingError(f"tie_share over axis {axis} is not compiled (None or one int axis are)")
+
+
+@overload(step)
+def _ov_step(x):  # 1 where x > 0, else 0: relu's derivative (rulekit.step)
+    return lambda x: x > 0
+
+
+@overload(swap_last)
+def _ov_swap_last(x):  # the transpose of a matrix (rulekit.swap_last)
+    if isinstance(x, types.Array) and x.ndim == 2:
+        return lambda x: x.T
+    if isinstance(x, types.Array) and x.ndim >= 2:
+        raise TypingError("swap_last of a stack of matrices is not compiled (a matrix is)")
+    return lambda x: x
+
+
+@overload(div_no_nan)
+def _ov_div_no_nan(x, y):  # x / y, 0 where y == 0 (rulekit.div_no_nan)
+    if isinstance(x, types.Array) or isinstance(y, types.Array):
+        def impl(x, y):
+            zero = y == 0
+            return np.where(zero, 0.0, x / np.where(zero, 1.0, y))
+        return impl
+    return lambda x, y: 0.0 * x if y == 0 else x / y
+
+
+@overload(reshape_like)
+def _ov_reshape_like(g, x):  # g reshaped to x's shape (rulekit.reshape_like; no batch axes here)
+    if not isinstance(x, types.Array):
+        if isinstance(g, types.Array):
+            return lambda g, x: g.sum()  # (one element)
+        return lambda g, x: g
+    if not isinstance(g, types.Array):
+        return lambda g, x: np.full(x.shape, g)
+    return lambda g, x: np.reshape(np.ascontiguousarray(g), x.shape)
+
+
+@overload(untranspose)
+def _ov_untranspose(g, axes):  # undo transpose(x, axes) (rulekit.untranspose; no batch axes here)
+    if not isinstance(g, types.Array):
+        return lambda g, axes: g
+    if _none(axes):
+        return lambda g, axes: g.T
+    n = g.ndim
+    if isinstance(axes, types.UniTuple) and isinstance(axes.dtype, types.Integer) and len(axes) == n:
+        def impl(g, axes):
+            inverse = np.empty(n, np.int64)
+            for i in range(n):
+                inverse[axes[i] % n] = i
+            return np.transpose(g, to_fixed_tuple(inverse, n))
+        return impl
+    raise TypingError(f"untranspose with axes {axes} is not compiled (None or a tuple of ints are)")
+
+
+@overload(abs_cotangent)
+def _ov_abs_cotangent(g, x, ans):  # g sign(x) on reals (rulekit.abs_cotangent; compiled code is real)
+    return lambda g, x, ans: g * np.sign(x)
+
+
+@overload(abs_tangent)
+def _ov_abs_tangent(dx, x, ans):  # dx sign(x) on reals (rulekit.abs_tangent)
+    return lambda dx, x, ans: dx * np.sign(x)
+
+
+def _reduction_over(combine, whole, mean=False):
+    """The twin of np.<reduction>(x, axis) for one int axis (jit/reductions.py): x seen as
+    (outer, k, inner) around the axis, each of the outer * inner results folded from k values."""
+    def typer(x, axis):
+        if _none(axis):
+            return lambda x, axis: whole(x)
+        if not isinstance(x, types.Array):
+            raise TypingError(f"a reduction over an axis of a {x} is not compiled (of an array is)")
+        if not isinstance(axis, types.Integer):
+            raise TypingError(f"a reduction over axis {axis} is not compiled (over one int axis is)")
+        n, rank = x.ndim, max(x.ndim - 1, 1)
+
+        def impl(x, axis):
+            a = axis % n
+            outer, inner = 1, 1
+            for i in range(a):
+                outer *= x.shape[i]
+            for i in range(a + 1, n):
+                inner *= x.shape[i]
+            k = x.shape[a]
+            if k == 0 and not mean:
+                raise ValueError("zero-size array to reduction operation which has no identity")
+            x3 = np.ascontiguousarray(x).reshape((outer, k, inner))
+            out = np.empty((outer, inner), dtype=np.float64 if mean else x.dtype)
+            for i in range(outer):
+                for j in range(inner):
+                    out[i, j] = combine(x3[i, :, j])
+            if mean:
+                out = out / k
+            shape = np.ones(rank, np.int64)  # (a vector's: (1,), its one number taken below)
+            m = 0
+            for i in range(n):
+                if i != a:
+                    shape[m] = x.shape[i]
+                    m += 1
+            return out.reshape(to_fixed_tuple(shape, rank))
+        if n == 1:  # (a vector reduced over its axis is one number)
+            reduce = njit(impl)
+            return lambda x, axis: reduce(x, axis)[0]
+        return impl
+    return typer
+
+
+@njit
+def _fold_max(v):
+    best = v[0]
+    for t in v[1:]:
+        if t > best or t != t:  # (NaN propagates, as np.max)
+            best = t
+            if t != t:
+                break
+    return best
+
+
+@njit
+def _fold_min(v):
+    best = v[0]
+    for t in v[1:]:
+        if t < best or t != t:
+            best = t
+            if t != t:
+                break
+    return best
+
+
+@njit
+def _fold_sum(v):
+    return v.sum()
+
+
+overload(reduce_max)(_reduction_over(_fold_max, np.max))
+overload(reduce_min)(_reduction_over(_fold_min, np.min))
+overload(reduce_mean)(_reduction_over(_fold_sum, np.mean, mean=True))
+
+
+@overload(reduce_sum)
+def _ov_reduce_sum(x, axis):  # numba's np.sum over one int axis, else the loop's
+    if _none(axis):
+        return lambda x, axis: np.sum(x)
+    if isinstance(x, types.Array) and isinstance(axis, types.Integer):
+        return lambda x, axis: np.sum(x, axis=axis)
+    raise TypingError(f"np.sum over axis {axis} of a {x} is not compiled (over one int axis of an array is)")
+
+
+def _kept(reduce):
+    """The twin of np.<reduction>(x, axis, keepdims=True): the reduction, its axes kept as length 1."""
+    def typer(x, axis):
+        if not isinstance(x, types.Array):
+            return lambda x, axis: x
+        return lambda x, axis: np.reshape(np.ascontiguousarray(np.asarray(reduce(x, axis))),
+                                          reduced_shape(x.shape, axis))
+    return typer
+
+
+for _name, (_reduce, _) in REDUCTIONS.items():
+    overload(KEPT[_name])(_kept(_reduce))
+
+
 @njit
 def grow(buf):
     """A full preallocated stack, twice as long (its items copied)."""
@@ -308,5 +570,8 @@ def grow(buf):
 NAMES = {name: globals()[name] for name in (
     "unbroadcast", "unreduce", "zeros_like", "owned", "accumulate", "saved", "add_at", "shape_of",
     "matmul_cotangent_x", "matmul_cotangent_y", "check_scalar_output", "grow", "power_slope", "reduced_size",
-    "broadcast_tangent", "log_where_positive")}
+    "broadcast_tangent", "log_where_positive", "reduced_shape", "keepdims_shape", "primal_keepdims", "tie_share",
+    "step", "swap_last", "div_no_nan", "reshape_like", "abs_cotangent", "abs_tangent", "untranspose",
+    "reduce_max", "reduce_min", "reduce_mean", "reduce_sum")}
+NAMES.update({stub.__name__: stub for stub in KEPT.values()})
 NAMES["zero_slot"] = zero_slot

@@ -6,10 +6,14 @@ name, one (shape, dtype) that every value it ever holds has, and rewrites what t
 code computed at run time:
 
 - `np.shape(v)` becomes the tuple literal `(32, 64)`;
-- `unbroadcast(g, shape)` becomes `g` where the shapes are equal, or `np.sum(g, axis=0)`;
+- `unbroadcast(g, shape)` becomes `g` where the shapes are equal, or `g.sum(axis=0)`;
 - `unreduce(g, shape, ...)` of a scalar becomes `np.broadcast_to(g, shape)`, and `g` itself
   where every use is an elementwise operation with an array of that shape and dtype;
 - `matmul_cotangent_x(g, x, y)` on matrices becomes `g @ y.T` (`_y`: `x.T @ g`);
+- `np.transpose(x)`, `np.reshape(x, s)`, `np.sum(x, axis=k)` of NumPy values become `x.T`,
+  `x.reshape(s)`, `x.sum(axis=k)` (NumPy's functions call these methods);
+- `reshape_like(g, x)` becomes `g.reshape((4096,))`, `zeros_like(x)` of a float array
+  `np.zeros_like(x)`, and `b = add_at(b, slice(0, 4096), g)` becomes `b[0:4096] += g` (slices.py);
 - assignments of values nobody reads that cannot raise (NumPy float arithmetic on known
   shapes) are removed: with the shapes literal, grad no longer computes f's value.
 
@@ -29,6 +33,7 @@ from .function import function, remove
 from .hoist import hoist_invariants
 from .preaccumulate import preaccumulate
 from .shapes import drop_dead
+from .slices import first_writes, in_place_slices, same_shape_allocations, unread_writes
 
 from ..ir import syntax
 
@@ -55,10 +60,39 @@ def _summed(g, have, want):
         return g
     axis = _const(axes if len(axes) > 1 else axes[0])
     if not ones:
-        return _np("sum", g, axis=axis)
+        return _method(g, "sum", axis=axis)
     if not lead:
-        return _np("sum", g, axis=axis, keepdims=ast.Constant(value=True))
-    return _np("reshape", _np("sum", g, axis=axis), _const(want))
+        return _method(g, "sum", axis=axis, keepdims=ast.Constant(value=True))
+    return _method(_method(g, "sum", axis=axis), "reshape", _const(want))
+
+
+METHODS = {"transpose": (1, ()), "reshape": (2, ()), "sum": (1, ("axis", "keepdims"))}  # arguments, keywords
+
+
+def _as_method(node, infer_):
+    """`np.transpose(x)`, `np.reshape(x, shape)`, `np.sum(x, axis=k)` of a NumPy array or scalar x
+    (not a Python number) as `x.T`, `x.reshape(shape)`, `x.sum(axis=k)`: what NumPy's functions call,
+    without their dispatch (a few hundred ns each, per call of the gradient). Else None."""
+    f = node.func
+    if not (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "np"
+            and f.attr in METHODS and node.args):
+        return None
+    count, keywords = METHODS[f.attr]
+    x = infer_(node.args[0])
+    if len(node.args) != count or any(k.arg not in keywords or not isinstance(k.value, ast.Constant)
+                                       for k in node.keywords) or not is_array(x) or isinstance(x[2], type):
+        return None
+    if f.attr == "transpose":
+        return ast.Attribute(value=node.args[0], attr="T", ctx=ast.Load())
+    return ast.Call(func=ast.Attribute(value=node.args[0], attr=f.attr, ctx=ast.Load()), args=node.args[1:],
+                    keywords=node.keywords)
+
+
+def _method(x, attr, *args, **kwargs):
+    """`x.attr(*args, **kwargs)` on an array known to be an ndarray (its methods skip the dispatch of
+    NumPy's functions: np.sum(g) calls g.sum)."""
+    return ast.Call(func=ast.Attribute(value=x, attr=attr, ctx=ast.Load()), args=list(args),
+                    keywords=[ast.keyword(arg=k, value=v) for k, v in kwargs.items()])
 
 
 class _Rewrite(ast.NodeTransformer):
@@ -78,6 +112,9 @@ class _Rewrite(ast.NodeTransformer):
 
     def rewrite(self, node):
         f, args, infer_ = node.func, node.args, self.infer
+        method = _as_method(node, infer_)
+        if method is not None:
+            return method
         if node.keywords:
             return None
         name = f.id if isinstance(f, ast.Name) else (
@@ -105,6 +142,11 @@ class _Rewrite(ast.NodeTransformer):
             if name.endswith("x"):
                 return ast.BinOp(left=g, op=ast.MatMult(), right=ast.Attribute(value=y, attr="T", ctx=ast.Load()))
             return ast.BinOp(left=ast.Attribute(value=x, attr="T", ctx=ast.Load()), op=ast.MatMult(), right=g)
+        if name == "reshape_like" and len(args) == 2 and is_float(vals[0]) and is_array(vals[1]) \
+                and infer_(node) is not TOP:  # (plain arrays: no batch axes to keep)
+            return args[0] if vals[0][1] == vals[1][1] else _method(args[0], "reshape", _const(vals[1][1]))
+        if name == "zeros_like" and len(args) == 1 and is_float(vals[0]) and vals[0][1] != ():
+            return _np("zeros_like", args[0])  # (a float array's zeros: its shape and dtype)
         if name == "broadcast_tangent" and len(args) == 2 and is_array(vals[0]) and is_array(vals[1]) \
                 and vals[0][1] == vals[1][1]:
             return args[0]
@@ -132,6 +174,9 @@ def _pure(node, infer_):
         return _pure(node.operand, infer_)
     if isinstance(node, (ast.Attribute, ast.Subscript)):
         return _pure(node.value, infer_)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("sum", "reshape"):
+        return _pure(node.func.value, infer_) and all(_pure(a, infer_) for a in node.args) and all(
+            isinstance(k.value, ast.Constant) for k in node.keywords)  # (_as_method's: inferred above, so known)
     if isinstance(node, ast.Call) and not node.keywords or isinstance(node, ast.Call) and _np_call(node):
         f = node.func
         known = _np_call(node) or isinstance(f, ast.Name) and f.id in (
@@ -147,13 +192,14 @@ def _np_call(node):
             and f.attr in UNARY | REDUCE | {"shape", "broadcast_to", "reshape", "transpose"})
 
 
-def specialize(body, signature, params, probe=None, global_number=None, adjoints=None):
+def specialize(body, signature, params, probe=None, global_number=None, adjoints=None, global_int=None):
     """The `body` (lines or statements: function.py) of `def f(signature)` rewritten for
     arguments of the abstract values `params` (name -> arg_value), with the assignments nobody
     reads removed. With `probe` (a name), (body, whether that name surely holds a scalar); with
     `global_number(name)` (whether a global holds a number), loop invariants computed before
     their loops (hoist.py); with `adjoints` (their names), linear adjoint statements folded
-    (preaccumulate.py). `signature`: the parameters (`ast.arguments`, names, or their text)."""
+    (preaccumulate.py); with `global_int(name)` (a global's value when it is a Python int), those
+    values (slice bounds). `signature`: the parameters (`ast.arguments`, names, or their text)."""
     done = (lambda out, env: (out, probe is not None and is_array(env.get(probe)) and env[probe][1] == ())
             ) if probe is not None else (lambda out, env: out)
     if not any(v is not TOP for v in params.values()):
@@ -163,7 +209,7 @@ def specialize(body, signature, params, probe=None, global_number=None, adjoints
     except SyntaxError:
         return done(body, {})
     fn = function(tree, signature)
-    env = infer(fn, {k: v for k, v in params.items() if v is not TOP})
+    env = infer(fn, {k: v for k, v in params.items() if v is not TOP}, global_int)
     if env is None:
         return done(body, {})
     infer_ = Infer(env)
@@ -179,6 +225,10 @@ def specialize(body, signature, params, probe=None, global_number=None, adjoints
             new.value, rewrite.changed = st.value.args[0] if st.value is new.value else new.value.args[0], True
         changed = changed or rewrite.changed
     remove(fn, checks)
+    in_place = unread_writes(first_writes(same_shape_allocations(in_place_slices(fn.body, infer_), infer_), infer_),
+                             infer_)
+    if in_place is not fn.body:
+        fn.body, changed = in_place, True
     out = _drop_dead(fn.body, infer_)
     if adjoints:
         folded = preaccumulate(out, fn.args, infer_, adjoints)

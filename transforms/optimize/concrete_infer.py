@@ -1,7 +1,8 @@
 """The inference of concrete.py: one abstract value per local name of a generated function.
 
 Values: ("a", shape, dtype) for an array or number (dtype: a NumPy dtype, or the Python type
-of a Python number: NumPy's "weak" scalars), ("s", shape) for a tuple of ints known before
+of a Python number: NumPy's "weak" scalars), ("a", (), int, n) for a Python int whose value n
+the shapes decide (`x.shape[1] * 64`: slice bounds), ("s", shape) for a tuple of ints known before
 the run (`np.shape(v)`), ("t", items) for a tuple of values (pushed on `_stack`), None for
 unknown. A name's value is the join of all its assignments (equal, or unknown), computed
 flow-insensitively to a fixpoint from the parameters' values.
@@ -23,6 +24,7 @@ REDUCE = {"sum", "mean", "prod", "max", "min", "amax", "amin"}
 _MATH = {"sin", "cos", "tan", "tanh", "sinh", "cosh", "exp", "expm1", "log", "log1p", "sqrt", "atan"}
 BINOPS = {ast.Add: np.add, ast.Sub: np.subtract, ast.Mult: np.multiply, ast.Div: np.true_divide,
           ast.Pow: np.power, ast.FloorDiv: np.floor_divide, ast.Mod: np.remainder}
+_INTOPS = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod)
 _PYOPS = {ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b, ast.Mult: lambda a, b: a * b,
           ast.Div: lambda a, b: a / b, ast.FloorDiv: lambda a, b: a // b, ast.Mod: lambda a, b: a % b}
 
@@ -44,7 +46,18 @@ def _join(a, b):
         return b
     if b is _BOT or a == b:
         return a
+    if a is not TOP and b is not TOP and a[0] == "a" and a[:3] == b[:3]:
+        return a[:3]  # (ints of two values: an int)
     return TOP
+
+
+def int_value(v):
+    """The value of a Python int known before the run, else None."""
+    return v[3] if v is not TOP and v is not _BOT and len(v) == 4 else None
+
+
+def _int(n):
+    return ("a", (), int, n)
 
 
 def _dummy(v):
@@ -94,18 +107,22 @@ class Infer:
         if isinstance(node, ast.Name):
             return self.name(node.id)
         if isinstance(node, ast.Constant):
+            if type(node.value) is int:
+                return _int(node.value)
             return ("a", (), type(node.value)) if type(node.value) in WEAK else TOP
         if isinstance(node, ast.Tuple):
             items = [self(e) for e in node.elts]
             if any(i is _BOT for i in items):
                 return _BOT
-            if all(isinstance(e, ast.Constant) and type(e.value) is int for e in node.elts):
-                return ("s", tuple(e.value for e in node.elts))
+            if all(int_value(i) is not None for i in items):
+                return ("s", tuple(int_value(i) for i in items))
             return ("t", tuple(items))
         if isinstance(node, ast.BinOp):
             return self.binop(type(node.op), self(node.left), self(node.right))
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
             v = self(node.operand)
+            if int_value(v) is not None:  # (-1 of a slice's step: its value too)
+                return _int(-int_value(v) if isinstance(node.op, ast.USub) else int_value(v))
             return v if v is _BOT or is_array(v) and v[2] is not bool else TOP
         if isinstance(node, ast.Attribute):
             v = self(node.value)
@@ -122,8 +139,8 @@ class Infer:
                 return _BOT
             if v is not TOP and v[0] in "st" and isinstance(k, ast.Constant) and type(k.value) is int \
                     and -len(v[1]) <= k.value < len(v[1]):
-                return ("a", (), int) if v[0] == "s" else v[1][k.value]
-            return TOP
+                return _int(v[1][k.value]) if v[0] == "s" else v[1][k.value]
+            return indexed(v, static_index(k, self))
         if isinstance(node, ast.Call):
             return self.call(node)
         return TOP
@@ -150,13 +167,28 @@ class Infer:
                 dummy = (_PYOPS[op] if weak else fn)(_dummy(left), _dummy(right))
         except (ValueError, TypeError, KeyError):
             return TOP
-        return ("a", shape, _dtype_of(dummy))
+        out = ("a", shape, _dtype_of(dummy))
+        a, b = int_value(left), int_value(right)
+        if out[2] is int and a is not None and b is not None and op in _INTOPS and not (
+                op in (ast.FloorDiv, ast.Mod) and b == 0):
+            return _int(_PYOPS[op](a, b))
+        return out
 
     def call(self, node):  # noqa: C901
         f, args = node.func, node.args
         vals = [self(a) for a in args]
         if any(v is _BOT for v in vals):
             return _BOT
+        if isinstance(f, ast.Attribute) and f.attr in ("sum", "reshape") and not (
+                isinstance(f.value, ast.Name) and f.value.id in ("np", "math", "_stack")):
+            x = self(f.value)  # a NumPy value's method (concrete.py writes np.sum(x, axis=k) as x.sum(axis=k))
+            if x is _BOT:
+                return _BOT
+            if not is_array(x) or isinstance(x[2], type):
+                return TOP
+            if f.attr == "sum":
+                return self.reduce(np.sum, x, node.keywords) if not args else TOP
+            return reshaped(x, known_shape(vals[0])) if len(args) == 1 and not node.keywords else TOP
         if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name):
             mod, attr = f.value.id, f.attr
             if mod == "_stack" and attr == "pop" and not args:
@@ -175,6 +207,10 @@ class Infer:
                 return self.reduce(getattr(np, attr), vals[0], node.keywords)
             if mod == "math" and attr in _MATH and len(args) == 1 and is_array(vals[0]) and vals[0][1] == ():
                 return ("a", (), float)
+            if mod == "np" and attr in ("empty_like", "zeros_like") and len(args) == 1 and not node.keywords:
+                return vals[0] if is_array(vals[0]) and not isinstance(vals[0][2], type) else TOP
+            if mod == "np" and attr == "reshape" and len(args) == 2 and not node.keywords:
+                return reshaped(vals[0], known_shape(vals[1]))
             return TOP
         if not isinstance(f, ast.Name) or node.keywords:
             return TOP
@@ -187,6 +223,11 @@ class Infer:
             else:
                 dt = g[2] if is_float(g) or is_array(g) and g[2] is float and vals[1][1] == () else None
             return ("a", known_shape(vals[1]), dt)
+        if f.id == "reshape_like" and len(args) == 2 and is_array(vals[1]):  # (no batch axes: plain arrays)
+            return reshaped(vals[0], vals[1][1])
+        if f.id == "add_at" and len(args) == 3 and is_float(vals[0]) and is_array(vals[2]) \
+                and static_index(args[1], self) is not None:
+            return vals[0]  # (`b[index] += g` on b: b's shape and dtype)
         if f.id in ("matmul_cotangent_x", "matmul_cotangent_y") and len(args) == 3 and all(map(is_float, vals)):
             x = vals[1 if f.id.endswith("x") else 2]
             return ("a", x[1], np.result_type(*[v[2] for v in vals]))
@@ -236,13 +277,76 @@ def _reduced(shape, axis, keepdims):
     return out, axes
 
 
+def static_index(node, infer_=None):
+    """The index `node` spells with ints known before the run (constants, or with `infer_`, names
+    and arithmetic of the shapes), slices of them or None, `slice(...)` calls, tuples of them: a
+    basic index whose result shape the shapes decide, else None."""
+    if isinstance(node, ast.Slice):
+        parts = [node.lower, node.upper, node.step]
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "slice" \
+            and not node.keywords and 1 <= len(node.args) <= 3:
+        parts = list(node.args) if len(node.args) > 1 else [None, node.args[0]]
+    elif isinstance(node, ast.Tuple):
+        items = [static_index(e, infer_) for e in node.elts]
+        return None if any(i is None for i in items) else tuple(items)
+    else:
+        return _known_int(node, infer_)
+    bounds = []
+    for p in (parts + [None] * 3)[:3]:
+        if p is None or isinstance(p, ast.Constant) and p.value is None:
+            bounds.append(None)
+            continue
+        k = _known_int(p, infer_)
+        if k is None:
+            return None
+        bounds.append(k)
+    return slice(*bounds)
+
+
+def _known_int(node, infer_):
+    if isinstance(node, ast.Constant):
+        return node.value if type(node.value) is int else None
+    return None if infer_ is None else int_value(infer_(node))
+
+
+def indexed(v, index):
+    """The value of `x[index]` for x of value `v` and a static index (None: unknown)."""
+    if index is None or not is_array(v) or isinstance(v[2], type) or v[1] == ():
+        return TOP
+    try:
+        if isinstance(index, slice) and index.step == 0 or isinstance(index, tuple) and any(
+                isinstance(i, slice) and i.step == 0 for i in index):
+            return TOP
+        shape = np.broadcast_to(np.zeros((), v[2]), v[1])[index].shape  # (a view: no memory)
+    except (IndexError, TypeError, ValueError):
+        return TOP
+    return ("a", tuple(shape), v[2])
+
+
+def reshaped(v, shape):
+    """The value of `np.reshape(x, shape)` for x of value `v`, with `shape` known."""
+    if not is_array(v) or isinstance(v[2], type) or shape is TOP:
+        return TOP
+    shape = tuple(shape) if isinstance(shape, tuple) else (shape,)
+    size, known = int(np.prod(v[1], dtype=np.int64)), int(np.prod([n for n in shape if n != -1], dtype=np.int64))
+    if sum(n == -1 for n in shape) > 1 or any(n < -1 for n in shape):
+        return TOP
+    if -1 in shape:  # (NumPy's rule: the one unknown length that makes the sizes equal)
+        if known == 0 or size % known:
+            return TOP
+        shape = tuple(size // known if n == -1 else n for n in shape)
+    return ("a", shape, v[2]) if int(np.prod(shape, dtype=np.int64)) == size else TOP
+
+
 def known_shape(v):
     return v[1] if v is not TOP and v is not _BOT and v[0] == "s" else TOP
 
 
-def infer(fn, params):
+def infer(fn, params, global_int=None):
     """name -> abstract value for the body of `fn` (an ast.FunctionDef), or None when the body
-    binds names in ways this pass does not read."""
+    binds names in ways this pass does not read. `global_int(name)`: the value of a global that
+    holds a Python int, else None (the version is dropped when a global it read is rebound:
+    cache.Guard)."""
     stores = []  # (targets as a Name or tuple of Names, value node or a marker)
     for node in syntax.walk(fn):
         if node is not fn and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef,
@@ -284,6 +388,11 @@ def infer(fn, params):
             if isinstance(t, ast.Name) and t.id not in env:
                 env[t.id] = _BOT
     env.setdefault("_stack", _BOT)
+    if global_int is not None:
+        for node in syntax.walk(fn):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id not in env \
+                    and node.id not in top and global_int(node.id) is not None:
+                env[node.id] = _int(global_int(node.id))
     infer_ = Infer(env)
     changed = True
     while changed:
@@ -312,7 +421,7 @@ def _unpack(target, v):
         elif v is not TOP and v[0] == "t" and len(v[1]) == n:
             items = list(v[1])
         elif v is not TOP and v[0] == "s" and len(v[1]) == n:
-            items = [("a", (), int)] * n
+            items = [_int(k) for k in v[1]]
         else:
             items = [TOP] * n
         return [(e.id, i) for e, i in zip(target.elts, items)]

@@ -44,7 +44,7 @@ def _loop_count(loop, env):
     n = it.args[0]
     if isinstance(n, ast.Constant) and type(n.value) is int:
         return n
-    if isinstance(n, ast.Name) and env.get(n.id) == ("a", (), int):
+    if isinstance(n, ast.Name) and (env.get(n.id) or ())[:3] == ("a", (), int):  # (its value known or not)
         return n
     return None
 
