@@ -234,7 +234,8 @@ def test_saved_module_needs_only_numpy(fn, tmp_path):
     np.testing.assert_allclose(getattr(module, df.name)(*args), dualtape.grad(fn)(*args), rtol=1e-13)
 
 
-@pytest.mark.parametrize("act", [relu, softplus, np.tanh, np.sin, lambda v: v ** 3], ids=repr)
+@pytest.mark.parametrize("act", [relu, softplus, np.tanh, np.sin, lambda v: v ** 3],
+                         ids=["relu", "softplus", "np.tanh", "np.sin", "cube_lambda"])  # (the same on every xdist worker)
 def test_function_argument_specializes(act):
     df = dt.grad(predict)
     np.testing.assert_allclose(df(W, X, act), dualtape.grad(predict)(W, X, act), rtol=1e-13)

@@ -296,16 +296,56 @@ class _Unwrap(ast.NodeTransformer):
 def drop_dead(body, removable):
     """Remove simple assignments `name = value` whose value is never read afterwards (nor in
     an enclosing loop) and that `removable(st)` allows (a value that cannot raise). `body`:
-    lines or statements (function.py)."""
+    lines or statements (function.py).
+
+    Removing one assignment may leave the values it read unread: rounds repeat until none
+    goes. The lines are numbered once (removing statements keeps the order of the others) and
+    the reads of each name are counted by line, less those of the statements removed, so a
+    round costs one pass over the statements (a chain of n assignments takes n rounds)."""
     tree = body
-    fn = function(tree, [])
+    fn = number_lines(function(tree, []))
+    reads = _reads_by_name(fn)
+    verdicts = {}  # id(statement) -> removable(statement), asked once
+
+    def allowed(st):
+        if id(st) not in verdicts:
+            verdicts[id(st)] = removable(st)
+        return verdicts[id(st)]
+
     changed = False
     while True:
-        dead = _dead_statements(number_lines(fn), removable)
+        last = {name: max(lines) for name, lines in reads.items() if lines}
+        dead = _dead_statements(fn, allowed, last)
         if not dead:
+            if changed:
+                number_lines(fn)  # (as if numbered afresh: the lines a later pass reads)
             return fn.body if changed else body
+        for st in dead.values():
+            for line, name in _reads(st):
+                lines = reads[name]
+                lines[line] -= 1
+                if not lines[line]:
+                    del lines[line]
         remove(fn, dead)
         changed = True
+
+
+def _reads(node):
+    """(line, name) of each read of a name in `node`'s tree (`del n` and `n += 1` read n)."""
+    for sub in syntax.walk(node):
+        if isinstance(sub, ast.Name) and isinstance(sub.ctx, (ast.Load, ast.Del)):
+            yield sub.lineno, sub.id
+        elif isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name):
+            yield sub.lineno, sub.target.id
+
+
+def _reads_by_name(fn):
+    """{name: {line: how many reads of name on that line}} of `fn`."""
+    reads = {}
+    for line, name in _reads(fn):
+        lines = reads.setdefault(name, {})
+        lines[line] = lines.get(line, 0) + 1
+    return reads
 
 
 def _elementwise_of(classes):
@@ -316,30 +356,28 @@ def _elementwise_of(classes):
     return removable
 
 
-def _dead_statements(fn, removable):
-    loads = [(node.lineno, node.id) for node in syntax.walk(fn) if isinstance(node, ast.Name)
-             and isinstance(node.ctx, (ast.Load, ast.Del))]
-    loads += [(node.lineno, node.target.id) for node in syntax.walk(fn)  # `n += 1` reads n
-              if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name)]
-    dead = set()
+def _dead_statements(fn, removable, last):
+    """{id: statement} of the assignments no line reads after them (nor in an enclosing loop);
+    `last`: {name: the last line reading it}. A read at line L keeps `name = ...` at line n
+    when L > n or L lies in an enclosing loop, whose span holds n: when L is at least the first
+    line of the outermost enclosing loop."""
+    dead = {}
 
-    def visit(body, loops):
+    def visit(body, outer_loop):
         kept = sum(not is_comment(st) for st in body)
         for st in body:
             if (kept > 1 and isinstance(st, ast.Assign) and len(st.targets) == 1
                     and isinstance(st.targets[0], ast.Name) and removable(st)):
-                name = st.targets[0].id
-                spans = [(lp.lineno, lp.end_lineno) for lp in loops]
-                live = any(k == name and (line > st.lineno or any(a <= line <= b for a, b in spans))
-                           for line, k in loads)
-                if not live:
-                    dead.add(id(st))
+                first_live = outer_loop.lineno if outer_loop is not None else st.lineno + 1
+                if last.get(st.targets[0].id, 0) < first_live:
+                    dead[id(st)] = st
                     kept -= 1
             for field in ("body", "orelse", "finalbody"):
                 inner = getattr(st, field, None)
                 if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
-                    visit(inner, loops + [st] if isinstance(st, (ast.For, ast.While)) else loops)
+                    loop = outer_loop or (st if isinstance(st, (ast.For, ast.While)) else None)
+                    visit(inner, loop)
             for handler in getattr(st, "handlers", ()):
-                visit(handler.body, loops)
-    visit(fn.body, [])
+                visit(handler.body, outer_loop)
+    visit(fn.body, None)
     return dead
