@@ -145,3 +145,18 @@ def test_a_name_rebound_in_a_loop_is_live_after_it():
     d = b
     """)).body, skip=set())
     assert reads.get("b") and "c" not in reads  # d = b sees the loop's b; c is bound before its read
+
+
+def _ragged(xs):
+    return np.sum(xs[0] * (xs[1] @ xs[0])) + np.sum(np.sin(xs[0]))
+
+
+def test_code_numba_refuses_once_fused_compiles_as_it_was():
+    """The probe's kinds can disagree with numba's types (a list of arrays of two ndims, which
+    numba cannot hold): the fused code's refusal never replaces the one of the code as it was,
+    which names the real construct (the uncompiled code runs, as jit=True does for lists)."""
+    xs = [np.linspace(0.1, 0.9, 3), np.linspace(-1.0, 1.0, 9).reshape(3, 3)]
+    t = [np.ones(3), np.zeros((3, 3))]
+    with pytest.warns(RuntimeWarning, match="(?s)heterogeneous list.*so jit=True: running the uncompiled"):
+        got = dt.jvp(_ragged, jit=True)(xs, t)
+    close(got, dt.jvp(_ragged)(xs, t))

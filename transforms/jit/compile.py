@@ -19,6 +19,7 @@ Python containers the transformer accepts (lists of arrays, dicts, function valu
 or runs uncompiled, loudly."""
 
 import ast
+import copy
 import inspect
 import re
 import time
@@ -118,7 +119,6 @@ class _Entry:
 
     def build(self, args):
         """Probe, rewrite and compile (the first call); returns the result of this call."""
-        numba = self.owner.numba
         name = self.owner.inner.name
         start = time.perf_counter()
         generated = self.module.functions
@@ -142,31 +142,24 @@ class _Entry:
             for key, depth in rec.peak.items():
                 peak[key] = max(peak.get(key, 0), depth)
         from . import runtime as jit_runtime
-        functions = fuse_functions(compiled_reductions(jit_functions(generated, samples, peak)), kinds)
-        python, self.source = run_module(functions, name, _namespace(self.module, jit_runtime.NAMES), f"jit {name}")
-        filename = python.__code__.co_filename
-        namespace = python.__globals__
-        for node in functions:  # the adjoints of called user functions too
-            if is_kernel(node.name):  # (a fused loop: NumPy's error model, as the array statements it replaces)
-                namespace[node.name] = numba.njit(error_model="numpy")(namespace[node.name])
-            elif node.name != name:
-                namespace[node.name] = numba.njit(namespace[node.name])
-        used_names = {x.id for fn in functions for x in syntax.walk(fn) if isinstance(x, ast.Name)}
-        for used in used_names:  # user functions called
-            value = namespace.get(used)
-            if inspect.isfunction(value) and value.__module__ not in ("dualtape.transforms.jit.runtime",) \
-                    and not getattr(value, "__module__", "").startswith(("numba", "numpy", "dualtape")) \
-                    and value.__name__ != "<lambda>" and used != name \
-                    and not has_star_parameters(value):  # (numba compiles no *args / **kwargs: a typing error)
-                jit_lifted_calls(value, numba.njit)  # (a nested function calling another)
-                namespace[used] = numba.njit(value)
-        compiled = numba.njit(python)
+        functions = compiled_reductions(jit_functions(generated, samples, peak))
+        fused = fuse_functions(copy.deepcopy(functions), kinds)
+        if len(fused) > len(functions):  # (kernels: try the fused code, and the code as it was if numba refuses it)
+            try:
+                compiled, result, filename, namespace = self.compile_and_call(fused, args)
+                self.fn = compiled
+                self.compile_seconds = time.perf_counter() - start
+                return result
+            except Exception as exc:
+                if not self.compile_error(exc):
+                    raise
         try:
-            result = compiled(*args)
+            compiled, result, filename, namespace = self.compile_and_call(functions, args)
         except Exception as exc:
-            if not isinstance(exc, numba.core.errors.NumbaError) and "unbox" not in str(exc) \
-                    and not raised_compiling(exc):
-                raise  # (numba's TypeError for an argument it cannot take: a list of arrays of two ndims)
+            if not self.compile_error(exc):
+                raise
+            filename = self.filename
+            namespace = self.namespace
             error = self.owner.refusal(exc, self.source, filename)
             helper = re.search(r"Untyped global name '(\w+)'", _ANSI.sub("", str(exc)))
             if helper and helper.group(1) in RUNTIME_HELPERS:  # (numba names the first only: name them all)
@@ -183,6 +176,38 @@ class _Entry:
         self.fn = compiled
         self.compile_seconds = time.perf_counter() - start
         return result
+
+    def compile_and_call(self, functions, args):
+        """Render `functions`, compile them with numba and call the result: (compiled, result,
+        file name, namespace). `self.source` is the source compiled."""
+        numba = self.owner.numba
+        name = self.owner.inner.name
+        from . import runtime as jit_runtime
+        python, self.source = run_module(functions, name, _namespace(self.module, jit_runtime.NAMES), f"jit {name}")
+        self.filename = filename = python.__code__.co_filename
+        self.namespace = namespace = python.__globals__
+        for node in functions:  # the adjoints of called user functions too
+            if is_kernel(node.name):  # (a fused loop: NumPy's error model, as the array statements it replaces)
+                namespace[node.name] = numba.njit(error_model="numpy")(namespace[node.name])
+            elif node.name != name:
+                namespace[node.name] = numba.njit(namespace[node.name])
+        used_names = {x.id for fn in functions for x in syntax.walk(fn) if isinstance(x, ast.Name)}
+        for used in used_names:  # user functions called
+            value = namespace.get(used)
+            if inspect.isfunction(value) and value.__module__ not in ("dualtape.transforms.jit.runtime",) \
+                    and not getattr(value, "__module__", "").startswith(("numba", "numpy", "dualtape")) \
+                    and value.__name__ != "<lambda>" and used != name \
+                    and not has_star_parameters(value):  # (numba compiles no *args / **kwargs: a typing error)
+                jit_lifted_calls(value, numba.njit)  # (a nested function calling another)
+                namespace[used] = numba.njit(value)
+        compiled = numba.njit(python)
+        return compiled, compiled(*args), filename, namespace
+
+    def compile_error(self, exc):
+        """Whether `exc` is numba refusing the code (not an error of the compiled code's run)."""
+        numba = self.owner.numba
+        return isinstance(exc, numba.core.errors.NumbaError) or "unbox" in str(exc) or raised_compiling(exc)
+        # ("unbox": numba's TypeError for an argument it cannot take: a list of arrays of two ndims)
 
     def uncompiled(self, reason, why, args, start):
         """Run (and keep) the uncompiled generated code, warning with `reason` and `why`."""
