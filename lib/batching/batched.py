@@ -15,15 +15,16 @@ import numpy as np
 
 from ..core import dnp
 from ..core.errors import RefusalError
-from ..core.traced import Traced
+from ..core.traced import ArrayLike
 from ..forward.dual import install_numpy_protocols, install_operators
 
 
-class Batched(Traced):
+class Batched(ArrayLike):
     """The values of one array for every example of a `vmap` at `level`: `_value` holds them
     stacked on axis 0 (`batch_size` of them); `shape`, `ndim` and `len` are one example's."""
 
     __slots__ = ("_value", "level", "batch_size", "__weakref__")
+    _unsized = "each example of this vmap value is a scalar"
     __array_priority__ = 300
 
     def __init__(self, value, level, batch_size):
@@ -39,14 +40,6 @@ class Batched(Traced):
         return tuple(dnp.shape(value))[1:]
 
     @property
-    def ndim(self):
-        return len(self.shape)
-
-    @property
-    def size(self):
-        return int(np.prod(self.shape))
-
-    @property
     def dtype(self):
         return dnp.result_dtype(self._value)
 
@@ -54,19 +47,6 @@ class Batched(Traced):
     def primal(self):
         """Refused: there is one value per example, not one array (plain_value walks here)."""
         raise _refusal("a conversion to one plain value (a Python `if` on it, bool(), int(), .item())")
-
-    def __len__(self):
-        shape = self.shape
-        if not shape:
-            raise TypeError("len() of unsized object: each example of this vmap value is a scalar")
-        return shape[0]
-
-    def __iter__(self):
-        for i in range(len(self)):
-            yield self[i]
-
-    def __getitem__(self, index):
-        return dnp.getitem(self, index)
 
     def __setitem__(self, index, value):
         raise RefusalError(f"[vmap] a batched value cannot be written into (t[{index!r}] = ...): "

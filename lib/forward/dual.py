@@ -23,10 +23,11 @@ from ..core.dtypes import any_complex, refuse_complex_op
 from ..core.duck import is_duck_array
 from ..core.errors import RefusalError
 from ..core.registry import LINEAR, NOT_DIFFERENTIABLE, Traced
+from ..core.traced import ArrayLike
 from ..reverse.dispatch import new_tag  # noqa: F401  (levels are shared with tapes: see there)
 from ..reverse.tensor import Tensor, escape_error, plain_value
 
-class Dual(Traced):
+class Dual(ArrayLike):
     """A primal value and its tangent (or a batch of k tangents) at forward level `tag`.
 
     Comparisons, `bool()` and shape queries look at the primal only, so a branch takes the
@@ -34,6 +35,7 @@ class Dual(Traced):
     """
 
     __slots__ = ("primal", "tangent", "tag", "batch", "__weakref__")  # (weak: inplace.py's views)
+    _unsized = "a scalar dual number has no length"
     __array_priority__ = 200
 
     def __init__(self, primal, tangent, tag, batch=None):
@@ -50,35 +52,11 @@ class Dual(Traced):
         return tuple(dnp.shape(primal))
 
     @property
-    def ndim(self):
-        return len(self.shape)
-
-    @property
-    def size(self):
-        return int(np.prod(self.shape))
-
-    @property
     def dtype(self):
         primal = self.primal
         if primal.__class__ is np.ndarray or primal.__class__ is np.float64:
             return primal.dtype
         return dnp.result_dtype(primal)
-
-    @property
-    def T(self):
-        return dnp.transpose(self)
-
-    def __len__(self):
-        if not self.shape:
-            raise TypeError("len() of unsized object: a scalar dual number has no length")
-        return self.shape[0]
-
-    def __iter__(self):
-        for i in range(len(self)):
-            yield self[i]
-
-    def __getitem__(self, index):
-        return dnp.getitem(self, index)
 
     def __setitem__(self, index, value):
         raise RefusalError(f"[Dual.__setitem__] a dual number (a value jvp, jacfwd or hessian traces) "

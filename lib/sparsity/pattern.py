@@ -16,7 +16,7 @@ import numpy as np
 
 from ..core import dnp
 from ..core.errors import RefusalError
-from ..core.traced import Traced
+from ..core.traced import ArrayLike
 from ..forward.dual import install_numpy_protocols, install_operators
 
 
@@ -70,7 +70,7 @@ def row_pairs(left, right):
     return first, second
 
 
-class Pattern(Traced):
+class Pattern(ArrayLike):
     """A value of the function under sparsity detection: `_value` (its NumPy value at the
     point given), `deps` (None when it depends on no input, else a boolean array of shape
     `primal.shape + (n,)`) and the `trace` it belongs to. A value computed from the inputs
@@ -96,32 +96,8 @@ class Pattern(Traced):
         return np.shape(self._value)
 
     @property
-    def ndim(self):
-        return len(self.shape)
-
-    @property
-    def size(self):
-        return int(np.prod(self.shape))
-
-    @property
     def dtype(self):
         return dnp.result_dtype(self._value)
-
-    @property
-    def T(self):
-        return dnp.transpose(self)
-
-    def __len__(self):
-        if not self.shape:
-            raise TypeError("len() of unsized object: a scalar traced value has no length")
-        return self.shape[0]
-
-    def __iter__(self):
-        for i in range(len(self)):
-            yield self[i]
-
-    def __getitem__(self, index):
-        return dnp.getitem(self, index)
 
     def __setitem__(self, index, value):
         raise RefusalError(f"[{self._trace.api}] a traced value cannot be written into (t[{index!r}] = ...), "
