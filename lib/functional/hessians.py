@@ -8,7 +8,7 @@ from ..forward.second_order import gradient_tangents
 from ..sparsity import Plans, check_sparse_call
 from .forward_mode import jacfwd, run_forward
 from .reverse_mode import grad, jacrev, run_on_tape, unlock
-from .values import (plan_arguments, as_input, as_output, at_top_level, check_input_kinds, check_scalar, check_tangent, checked_argnums, flatten, pack,
+from .values import (plan_arguments, as_input, as_output, at_top_level, check_input_kinds, check_scalar, check_tangent, checked_argnums, sparse_argument, flatten, pack,
                      split_aux, unwrap_aux)
 
 # -- second order ------------------------------------------------------------------------------
@@ -87,17 +87,13 @@ def _sparse_hessian(f, argnums, has_aux, sparsity, sparse_output):
     plans = Plans(f, "hessian", sparsity, "hessian")
 
     def hess(*args, **kwargs):
-        nums = checked_argnums(argnums, len(args), "hessian")
-        x = args[nums[0]]
-        if nest.is_pytree_node(x):
-            raise TypeError(f"[hessian] sparsity= differentiates one array, got a {type(x).__name__}; "
-                            "use sparsity=None for nested arguments.")
+        position, x = sparse_argument(args, argnums, "hessian")
         check_input_kinds(flatten([x]), "hessian", False)
         shape = tuple(dnp.shape(x))
         n = int(np.prod(shape))
         top = at_top_level(args)
         plain_args, plain_kwargs = plan_arguments(plans.auto, args, kwargs, "hessian")
-        _, compression = plans.plan(plain_args, nums[0], plain_kwargs)
+        _, compression = plans.plan(plain_args, position, plain_kwargs)
         dtype = dnp.result_dtype(x)
         dtype = dtype if dtype.kind == "f" else np.dtype(np.float64)
         seeds = compression.seeds(dtype)
@@ -107,7 +103,7 @@ def _sparse_hessian(f, argnums, has_aux, sparsity, sparse_output):
         seeds = seeds.reshape((k,) + shape)
         compressed = aux = None
         if top:
-            tape, inputs, out = run_on_tape(f, args, nums, "hessian", kwargs)
+            tape, inputs, out = run_on_tape(f, args, (position,), "hessian", kwargs)
             try:
                 if has_aux:
                     out, aux = split_aux(out, "hessian")
@@ -122,7 +118,7 @@ def _sparse_hessian(f, argnums, has_aux, sparsity, sparse_output):
             full = list(args)
 
             def g(value):
-                full[nums[0]] = value
+                full[position] = value
                 return gradient(*full, **kwargs)
             result = run_forward(g, (x,), (seeds,), "hessian", batch=k, has_aux=has_aux)
             aux = result[2] if has_aux else None

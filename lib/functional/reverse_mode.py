@@ -11,7 +11,8 @@ from ..reverse.tape import GradientTape
 from ..reverse.tensor import Tensor, wrap
 from ..sparsity import Plans, check_rows, check_sparse_call
 from .values import (plan_arguments, as_input, as_output, check_cotangent_kind, check_input_kinds, check_output_kinds, check_outputs,
-                     check_scalar, checked_argnums, element_write_refusal, flatten, pack, split_aux, unwrap, unwrap_aux,
+                     check_scalar, checked_argnums, element_write_refusal, flatten, pack, sparse_argument, split_aux, unwrap,
+                     unwrap_aux,
                      zero_tangent)
 
 # -- reverse mode ------------------------------------------------------------------------------
@@ -106,14 +107,10 @@ def _sparse_jacrev(f, argnums, has_aux, holomorphic, sparsity, sparse_output):
     plans = Plans(f, "jacrev", sparsity, "jacrev")
 
     def jacobian(*args, **kwargs):
-        nums = checked_argnums(argnums, len(args), "jacrev")
-        x = args[nums[0]]
-        if nest.is_pytree_node(x):
-            raise TypeError(f"[jacrev] sparsity= differentiates one array, got a {type(x).__name__}; "
-                            "use sparsity=None for nested arguments.")
+        position, x = sparse_argument(args, argnums, "jacrev")
         if holomorphic:
             check_input_kinds([x], "jacrev", True)
-        tape, inputs, out = run_on_tape(f, args, nums, "jacrev", kwargs)
+        tape, inputs, out = run_on_tape(f, args, (position,), "jacrev", kwargs)
         try:
             if has_aux:
                 out, aux = split_aux(out, "jacrev")
@@ -125,7 +122,7 @@ def _sparse_jacrev(f, argnums, has_aux, holomorphic, sparsity, sparse_output):
             shape, oshape = tuple(dnp.shape(x)), tuple(dnp.shape(out))
             n, m = int(np.prod(shape)), int(np.prod(oshape))
             plain_args, plain_kwargs = plan_arguments(plans.auto, args, kwargs, "jacrev")
-            _, compression = plans.plan(plain_args, nums[0], plain_kwargs, m)
+            _, compression = plans.plan(plain_args, position, plain_kwargs, m)
             check_rows(compression, m, "jacrev")
             seeds = compression.seeds(dnp.result_dtype(out))
             if len(seeds) == 0:

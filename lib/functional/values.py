@@ -93,6 +93,17 @@ def pack(structure, flat):
     return nest.tree_unflatten(structure, flat)
 
 
+def sparse_argument(args, argnums, api):
+    """(its position, the one array argument) that `api(f, sparsity=...)` differentiates, or a
+    clear error for a nested one."""
+    position = checked_argnums(argnums, len(args), api)[0]
+    x = args[position]
+    if nest.is_pytree_node(x):
+        raise TypeError(f"[{api}] sparsity= differentiates one array, got a {type(x).__name__}; "
+                        "use sparsity=None for nested arguments.")
+    return position, x
+
+
 def checked_argnums(argnums, nargs, api):
     nums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
     for i in nums:
