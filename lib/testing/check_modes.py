@@ -4,7 +4,8 @@ Modes: the tape (`GradientTape`), the functional API (`grad`, `vjp`, `jvp`, `jac
 `jacrev`, `hvp`), the source transformer (`transforms.grad`, `vjp`, `jvp` with one and
 with a batch of tangents, `hvp`), and the mixtures the docs promise: dual numbers through a
 generated adjoint (`functional.jvp` of `transforms.grad`) and a `GradientTape` recording a
-generated adjoint. Each gives some of: J u, v J (per argument), the Jacobian J, and H u
+generated adjoint; asked for by name (`ALL_MODES`), vmap of vjp and jvp and the generated
+vjp, jvp and hvp compiled by numba (`jit.*`). Each gives some of: J u, v J (per argument), the Jacobian J, and H u
 (the Hessian of <v, f> times u), for random directions u, v.
 
 Comparisons. Modes against each other: rtol 1e-9 (float64; only rounding differs, with

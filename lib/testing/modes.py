@@ -1,5 +1,6 @@
 """The modes `check_modes` runs on one case: the tape, the functional API, the source
-transformer (grad, vjp, jvp, batched jvp, hvp), their mixtures, and vmap of vjp and jvp, each as a function of the
+transformer (grad, vjp, jvp, batched jvp, hvp), their mixtures, vmap of vjp and jvp, and the
+transformer's vjp, jvp and hvp compiled by numba (jit="fallback"), each as a function of the
 case returning its derivatives by name (`run_modes`)."""
 
 import copy
