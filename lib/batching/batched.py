@@ -15,7 +15,7 @@ import numpy as np
 
 from ..core import dnp
 from ..core.errors import RefusalError
-from ..core.traced import ArrayLike
+from ..core.array_like import ArrayLike
 from ..forward.dual import install_numpy_protocols, install_operators
 
 

@@ -5,58 +5,10 @@ the registry's binder test for it. It lives alone so that `dnp`, below the regis
 """
 
 
-import math
-
-
 class Traced:
     """Base of every value a primitive must route instead of computing directly."""
 
     __slots__ = ()
-
-
-class ArrayLike(Traced):
-    """What the traced values that hold an array (dual numbers, vmap's batched values, sparsity's
-    patterns) share: `ndim` and `size` read from their `shape`, `.T`, and the sequence protocol
-    (`len`, iteration, indexing through dnp). `_unsized` says what a scalar one is in len()'s error."""
-
-    __slots__ = ()
-    _unsized = "a scalar traced value has no length"
-
-    @property
-    def ndim(self):
-        return len(self.shape)
-
-    @property
-    def size(self):
-        return int(math.prod(self.shape))
-
-    @property
-    def T(self):
-        return _dnp().transpose(self)
-
-    def __len__(self):
-        shape = self.shape
-        if not shape:
-            raise TypeError(f"len() of unsized object: {self._unsized}")
-        return shape[0]
-
-    def __iter__(self):
-        for i in range(len(self)):
-            yield self[i]
-
-    def __getitem__(self, index):
-        return _dnp().getitem(self, index)
-
-
-_DNP = []
-
-
-def _dnp():
-    """dnp (which imports this module: found at the first use)."""
-    if not _DNP:
-        from . import dnp
-        _DNP.append(dnp)
-    return _DNP[0]
 
 
 # id(traced argument) -> True for one made from an array, False for one made from a Python number:

@@ -23,7 +23,7 @@ from ..core.dtypes import any_complex, refuse_complex_op
 from ..core.duck import is_duck_array
 from ..core.errors import RefusalError
 from ..core.registry import LINEAR, NOT_DIFFERENTIABLE, Traced
-from ..core.traced import ArrayLike
+from ..core.array_like import ArrayLike
 from ..reverse.dispatch import new_tag  # noqa: F401  (levels are shared with tapes: see there)
 from ..reverse.tensor import Tensor, escape_error, plain_value
 
