@@ -144,47 +144,39 @@ class _Entry:
         from . import runtime as jit_runtime
         functions = compiled_reductions(jit_functions(generated, samples, peak))
         fused = fuse_functions(copy.deepcopy(functions), kinds)
-        if len(fused) > len(functions):  # (kernels: try the fused code, and the code as it was if numba refuses it)
+        # (kernels: the fused code first, and the code as it was where numba refuses the fused code)
+        for attempt in ([fused, functions] if len(fused) > len(functions) else [functions]):
             try:
-                compiled, result, filename, namespace = self.compile_and_call(fused, args)
-                self.fn = compiled
-                self.compile_seconds = time.perf_counter() - start
-                return result
+                self.fn, result = self.compile_and_call(attempt, args)
             except Exception as exc:
                 if not self.compile_error(exc):
                     raise
-        try:
-            compiled, result, filename, namespace = self.compile_and_call(functions, args)
-        except Exception as exc:
-            if not self.compile_error(exc):
-                raise
-            filename = self.filename
-            namespace = self.namespace
-            error = self.owner.refusal(exc, self.source, filename)
-            helper = re.search(r"Untyped global name '(\w+)'", _ANSI.sub("", str(exc)))
-            if helper and helper.group(1) in RUNTIME_HELPERS:  # (numba names the first only: name them all)
-                error = TransformError(f"{error}\n  (every helper it calls without a compiled twin: "
-                                       f"{', '.join(untwinned_helpers(functions, jit_runtime.NAMES))})")
-            containers = python_containers(generated, args, namespace, _ANSI.sub("", str(exc)))
-            if not self.owner.fallback and containers is None:
-                raise error from None
-            why = "jit='fallback'" if self.owner.fallback else "jit=True"
-            if containers is not None:
-                why = f"numba compiles no Python lists of arrays, dicts or function values, so {why}"
-            return self.uncompiled(str(error) if containers is None else f"{error}\n  (it holds {containers})", why,
-                                   args, start)
-        self.fn = compiled
-        self.compile_seconds = time.perf_counter() - start
-        return result
+                error, text = self.owner.refusal(exc, self.source, self.filename), _ANSI.sub("", str(exc))
+                continue
+            self.compile_seconds = time.perf_counter() - start
+            return result
+        helper = re.search(r"Untyped global name '(\w+)'", text)
+        if helper and helper.group(1) in RUNTIME_HELPERS:  # (numba names the first only: name them all)
+            error = TransformError(f"{error}\n  (every helper it calls without a compiled twin: "
+                                   f"{', '.join(untwinned_helpers(functions, jit_runtime.NAMES))})")
+        containers = python_containers(generated, args, self.namespace, text)
+        if not self.owner.fallback and containers is None:
+            raise error from None
+        why = "jit='fallback'" if self.owner.fallback else "jit=True"
+        if containers is not None:
+            why = f"numba compiles no Python lists of arrays, dicts or function values, so {why}"
+        return self.uncompiled(str(error) if containers is None else f"{error}\n  (it holds {containers})", why,
+                               args, start)
 
     def compile_and_call(self, functions, args):
-        """Render `functions`, compile them with numba and call the result: (compiled, result,
-        file name, namespace). `self.source` is the source compiled."""
+        """Render `functions`, compile them with numba and call the result: (compiled, result).
+        `self.source`, `self.filename` and `self.namespace` are the source compiled, its file
+        name and its globals (what a refusal names)."""
         numba = self.owner.numba
         name = self.owner.inner.name
         from . import runtime as jit_runtime
         python, self.source = run_module(functions, name, _namespace(self.module, jit_runtime.NAMES), f"jit {name}")
-        self.filename = filename = python.__code__.co_filename
+        self.filename = python.__code__.co_filename
         self.namespace = namespace = python.__globals__
         for node in functions:  # the adjoints of called user functions too
             if is_kernel(node.name):  # (a fused loop: NumPy's error model, as the array statements it replaces)
@@ -201,13 +193,13 @@ class _Entry:
                 jit_lifted_calls(value, numba.njit)  # (a nested function calling another)
                 namespace[used] = numba.njit(value)
         compiled = numba.njit(python)
-        return compiled, compiled(*args), filename, namespace
+        return compiled, compiled(*args)
 
     def compile_error(self, exc):
-        """Whether `exc` is numba refusing the code (not an error of the compiled code's run)."""
+        """Whether `exc` is numba refusing the code (not an error of the compiled code's run);
+        "unbox": numba's TypeError for an argument it cannot take (a list of arrays of two ndims)."""
         numba = self.owner.numba
         return isinstance(exc, numba.core.errors.NumbaError) or "unbox" in str(exc) or raised_compiling(exc)
-        # ("unbox": numba's TypeError for an argument it cannot take: a list of arrays of two ndims)
 
     def uncompiled(self, reason, why, args, start):
         """Run (and keep) the uncompiled generated code, warning with `reason` and `why`."""

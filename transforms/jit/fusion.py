@@ -13,6 +13,8 @@ consecutive statements `name = <elementwise expression>` in one block becomes:
     else:
         <the statements as they were>
 
+(a run that reads one array needs no guard, and runs its kernel alone).
+
 The kernel is a separate function compiled with NumPy's error model (division by zero gives
 inf or nan, as the array statements it replaces do). Which names are arrays (float64, of one
 ndim) and which are scalars is what the probe run saw (`record_kinds`); a name it saw with two
@@ -112,47 +114,34 @@ def _unbroadcast_target(node):
     return None
 
 
-class _Run:
-    """What one candidate statement needs: the names it reads, the unbroadcast targets, and
-    whether it reads an array (given the kinds so far)."""
-
-    def __init__(self, kinds, ndim):
-        self.kinds, self.ndim = kinds, ndim
-
-    def expr(self, node, reads, targets):
-        """Whether `node` is elementwise; fills `reads` and `targets`. Returns (ok, reads_array)."""
-        if isinstance(node, ast.Constant):
-            return type(node.value) in (int, float), False
-        if isinstance(node, ast.Name):
-            kind = self.kinds.get(node.id)
-            if kind == "scalar":
-                reads.append(node.id)
-                return True, False
-            if kind == ("array", self.ndim):
-                reads.append(node.id)
-                return True, True
+def _elementwise(node, kinds, ndim):
+    """(whether `node` is elementwise over arrays of `ndim` dims and scalars, whether it reads
+    an array), given the kinds the probe saw."""
+    if isinstance(node, ast.Constant):
+        return type(node.value) in (int, float), False
+    if isinstance(node, ast.Name):
+        kind = kinds.get(node.id)
+        return kind in ("scalar", ("array", ndim)), kind == ("array", ndim)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, _OPS):
+        ok1, a1 = _elementwise(node.left, kinds, ndim)
+        ok2, a2 = _elementwise(node.right, kinds, ndim) if ok1 else (False, False)
+        return ok1 and ok2, a1 or a2
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        return _elementwise(node.operand, kinds, ndim)
+    if _np_call(node):
+        return _elementwise(node.args[0], kinds, ndim)
+    unb = _unbroadcast_target(node)
+    if unb is not None:
+        inner, target = unb
+        if kinds.get(target) != ("array", ndim):
             return False, False
-        if isinstance(node, ast.BinOp) and isinstance(node.op, _OPS):
-            ok1, a1 = self.expr(node.left, reads, targets)
-            ok2, a2 = self.expr(node.right, reads, targets) if ok1 else (False, False)
-            return ok1 and ok2, a1 or a2
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-            return self.expr(node.operand, reads, targets)
-        if _np_call(node):
-            return self.expr(node.args[0], reads, targets)
-        unb = _unbroadcast_target(node)
-        if unb is not None:
-            inner, target = unb
-            if self.kinds.get(target) != ("array", self.ndim):
-                return False, False
-            ok, reads_array = self.expr(inner, reads, targets)
-            targets.append(target)
-            return ok and reads_array, reads_array  # (a scalar unbroadcast to an array would broadcast)
-        return False, False
+        ok, reads_array = _elementwise(inner, kinds, ndim)
+        return ok and reads_array, reads_array  # (a scalar unbroadcast to an array would broadcast)
+    return False, False
 
 
 def _candidate(st, kinds, in_place):
-    """(target, ndim, reads, unbroadcast targets, is_copy) for a fusable statement, else None."""
+    """The ndim of the arrays a fusable statement works on, else None."""
     if not (isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name)):
         return None
     target = st.targets[0].id
@@ -161,23 +150,10 @@ def _candidate(st, kinds, in_place):
         return None
     value = st.value
     unb = _unbroadcast_target(value)
-    is_copy = isinstance(value, ast.Name) or (unb is not None and isinstance(unb[0], ast.Name))
-    if is_copy and in_place:
-        return None
-    reads, targets = [], []
-    ok, reads_array = _Run(kinds, kind[1]).expr(value, reads, targets)
-    if not (ok and reads_array):
-        return None
-    return target, kind[1], reads, targets, is_copy
-
-
-def _names_read(nodes):
-    out = {}
-    for node in nodes:
-        for sub in ast.walk(node):
-            if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
-                out[sub.id] = out.get(sub.id, 0) + 1
-    return out
+    if in_place and (isinstance(value, ast.Name) or (unb is not None and isinstance(unb[0], ast.Name))):
+        return None  # (a copy, which must stay one array with its original)
+    ok, reads_array = _elementwise(value, kinds, kind[1])
+    return kind[1] if ok and reads_array else None
 
 
 def _writes_in_place(fn, kinds):
@@ -220,30 +196,28 @@ class _Fuser:
                 run.append((st, None))
                 continue
             cand = _candidate(st, self.kinds, self.in_place) if st is not None else None
-            if cand is not None and (ndim is None or cand[1] == ndim):
+            if cand is not None and (ndim is None or cand == ndim):
                 run.append((st, cand))
-                ndim = cand[1]
+                ndim = cand
                 continue
             out.extend(self.fuse(run, ndim))
             run, ndim = [], None
             if cand is not None:  # (a statement of another ndim starts a new run)
-                run, ndim = [(st, cand)], cand[1]
+                run, ndim = [(st, cand)], cand
             elif st is not None:
                 out.append(st)
         return out
 
     def fuse(self, entries, ndim):
-        """The statements of `entries` ((statement, candidate) pairs; a comment has none) as one
-        fused block after the comments, or as they were (fewer than two statements, or none of
-        their names read afterwards)."""
-        run = [(st, cand) for st, cand in entries if cand is not None]
-        statements = [st for st, _ in run]
-        if len(run) < 2:
+        """The statements of `entries` ((statement, ndim) pairs; a comment has none) as one fused
+        block after the comments, or as they were (fewer than two statements, or none of their
+        names read afterwards)."""
+        statements = [st for st, ndim in entries if ndim is not None]
+        if len(statements) < 2:
             return [st for st, _ in entries]
         comments = [st for st, cand in entries if cand is None]
-        run_ids = {id(st) for st in statements}
-        outside = exposed_reads(self.fn.body, run_ids)
-        assigned, inputs, scalars, guard, live = set(), [], [], [], []
+        outside = exposed_reads(self.fn.body, {id(st) for st in statements})
+        inputs, scalars, guard, live = [], [], [], []
         body = []  # the kernel's statements, on scalars
         index = ast.Name(id="_fz_i", ctx=ast.Load())
         local = {}  # name assigned in the run -> its scalar local
@@ -275,13 +249,13 @@ class _Fuser:
                 guard.append(target)
             return lower(inner)
 
-        for j, (st, (target, *_rest)) in enumerate(run):
+        for j, st in enumerate(statements):
+            target = st.targets[0].id
             value = lower(st.value)
             name = f"{PREFIX}s{j}_{target}"
             body.append(ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=value))
             local[target] = name
-            assigned.add(target)
-        for target in dict.fromkeys(t for _, (t, *_rest) in run):
+        for target in local:
             if outside.get(target) or target in inputs:  # (an input too: the next iteration's run reads it)
                 live.append(target)
         guard = list(dict.fromkeys(inputs + [g for g in guard if g not in inputs]))
@@ -300,14 +274,15 @@ class _Fuser:
         loop.body = body
         params = inputs + [g for g in guard if g not in inputs] + scalars + outs
         self.kernels.append(_function(kernel, params, [loop]))
-        tests = [code_expr("A.shape == B.shape", A=g, B=first) for g in guard[1:]]
-        test = ast.BoolOp(op=ast.And(), values=tests) if len(tests) > 1 else tests[0] if tests else ast.Constant(True)
         call = code_stmt("K()", K=kernel)
         call.value.args = [ast.Name(id=p, ctx=ast.Load()) for p in params]
-        fused = ast.If(test=test, body=[code_stmt("O = np.empty(A.shape)", O=out, A=first) for out in outs] + [call]
-                       + [code_stmt("N = O", N=name, O=out) for name, out in zip(live, outs)], orelse=[])
-        fused.orelse = statements
-        return comments + [fused]
+        fused = ([code_stmt("O = np.empty(A.shape)", O=out, A=first) for out in outs] + [call]
+                 + [code_stmt("N = O", N=name, O=out) for name, out in zip(live, outs)])
+        tests = [code_expr("A.shape == B.shape", A=g, B=first) for g in guard[1:]]
+        if not tests:  # (one array: nothing to guard)
+            return comments + fused
+        test = ast.BoolOp(op=ast.And(), values=tests) if len(tests) > 1 else tests[0]
+        return comments + [ast.If(test=test, body=fused, orelse=statements)]
 
 
 def _function(name, params, body):
