@@ -44,13 +44,13 @@ def _pyplot():
 def workloads(records, path):
     """One row per workload, one marker per family, log-scaled time axis."""
     plt = _pyplot()
-    rows = [r for r in records if best_per_family(r)]
+    rows = [(r["name"], cells) for r in records if (cells := best_per_family(r))]
     fig, ax = plt.subplots(figsize=(9.5, 0.42 * len(rows) + 1.6))
     offsets = {f: (k - (len(FAMILIES) - 1) / 2) * 0.11 for k, (f, *_) in enumerate(FAMILIES)}
     for family, label, color, marker in FAMILIES:
         ys, xs, lo, hi = [], [], [], []
-        for row, record in enumerate(rows):
-            cell = best_per_family(record).get(family)
+        for row, (_, cells) in enumerate(rows):
+            cell = cells.get(family)
             if cell is None:
                 continue
             med, low, high = cell
@@ -63,7 +63,7 @@ def workloads(records, path):
                         capsize=2, linewidth=1)
     ax.set_xscale("log")
     ax.set_yticks(range(len(rows)))
-    ax.set_yticklabels([_short(r["name"]) for r in reversed(rows)], fontsize=8)
+    ax.set_yticklabels([_short(name) for name, _ in reversed(rows)], fontsize=8)
     ax.set_xlabel("CPU µs per call (median over rounds; bars: min–max), log scale")
     ax.grid(axis="x", which="both", alpha=0.25)
     ax.legend(fontsize=7, loc="lower right", framealpha=0.9)

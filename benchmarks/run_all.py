@@ -166,7 +166,7 @@ def main(argv=None):
     if plots:
         import wl_checkpoint
         print("checkpoint trade-off", flush=True)
-        data["tradeoff"] = wl_checkpoint.tradeoff(args.quick)
+        data["tradeoff"] = wl_checkpoint.tradeoff(quick=False)
     output.with_suffix(".json").write_text(json.dumps(data, indent=1), encoding="utf-8")
     if plots:
         try:
