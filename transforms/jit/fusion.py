@@ -32,6 +32,7 @@ import sys
 import numpy as np
 
 from ..ir.code import is_comment
+from ..optimize.function import BLOCKS, arguments
 from ..templates.quote import code_expr, code_stmt
 
 UFUNCS = frozenset({"sin", "cos", "tan", "exp", "log", "sqrt", "tanh", "sinh", "cosh", "arctan", "arcsin",
@@ -184,7 +185,7 @@ class _Fuser:
     def block(self, body):
         """The statement list with its runs fused (recursing into nested blocks)."""
         for st in body:
-            for field in ("body", "orelse", "finalbody"):
+            for field in BLOCKS:
                 inner = getattr(st, field, None)
                 if isinstance(inner, list) and inner and not isinstance(st, ast.FunctionDef):
                     setattr(st, field, self.block(inner))
@@ -287,11 +288,9 @@ class _Fuser:
 
 def _function(name, params, body):
     """`def name(*params): body` (standard ast)."""
-    args = ast.arguments(posonlyargs=[], args=[ast.arg(arg=p) for p in params], vararg=None, kwonlyargs=[],
-                         kw_defaults=[], kwarg=None, defaults=[])
     fields = {"type_params": []} if "type_params" in ast.FunctionDef._fields else {}
-    return ast.FunctionDef(name=name, args=args, body=body, decorator_list=[], returns=None, type_comment=None,
-                           **fields)
+    return ast.FunctionDef(name=name, args=arguments(params), body=body, decorator_list=[], returns=None,
+                           type_comment=None, **fields)
 
 
 def exposed_reads(body, skip):
@@ -307,7 +306,7 @@ def exposed_reads(body, skip):
                 out[name] = out.get(name, 0) + count
 
         for st in statements:
-            nested = [inner for field in ("body", "orelse", "finalbody")
+            nested = [inner for field in BLOCKS
                       if isinstance(inner := getattr(st, field, None), list) and not isinstance(st, ast.FunctionDef)]
             nested += [h.body for h in getattr(st, "handlers", ())]
             if id(st) not in skip:
