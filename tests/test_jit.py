@@ -221,9 +221,11 @@ def test_source_is_what_numba_compiled():
     g = dt.grad(chain, jit=True)
     g(0.3, 10)
     assert g.source == g._last.source
-    assert g._last.fn.py_func.__code__.co_filename.startswith("<dualtape jit")
+    filename = g._last.fn.py_func.__code__.co_filename
+    # (the disk cache's file of this source, or, with the cache off, linecache's entry)
+    assert filename.startswith("<dualtape jit") or pathlib.Path(filename).read_text() == g.source
     import linecache
-    assert "".join(linecache.getlines(g._last.fn.py_func.__code__.co_filename)) == g.source
+    assert "".join(linecache.getlines(filename)) == g.source
     assert g.compile_seconds > 0
 
 

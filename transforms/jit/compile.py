@@ -34,9 +34,10 @@ from ..frontend.function_values import is_function_value, is_user_object, jit_li
 from ..cache import Guard, cache_on, user_functions
 from ..codegen.emit import run_module, source_of
 from ..runtime.names import RUNTIME_HELPERS
+from . import disk_cache
 from .reductions import compiled_reductions
 from .stacks import StackProbe, jit_functions, positional_functions, probe_functions
-from .fusion import fuse_functions, is_kernel, record_kinds
+from .fusion import fuse_functions, is_kernel, may_hold_arrays, record_kinds
 from ..frontend.parse import TransformError
 from ..runtime import shape_of
 from ..runtime import lists as runtime_lists
@@ -133,7 +134,11 @@ class _Entry:
                 stacks[len(stacks)] = self
 
         probe_ns["_Probe"] = Recording
-        with record_kinds(f"<dualtape probe {name}#") as kinds:  # (which names hold arrays: fusion.py)
+        if may_hold_arrays(generated, probe_ns, args):
+            with record_kinds(f"<dualtape probe {name}#") as kinds:  # (which names hold arrays: fusion.py)
+                probe(*args)
+        else:
+            kinds = {}
             probe(*args)
         samples, peak = {}, {}
         for rec in stacks.values():
@@ -143,7 +148,7 @@ class _Entry:
                 peak[key] = max(peak.get(key, 0), depth)
         from . import runtime as jit_runtime
         functions = compiled_reductions(jit_functions(generated, samples, peak))
-        fused = fuse_functions(copy.deepcopy(functions), kinds)
+        fused = fuse_functions(copy.deepcopy(functions), kinds) if kinds else functions
         # (kernels: the fused code first, and the code as it was where numba refuses the fused code)
         for attempt in ([fused, functions] if len(fused) > len(functions) else [functions]):
             try:
@@ -175,15 +180,17 @@ class _Entry:
         numba = self.owner.numba
         name = self.owner.inner.name
         from . import runtime as jit_runtime
-        python, self.source = run_module(functions, name, _namespace(self.module, jit_runtime.NAMES), f"jit {name}")
+        used_names = {x.id for fn in functions for x in syntax.walk(fn) if isinstance(x, ast.Name)}
+        python, self.source = run_module(functions, name, _namespace(self.module, jit_runtime.NAMES), f"jit {name}",
+                                         place=lambda text, globals_: disk_cache.place(text, globals_, used_names))
         self.filename = python.__code__.co_filename
         self.namespace = namespace = python.__globals__
+        cache = disk_cache.is_cached(python)  # (every global it reads has a key: numba may keep it on disk)
         for node in functions:  # the adjoints of called user functions too
             if is_kernel(node.name):  # (a fused loop: NumPy's error model, as the array statements it replaces)
-                namespace[node.name] = numba.njit(error_model="numpy")(namespace[node.name])
+                namespace[node.name] = numba.njit(error_model="numpy", cache=cache)(namespace[node.name])
             elif node.name != name:
-                namespace[node.name] = numba.njit(namespace[node.name])
-        used_names = {x.id for fn in functions for x in syntax.walk(fn) if isinstance(x, ast.Name)}
+                namespace[node.name] = numba.njit(cache=cache)(namespace[node.name])
         for used in used_names:  # user functions called
             value = namespace.get(used)
             if inspect.isfunction(value) and value.__module__ not in ("dualtape.transforms.jit.runtime",) \
@@ -192,7 +199,7 @@ class _Entry:
                     and not has_star_parameters(value):  # (numba compiles no *args / **kwargs: a typing error)
                 jit_lifted_calls(value, numba.njit)  # (a nested function calling another)
                 namespace[used] = numba.njit(value)
-        compiled = numba.njit(python)
+        compiled = numba.njit(cache=cache)(python)
         return compiled, compiled(*args)
 
     def compile_error(self, exc):
