@@ -110,7 +110,7 @@ def prepare(case):
         results.append(result)
         try:
             fn = impl.make()
-        except (ImportError, NotInstalled) as error:
+        except (ImportError, NotInstalled):
             result.status = "not installed"
             continue
         except Exception as error:  # noqa: BLE001  (reported in the table)

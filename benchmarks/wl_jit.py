@@ -29,7 +29,6 @@ import tempfile
 import time
 import types
 
-import numpy as np
 
 import dualtape.transforms as dt
 from dualtape.transforms.jit.disk_cache import ENV as CACHE_ENV
