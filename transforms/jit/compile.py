@@ -306,6 +306,43 @@ def _type_key(value):
     return type(value)
 
 
+def _plain_key(args):
+    """The type key of arguments that are real floats, ints and arrays of at least one axis, or
+    tuples of them, only (what a jvp or hvp may call its compiled version for again without
+    binding or checking them: every check of `_split` depends on types, dtypes and ndims
+    alone there); None for anything else."""
+    key = []
+    for value in args:
+        if isinstance(value, tuple):
+            inner = _plain_key(value)
+            if inner is None:
+                return None
+            key.append((tuple,) + inner)
+        elif type(value) is np.ndarray:
+            if value.ndim == 0 or value.dtype.kind not in "fiu":
+                return None
+            key.append((np.ndarray, value.dtype.str, value.ndim))
+        elif type(value) in (float, int):
+            key.append(type(value))
+        else:
+            return None
+    return tuple(key)
+
+
+def _layout(entry, n_args, tparams):
+    """Where each parameter of the compiled function comes from, in order: ("arg", i) the i-th
+    primal, ("tangent", j) the j-th tangent, (None, value) a default."""
+    layout = []
+    for position, (name, parameter) in enumerate(entry.signature.parameters.items()):
+        if name in tparams:
+            layout.append(("tangent", tparams.index(name)))
+        elif position < n_args:
+            layout.append(("arg", position))
+        else:
+            layout.append((None, parameter.default))
+    return tuple(layout)
+
+
 class Jitted:
     """`transforms.grad(f, jit=True)` and friends: the generated code compiled by numba.
 
@@ -327,6 +364,7 @@ class Jitted:
         self.wrt = inner.wrt
         self._entries = {}
         self._fast = {}  # argument types -> (compiled gradient, its entry, the defaults after them)
+        self._fast_tangent = {}  # jvp, hvp: _plain_key of the arguments -> (entry, _layout)
         self._last = None
         self.fallback_reason = None
         self._guard = Guard(contents=True)  # the globals the compiled versions were made from (numba freezes them)
@@ -367,12 +405,24 @@ class Jitted:
         if not self._guard.holds():  # a global was rebound: compile again from the current ones
             self._entries.clear()
             self._fast.clear()
+            self._fast_tangent.clear()
             self._last, self._guard = None, Guard(contents=True)
         if not kwargs:  # the fast path: a gradient compiled for these argument types already
             hit = self._fast.get(tuple(map(type, args)))
             if hit is not None:
                 self._last = hit[1]
                 return hit[0](*args, *hit[2])
+            if self._fast_tangent:
+                key = _plain_key(args)
+                hit = self._fast_tangent.get(key) if key is not None else None
+                if hit is not None:  # (jvp, hvp: the checks _split made passed for these types)
+                    entry, layout = hit
+                    self._last = entry
+                    *primals, tangents = args
+                    tangents = tangents if self.inner.wrt_is_tuple else (tangents,)
+                    value, tangent = entry.fn(*[primals[i] if where == "arg" else tangents[i] if where == "tangent"
+                                                else i for where, i in layout])
+                    return tangent if self.mode == "hvp" else (value, tangent)
         try:
             return self._call(args, kwargs)
         except Exception as exc:  # (an error inside the uncompiled generated code: name the user's line)
@@ -380,6 +430,7 @@ class Jitted:
             raise
 
     def _call(self, args, kwargs):
+        original = args
         # a 0-d array is a scalar to numba (np.sin of one is a float): pass its value
         args = tuple(a[()] if isinstance(a, np.ndarray) and a.ndim == 0 else a for a in args)
         kwargs = {k: v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v for k, v in kwargs.items()}
@@ -388,8 +439,11 @@ class Jitted:
             args, ts, bound, batch = self.inner._split(args, kwargs)
             refuse_complex(self.api, ts)
             entry, tparams = self._entry(args, kwargs, (batch,), bound=bound)
+            key = None if kwargs else _plain_key(original)
             kwargs = dict(kwargs, **{p: t for p, t in zip(tparams, ts)})
             value, tangent = entry(args, kwargs)
+            if key is not None and entry.fn is not None:
+                self._fast_tangent[key] = (entry, _layout(entry, len(args), tparams))
             return tangent if self.mode == "hvp" else (value, tangent)
         if self.mode == "vjp":
             if not args:
