@@ -144,3 +144,51 @@ def test_environment_variable_name_is_documented():
     docs = pathlib.Path(__file__).parent.parent / "docs"
     assert any(disk_cache.ENV in p.read_text() for p in docs.glob("*.md"))
     assert os.environ.get(disk_cache.ENV)  # (conftest: the suite writes into a folder of its own)
+
+
+def _function_in(namespace_name, source, name):
+    """`name` defined by `source` in a fresh globals dict whose __name__ is `namespace_name`
+    (code exec'd in a notebook or a dict: no module numba could import by that name)."""
+    import linecache
+    filename = f"<cell {next(_CELLS)}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = {"__name__": namespace_name, "math": math, "np": np}
+    exec(compile(source, filename, "exec"), namespace)
+    return namespace[name]
+
+
+_CELLS = __import__("itertools").count()
+
+
+def test_a_function_of_a_module_numba_cannot_import_loads_from_the_cache(folder):
+    source = "def f(x):\n    return math.sin(x) * x\n"
+    first = dt.grad(_function_in("<dynamic>", source, "f"), jit=True)
+    first(0.5)
+    second = dt.grad(_function_in("<dynamic>", source, "f"), jit=True)
+    assert second(0.5) == pytest.approx(math.cos(0.5) * 0.5 + math.sin(0.5), rel=1e-14)
+    assert sum(_stats(second).cache_hits.values()) == 1
+
+
+def test_an_attribute_of_another_module_is_keyed_by_its_value(folder):
+    config = types.ModuleType("dualtape_test_config")
+    config.K = 2.0
+    source = "def f(x):\n    return config.K * x * x\n"
+
+    def make():
+        f = _function_in("user", source, "f")
+        f.__globals__["config"] = config
+        return dt.grad(f, jit=True)
+    assert make()(3.0) == pytest.approx(12.0)
+    config.K = 5.0  # numba froze 2.0 into the first module's code
+    assert make()(3.0) == pytest.approx(30.0)
+    config.sub = math  # an attribute that is a module: no key, compiled uncached
+    assert disk_cache.key(source, {"config": config}, {"config"}, {("config", "sub")}) is None
+
+
+def test_a_cache_file_numba_cannot_load_is_compiled_again(folder):
+    g = dt.grad(fresh(scaled), jit=True)
+    want = g(0.3, 7)
+    for data in (folder / "__pycache__").glob("*.nbc"):
+        data.write_bytes(b"not a pickle")
+    again = dt.grad(fresh(scaled), jit=True)
+    assert again(0.3, 7) == want

@@ -173,7 +173,7 @@ class _Entry:
         return self.uncompiled(str(error) if containers is None else f"{error}\n  (it holds {containers})", why,
                                args, start)
 
-    def compile_and_call(self, functions, args):
+    def compile_and_call(self, functions, args, cache=True):
         """Render `functions`, compile them with numba and call the result: (compiled, result).
         `self.source`, `self.filename` and `self.namespace` are the source compiled, its file
         name and its globals (what a refusal names)."""
@@ -181,8 +181,11 @@ class _Entry:
         name = self.owner.inner.name
         from . import runtime as jit_runtime
         used_names = {x.id for fn in functions for x in syntax.walk(fn) if isinstance(x, ast.Name)}
+        attributes = {(x.value.id, x.attr) for fn in functions for x in syntax.walk(fn)
+                      if isinstance(x, ast.Attribute) and isinstance(x.value, ast.Name)}
+        place = (lambda text, globals_: disk_cache.place(text, globals_, used_names, attributes)) if cache else None
         python, self.source = run_module(functions, name, _namespace(self.module, jit_runtime.NAMES), f"jit {name}",
-                                         place=lambda text, globals_: disk_cache.place(text, globals_, used_names))
+                                         place=place)
         self.filename = python.__code__.co_filename
         self.namespace = namespace = python.__globals__
         cache = disk_cache.is_cached(python)  # (every global it reads has a key: numba may keep it on disk)
@@ -200,7 +203,12 @@ class _Entry:
                 jit_lifted_calls(value, numba.njit)  # (a nested function calling another)
                 namespace[used] = numba.njit(value)
         compiled = numba.njit(cache=cache)(python)
-        return compiled, compiled(*args)
+        try:
+            return compiled, compiled(*args)
+        except Exception as exc:  # noqa: BLE001  (a cache file numba cannot load: compile without the cache)
+            if cache and disk_cache.raised_loading(exc):
+                return self.compile_and_call(functions, args, cache=False)
+            raise
 
     def compile_error(self, exc):
         """Whether `exc` is numba refusing the code (not an error of the compiled code's run);

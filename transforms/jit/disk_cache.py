@@ -9,8 +9,9 @@ once to a file named by a hash of everything the compiled code depends on:
 * the text itself (the generated functions, fused kernels and all);
 * the value of every global it reads, which numba freezes into the machine code as a constant
   (`G = 9.81` at module level): numbers, strings, NumPy scalars and arrays up to 1 MiB by
-  value, modules by name, dualtape's runtime helpers and their compiled twins by the hash of
-  their source files;
+  value, NumPy and math by name, the attributes read of any other module (`config.K`) by
+  value, dualtape's runtime helpers and their compiled twins by the hash of their source
+  files;
 * the versions of Python, NumPy, numba and dualtape, and the machine.
 
 A global of any other kind (a user function numba compiles alongside, an object) makes the
@@ -97,9 +98,13 @@ def value_key(value, helpers):
     return None
 
 
-def key(source, namespace, names):
+LIBRARIES = ("numpy", "math")  # modules whose attributes numba reads as functions and constants of theirs
+
+
+def key(source, namespace, names, attributes=()):
     """The hash that names the compiled module of `source` run in `namespace`, reading the
-    globals `names`; None when one of them has no key (the module is not cached)."""
+    globals `names` and the attributes `(name, attribute)` of them; None when one of those has
+    no key (the module is not cached)."""
     helpers = _helpers()
     parts = [_toolchain(), source]
     for name in sorted(names):
@@ -108,16 +113,23 @@ def key(source, namespace, names):
             if part is None:
                 return None
             parts.append(f"{name}={part}")
+    for name, attribute in sorted(attributes):
+        value = namespace.get(name)
+        if isinstance(value, types.ModuleType) and value.__name__.split(".")[0] not in LIBRARIES:
+            part = value_key(getattr(value, attribute, None), helpers)  # (numba froze `other.K`'s value)
+            if part is None or isinstance(getattr(value, attribute, None), types.ModuleType):
+                return None
+            parts.append(f"{name}.{attribute}={part}")
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:32]
 
 
-def place(source, namespace, names):
+def place(source, namespace, names, attributes=()):
     """A module whose file holds `source` in the cache (written once) and whose globals are
     `namespace`'s, registered in sys.modules (numba imports a cached function's module by name
     to rebuild its environment); None when the module is not cached. Run `source` in its
     `__dict__`."""
     folder = directory()
-    digest = None if folder is None else key(source, namespace, names)
+    digest = None if folder is None else key(source, namespace, names, attributes)
     if digest is None:
         return None
     path = folder / f"{MODULE_PREFIX}{digest}.py"
@@ -130,7 +142,9 @@ def place(source, namespace, names):
             return None
     module = types.ModuleType(path.stem)
     module.__dict__.update(namespace)
-    module.__file__ = str(path)
+    for dunder in ("__spec__", "__loader__", "__package__", "__path__", "__cached__"):
+        module.__dict__.pop(dunder, None)  # (the user's module's, copied with its globals)
+    module.__name__, module.__file__ = path.stem, str(path)  # (the name numba imports on a load)
     sys.modules[path.stem] = module
     return module
 
@@ -138,3 +152,11 @@ def place(source, namespace, names):
 def is_cached(function):
     """Whether `function` runs from a file this cache placed."""
     return os.path.basename(function.__code__.co_filename).startswith(MODULE_PREFIX)
+
+
+def raised_loading(exc):
+    """Whether `exc` came out of numba loading a cached function (a file it cannot read back:
+    truncated, or written by another setup), not out of compiling or running the code."""
+    import traceback
+    return any(frame.filename.endswith(os.path.join("numba", "core", "caching.py"))
+               for frame in traceback.extract_tb(exc.__traceback__))
