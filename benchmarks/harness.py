@@ -26,6 +26,15 @@ DUALTAPE, FLOOR = "dualtape", "floor"
 PEERS = ("torch", "autograd", "jax", "jax.jit")
 
 
+def cold_jit_cache():
+    """Point dualtape's jit disk cache (transforms/jit/disk_cache.py) at an empty folder of
+    this run's, unless DUALTAPE_JIT_CACHE is set: every compile time a run reports is then a
+    cold compile, never a load of what an earlier run left."""
+    import os
+    import tempfile
+    os.environ.setdefault("DUALTAPE_JIT_CACHE", tempfile.mkdtemp(prefix="dualtape-bench-jit-"))
+
+
 class NotInstalled(Exception):
     """Raised by a `make` whose library is missing (ImportError is treated alike)."""
 
@@ -101,7 +110,7 @@ def prepare(case):
         results.append(result)
         try:
             fn = impl.make()
-        except (ImportError, NotInstalled) as error:
+        except (ImportError, NotInstalled):
             result.status = "not installed"
             continue
         except Exception as error:  # noqa: BLE001  (reported in the table)
@@ -178,6 +187,7 @@ def main(title, cases, pinning, argv=None, max_calls=400):
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--only", default="")
     args = parser.parse_args(argv)
+    cold_jit_cache()
     target_s, budget_s, max_calls = (0.002, 1.0, 3) if args.quick else (0.25, 40.0, max_calls)
     print(f"# {title} ({pinning})\n")
     for case in cases(args.quick):

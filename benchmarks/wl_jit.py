@@ -24,12 +24,14 @@ if __name__ == "__main__":
     PINNING = run_all.pin()  # one thread per library, pinned to CPU 0 (re-executes under taskset)
 
 import math
+import os
+import tempfile
 import time
 import types
 
-import numpy as np
 
 import dualtape.transforms as dt
+from dualtape.transforms.jit.disk_cache import ENV as CACHE_ENV
 
 try:
     from . import peers
@@ -70,13 +72,28 @@ def _fresh(f):
 def _jit_impl(name, f, wrt, args, fresh=False, note=""):
     """The Impl of dualtape's compiled gradient. Unless `fresh`, make() compiles it (the first
     call: transform, probe, numba) and writes that time into the note; the timed calls run
-    the compiled code."""
+    the compiled code. fresh="cold": every call compiles (the disk cache off); fresh="cached":
+    every call loads what numba compiled for an earlier call from the disk cache (a cache
+    folder of its own, filled by make()), as a later run of the same script does."""
     impl = Impl(name, DUALTAPE, None, note=note)
 
     def make():
         import numba  # noqa: F401  (ImportError: reported as not installed)
         if fresh:
-            return lambda: dt.grad(_fresh(f), wrt=wrt, jit=True)(*args)
+            folder = "0" if fresh == "cold" else tempfile.mkdtemp(prefix="dualtape-jit-cache-")
+
+            def run():
+                previous = os.environ.get(CACHE_ENV)
+                os.environ[CACHE_ENV] = folder
+                try:
+                    return dt.grad(_fresh(f), wrt=wrt, jit=True)(*args)
+                finally:
+                    if previous is None:
+                        del os.environ[CACHE_ENV]
+                    else:
+                        os.environ[CACHE_ENV] = previous
+            run()  # (compiles and, when cached, fills the cache)
+            return run
         start = time.perf_counter()
         g = dt.grad(f, wrt=wrt, jit=True)
         g(*args)
@@ -178,17 +195,25 @@ def cases(quick):
                     Impl("JAX jit(grad)", "jax.jit", _jax_rk4(steps), note="lax.fori_loop")]),
         Case(f"Compile time: a fresh transform and its first call ({steps} steps)", rtol=1e-9, atol=1e-12,
              description="Each call makes the gradient of a fresh copy of f and calls it once: dualtape "
-                         "transforms the source, runs it once uncompiled (the probe) and compiles with numba; "
-                         "JAX traces, lowers and compiles with XLA. The time is the compile time.",
+                         "transforms the source, runs it once uncompiled (the probe) and compiles with numba "
+                         "(cold), or loads numba's code from its disk cache (cached); JAX traces, lowers and "
+                         "compiles with XLA (its persistent cache off, as by default). The time is the compile "
+                         "time.",
              impls=[Impl("hand-written adjoint (Python floats), RK4", FLOOR,
                          lambda: lambda: pendulum_adjoint_by_hand(*rk4_args)),
-                    _jit_impl("dualtape jit=True, RK4", pendulum, (0, 1), rk4_args, fresh=True),
+                    _jit_impl("dualtape jit=True, RK4", pendulum, (0, 1), rk4_args, fresh="cold",
+                              note="the disk cache off: numba compiles"),
+                    _jit_impl("dualtape jit=True, RK4, cached", pendulum, (0, 1), rk4_args, fresh="cached",
+                              note="numba's code from the disk cache (a later run of the script)"),
                     Impl("JAX jit(grad), RK4", "jax.jit", _jax_rk4(steps, fresh=True))]),
         Case(f"Compile time: scalar chain ({steps} steps)", rtol=1e-10, atol=1e-12,
              description="As above, for the scalar chain (JAX: the Python loop unrolled, and fori_loop).",
              impls=[Impl("hand-written adjoint (Python floats), chain", FLOOR,
                          lambda: lambda: chain_adjoint_by_hand(*chain_args)),
-                    _jit_impl("dualtape jit=True, chain", chain, 0, chain_args, fresh=True),
+                    _jit_impl("dualtape jit=True, chain", chain, 0, chain_args, fresh="cold",
+                              note="the disk cache off: numba compiles"),
+                    _jit_impl("dualtape jit=True, chain, cached", chain, 0, chain_args, fresh="cached",
+                              note="numba's code from the disk cache (a later run of the script)"),
                     Impl("JAX jit(grad), chain, Python loop", "jax.jit", _jax_chain(steps, False, fresh=True)),
                     Impl("JAX jit(grad), chain, fori_loop", "jax.jit", _jax_chain(steps, True, fresh=True))]),
     ]

@@ -6,6 +6,7 @@ choose "dev" locally with HYPOTHESIS_PROFILE=dev.
 """
 
 import os
+import tempfile
 
 import numpy as np
 import pytest
@@ -18,6 +19,9 @@ settings.register_profile("ci", max_examples=15, deadline=None, derandomize=True
 settings.register_profile("dev", max_examples=200, deadline=None, print_blob=True,
                           suppress_health_check=_SLOW_IS_FINE)
 settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+# jit=True's disk cache (transforms/jit/disk_cache.py): a folder of this run's, not the user's
+os.environ.setdefault("DUALTAPE_JIT_CACHE", tempfile.mkdtemp(prefix="dualtape-test-jit-"))
 
 
 @pytest.fixture(autouse=True)

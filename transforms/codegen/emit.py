@@ -174,20 +174,28 @@ def source_of(functions):
     return "\n\n\n".join(render(function) for function in functions) + "\n"
 
 
-def run_module(functions, name, namespace, tag):
+def run_module(functions, name, namespace, tag, place=None):
     """Render the generated `functions` once, register the text in `linecache` (tracebacks,
     `inspect` and `pdb` show it; it goes with the function), run it in `namespace` and return
     (the function `name`, the text). The namespace keeps where each line's statement is
     (`__dualtape_statements__`, for tracebacks.py) and the user functions
-    (`__dualtape_user_functions__`, which the caller sets: what cache.Guard watches)."""
+    (`__dualtape_user_functions__`, which the caller sets: what cache.Guard watches).
+
+    place: None, or place(text, namespace) -> a module whose file holds the text (jit's disk
+    cache), or None; the text then runs in that module's globals, under its file's name."""
     source, statements = numbered_source(functions)
-    filename = f"<dualtape {tag}#{next(_counter)}>"
-    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    module = place(source, namespace) if place is not None else None
+    if module is not None:
+        filename, namespace = module.__file__, module.__dict__
+    else:
+        filename = f"<dualtape {tag}#{next(_counter)}>"
+        linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     namespace["__builtins__"] = builtins
     namespace["__dualtape_statements__"] = statements
     exec(compile(source, filename, "exec"), namespace)
     fn = namespace[name]
-    weakref.finalize(fn, linecache.cache.pop, filename, None)
+    if module is None:
+        weakref.finalize(fn, linecache.cache.pop, filename, None)
     return fn, source
 
 

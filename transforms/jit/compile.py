@@ -34,9 +34,10 @@ from ..frontend.function_values import is_function_value, is_user_object, jit_li
 from ..cache import Guard, cache_on, user_functions
 from ..codegen.emit import run_module, source_of
 from ..runtime.names import RUNTIME_HELPERS
+from . import disk_cache
 from .reductions import compiled_reductions
 from .stacks import StackProbe, jit_functions, positional_functions, probe_functions
-from .fusion import fuse_functions, is_kernel, record_kinds
+from .fusion import fuse_functions, is_kernel, may_hold_arrays, record_kinds
 from ..frontend.parse import TransformError
 from ..runtime import shape_of
 from ..runtime import lists as runtime_lists
@@ -133,7 +134,11 @@ class _Entry:
                 stacks[len(stacks)] = self
 
         probe_ns["_Probe"] = Recording
-        with record_kinds(f"<dualtape probe {name}#") as kinds:  # (which names hold arrays: fusion.py)
+        if may_hold_arrays(generated, probe_ns, args):
+            with record_kinds(f"<dualtape probe {name}#") as kinds:  # (which names hold arrays: fusion.py)
+                probe(*args)
+        else:
+            kinds = {}
             probe(*args)
         samples, peak = {}, {}
         for rec in stacks.values():
@@ -143,7 +148,7 @@ class _Entry:
                 peak[key] = max(peak.get(key, 0), depth)
         from . import runtime as jit_runtime
         functions = compiled_reductions(jit_functions(generated, samples, peak))
-        fused = fuse_functions(copy.deepcopy(functions), kinds)
+        fused = fuse_functions(copy.deepcopy(functions), kinds) if kinds else functions
         # (kernels: the fused code first, and the code as it was where numba refuses the fused code)
         for attempt in ([fused, functions] if len(fused) > len(functions) else [functions]):
             try:
@@ -168,22 +173,27 @@ class _Entry:
         return self.uncompiled(str(error) if containers is None else f"{error}\n  (it holds {containers})", why,
                                args, start)
 
-    def compile_and_call(self, functions, args):
+    def compile_and_call(self, functions, args, cache=True):
         """Render `functions`, compile them with numba and call the result: (compiled, result).
         `self.source`, `self.filename` and `self.namespace` are the source compiled, its file
         name and its globals (what a refusal names)."""
         numba = self.owner.numba
         name = self.owner.inner.name
         from . import runtime as jit_runtime
-        python, self.source = run_module(functions, name, _namespace(self.module, jit_runtime.NAMES), f"jit {name}")
+        used_names = {x.id for fn in functions for x in syntax.walk(fn) if isinstance(x, ast.Name)}
+        attributes = {(x.value.id, x.attr) for fn in functions for x in syntax.walk(fn)
+                      if isinstance(x, ast.Attribute) and isinstance(x.value, ast.Name)}
+        place = (lambda text, globals_: disk_cache.place(text, globals_, used_names, attributes)) if cache else None
+        python, self.source = run_module(functions, name, _namespace(self.module, jit_runtime.NAMES), f"jit {name}",
+                                         place=place)
         self.filename = python.__code__.co_filename
         self.namespace = namespace = python.__globals__
+        cache = disk_cache.is_cached(python)  # (every global it reads has a key: numba may keep it on disk)
         for node in functions:  # the adjoints of called user functions too
             if is_kernel(node.name):  # (a fused loop: NumPy's error model, as the array statements it replaces)
-                namespace[node.name] = numba.njit(error_model="numpy")(namespace[node.name])
+                namespace[node.name] = numba.njit(error_model="numpy", cache=cache)(namespace[node.name])
             elif node.name != name:
-                namespace[node.name] = numba.njit(namespace[node.name])
-        used_names = {x.id for fn in functions for x in syntax.walk(fn) if isinstance(x, ast.Name)}
+                namespace[node.name] = numba.njit(cache=cache)(namespace[node.name])
         for used in used_names:  # user functions called
             value = namespace.get(used)
             if inspect.isfunction(value) and value.__module__ not in ("dualtape.transforms.jit.runtime",) \
@@ -192,8 +202,13 @@ class _Entry:
                     and not has_star_parameters(value):  # (numba compiles no *args / **kwargs: a typing error)
                 jit_lifted_calls(value, numba.njit)  # (a nested function calling another)
                 namespace[used] = numba.njit(value)
-        compiled = numba.njit(python)
-        return compiled, compiled(*args)
+        compiled = numba.njit(cache=cache)(python)
+        try:
+            return compiled, compiled(*args)
+        except Exception as exc:  # noqa: BLE001  (a cache file numba cannot load: compile without the cache)
+            if cache and disk_cache.raised_loading(exc):
+                return self.compile_and_call(functions, args, cache=False)
+            raise
 
     def compile_error(self, exc):
         """Whether `exc` is numba refusing the code (not an error of the compiled code's run);
@@ -299,6 +314,43 @@ def _type_key(value):
     return type(value)
 
 
+def _plain_key(args):
+    """The type key of arguments that are real floats, ints and arrays of at least one axis, or
+    tuples of them, only (what a jvp or hvp may call its compiled version for again without
+    binding or checking them: every check of `_split` depends on types, dtypes and ndims
+    alone there); None for anything else."""
+    key = []
+    for value in args:
+        if isinstance(value, tuple):
+            inner = _plain_key(value)
+            if inner is None:
+                return None
+            key.append((tuple,) + inner)
+        elif type(value) is np.ndarray:
+            if value.ndim == 0 or value.dtype.kind not in "fiu":
+                return None
+            key.append((np.ndarray, value.dtype.str, value.ndim))
+        elif type(value) in (float, int):
+            key.append(type(value))
+        else:
+            return None
+    return tuple(key)
+
+
+def _layout(entry, n_args, tparams):
+    """Where each parameter of the compiled function comes from, in order: ("arg", i) the i-th
+    primal, ("tangent", j) the j-th tangent, (None, value) a default."""
+    layout = []
+    for position, (name, parameter) in enumerate(entry.signature.parameters.items()):
+        if name in tparams:
+            layout.append(("tangent", tparams.index(name)))
+        elif position < n_args:
+            layout.append(("arg", position))
+        else:
+            layout.append((None, parameter.default))
+    return tuple(layout)
+
+
 class Jitted:
     """`transforms.grad(f, jit=True)` and friends: the generated code compiled by numba.
 
@@ -320,6 +372,7 @@ class Jitted:
         self.wrt = inner.wrt
         self._entries = {}
         self._fast = {}  # argument types -> (compiled gradient, its entry, the defaults after them)
+        self._fast_tangent = {}  # jvp, hvp: _plain_key of the arguments -> (entry, _layout)
         self._last = None
         self.fallback_reason = None
         self._guard = Guard(contents=True)  # the globals the compiled versions were made from (numba freezes them)
@@ -360,12 +413,24 @@ class Jitted:
         if not self._guard.holds():  # a global was rebound: compile again from the current ones
             self._entries.clear()
             self._fast.clear()
+            self._fast_tangent.clear()
             self._last, self._guard = None, Guard(contents=True)
         if not kwargs:  # the fast path: a gradient compiled for these argument types already
             hit = self._fast.get(tuple(map(type, args)))
             if hit is not None:
                 self._last = hit[1]
                 return hit[0](*args, *hit[2])
+            if self._fast_tangent:
+                key = _plain_key(args)
+                hit = self._fast_tangent.get(key) if key is not None else None
+                if hit is not None:  # (jvp, hvp: the checks _split made passed for these types)
+                    entry, layout = hit
+                    self._last = entry
+                    *primals, tangents = args
+                    tangents = tangents if self.inner.wrt_is_tuple else (tangents,)
+                    value, tangent = entry.fn(*[primals[i] if where == "arg" else tangents[i] if where == "tangent"
+                                                else i for where, i in layout])
+                    return tangent if self.mode == "hvp" else (value, tangent)
         try:
             return self._call(args, kwargs)
         except Exception as exc:  # (an error inside the uncompiled generated code: name the user's line)
@@ -373,6 +438,7 @@ class Jitted:
             raise
 
     def _call(self, args, kwargs):
+        original = args
         # a 0-d array is a scalar to numba (np.sin of one is a float): pass its value
         args = tuple(a[()] if isinstance(a, np.ndarray) and a.ndim == 0 else a for a in args)
         kwargs = {k: v[()] if isinstance(v, np.ndarray) and v.ndim == 0 else v for k, v in kwargs.items()}
@@ -381,8 +447,11 @@ class Jitted:
             args, ts, bound, batch = self.inner._split(args, kwargs)
             refuse_complex(self.api, ts)
             entry, tparams = self._entry(args, kwargs, (batch,), bound=bound)
+            key = None if kwargs else _plain_key(original)
             kwargs = dict(kwargs, **{p: t for p, t in zip(tparams, ts)})
             value, tangent = entry(args, kwargs)
+            if key is not None and entry.fn is not None:
+                self._fast_tangent[key] = (entry, _layout(entry, len(args), tparams))
             return tangent if self.mode == "hvp" else (value, tangent)
         if self.mode == "vjp":
             if not args:

@@ -27,6 +27,7 @@ jit/stacks.py's preallocated stacks aside), where the copy and the original must
 """
 
 import ast
+import math
 import sys
 
 import numpy as np
@@ -90,6 +91,35 @@ class record_kinds:
             old = kinds.get(name, kind)
             kinds[name] = kind if old == kind else MIXED
         return self._line
+
+
+def may_hold_arrays(functions, namespace, args):
+    """Whether a name of the generated `functions` can hold an array when they are called with
+    `args`: an argument is (or holds) one, or the code reads a global other than the math
+    module, a number or a dualtape runtime helper (np, a user function, ...). Where none can,
+    there is nothing to fuse, and the probe runs without `record_kinds` (tracing every line of
+    a long scalar loop costs more than compiling it)."""
+    if any(_holds_array(a) for a in args):
+        return True
+    from ..runtime.names import RUNTIME_NAMES
+    for function in functions:
+        for node in ast.walk(function):
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and node.id in namespace:
+                value = namespace[node.id]
+                if not (node.id in RUNTIME_NAMES or value is math
+                        or isinstance(value, (int, float)) and not isinstance(value, bool)):
+                    return True
+    return False
+
+
+def _holds_array(value):
+    if isinstance(value, np.ndarray):
+        return True
+    if isinstance(value, (list, tuple)):
+        return any(_holds_array(v) for v in value)
+    if isinstance(value, dict):
+        return any(_holds_array(v) for v in value.values())
+    return False
 
 
 # -- finding runs ----------------------------------------------------------------------------------
