@@ -134,6 +134,7 @@ def test_falls_back_where_it_does_not_apply(sweeps):
         "w @ x (mixes the examples)": lambda v: tf.tanh(tf.matmul(np.eye(2)[::-1], v)),
         "a broadcast elementwise input": lambda v: tf.tanh(tf.matmul(v, np.ones((3, 1))) * v),
         "a float64 intermediate from a float32 source": None,
+        "a 0-d intermediate (a full sum)": lambda v: tf.tanh(v) * dnp.sum(v ** 2),
     }
     for name, f in checks.items():
         if f is None:
@@ -147,6 +148,11 @@ def test_falls_back_where_it_does_not_apply(sweeps):
         if name.startswith("w @ x"):  # TF's meaning: the jacobian summed over the target's batch
             y = np.tanh(x[::-1])
             np.testing.assert_allclose(jac, (1 - y * y)[::-1, :, None] * np.eye(3), rtol=1e-12, err_msg=name)
+            continue
+        if name.startswith("a 0-d"):  # (it couples the examples too)
+            y, s = np.tanh(x), np.sum(x ** 2)
+            expected = (1 - y * y)[:, :, None] * s * np.eye(3) + np.sum(y, axis=0)[None, :, None] * 2 * x[:, None, :]
+            np.testing.assert_allclose(jac, expected, rtol=1e-12, err_msg=name)
             continue
         np.testing.assert_allclose(jac, per_example_differences(f, x), rtol=1e-6, atol=1e-8, err_msg=name)
     assert sweeps == [False] * len(checks)
@@ -209,3 +215,15 @@ def test_tapes_and_unconnected_sources(sweeps):
         s = dnp.sum(inner.batch_jacobian(y, x) ** 2)
     assert sweeps[-1] is False
     assert outer.gradient(s, x) is not None
+
+
+def test_a_dense_jacobian_read_twice_is_not_scaled_in_place(sweeps):
+    (w1, b1), (w2, b2) = layers((3, 4, 5), np.float64, seed=7)
+
+    def f(v):
+        d = tf.matmul(tf.nn.elu(tf.matmul(v, w1) + b1), w2)  # dense jacobians, read twice below
+        z = tf.tanh(d + b2)  # (the Add hands d's jacobians on as they are)
+        return z * tf.sigmoid(d)
+    x = np.random.default_rng(8).standard_normal((3, 3))
+    np.testing.assert_allclose(batch_jacobian(f, x).numpy(), per_example_differences(f, x), rtol=1e-6, atol=1e-8)
+    assert sweeps == [True]

@@ -88,51 +88,54 @@ def _plan(entries, source_id, target_id, batch, dtype):
             on_path.append(entry)
     reached = {source_id}
     reads = {}
-    steps = []
+    path = []
     for entry in reversed(on_path):
         op, in_ids, values, out_id, ans, static = entry
         inputs = [i for i, tid in enumerate(in_ids) if tid in reached]
         if not inputs:
             continue
-        step = _step(op, inputs, values, ans, static, batch, dtype)
-        if step is None:
+        if not _supported(op, inputs, values, ans, batch, dtype):
             return None
         reached.add(out_id)
         for i in inputs:
             reads[in_ids[i]] = reads.get(in_ids[i], 0) + 1
-        steps.append((out_id, [in_ids[i] for i in inputs], step, in_ids[inputs[0]], ans.size // batch))
+        path.append((entry, inputs))
     if target_id not in reached:
         return None
-    return [(out_id, ids, step, len(ids) > 1 or reads[first] > 1, features)
-            for out_id, ids, step, first, features in steps]
+    steps = []  # (the diagonals only now: no rule runs for a path that falls back)
+    for (op, in_ids, values, out_id, ans, static), inputs in path:
+        if op.elementwise:
+            step = [_slope(op, i, values, ans, static) for i in inputs]
+            if any(slope is False for slope in step):
+                return None  # no gradient flows: unconnected paths are the reverse sweep's business
+        else:
+            step = values[1]
+        ids = [in_ids[i] for i in inputs]
+        steps.append((out_id, ids, step, len(ids) > 1 or reads[ids[0]] > 1, ans.size // batch))
+    return steps
 
 
-def _step(op, inputs, values, ans, static, batch, dtype):
-    """What the sweep does for one record: a list of diagonals, one per input from the
-    source (elementwise ops), or the w of `x @ w`; None for any other record (the reverse
-    sweep runs instead): an override, a custom gradient, other dtypes, an elementwise
-    input broadcast against the others (its jacobian is no diagonal), w @ x, ..."""
+def _supported(op, inputs, values, ans, batch, dtype):
+    """True for a record the sweep computes exactly: an elementwise op (a diagonal per input
+    from the source) or `x @ w` of the source's (batch, F) x and a constant 2-D w, on plain
+    arrays of the source's dtype, with no override nor custom gradient. False for anything
+    else (the reverse sweep runs instead): an elementwise input broadcast against the others
+    (its jacobian is no diagonal), w @ x (it mixes the examples), ..."""
     if (op.custom_vjp is not None or op.opaque or op.name in GRADIENT_OVERRIDES
-            or ans.__class__ is not _ndarray or ans.dtype != dtype or ans.shape[0] != batch):
-        return None
+            or ans.__class__ is not _ndarray or ans.dtype != dtype or ans.shape[:1] != (batch,)):
+        return False
     for v in values:
         if v.__class__ is not _ndarray and v.__class__ not in _SCALARS:
-            return None  # (dask arrays, dual numbers, complex scalars, NumPy scalars)
+            return False  # (dask arrays, dual numbers, complex scalars, NumPy scalars)
     if op.elementwise:
-        slopes = []
         for i in inputs:
             if values[i].shape != ans.shape:
-                return None
-            slope = _slope(op, i, values, ans, static)
-            if slope is False:
-                return None  # no gradient flows: unconnected paths are the reverse sweep's business
-            slopes.append(slope)
-        return slopes
+                return False
+        return True
     if op.name == "MatMul" and inputs == [0]:
         x, w = values
-        if x.ndim == 2 and w.__class__ is _ndarray and w.ndim == 2 and w.dtype == dtype:
-            return w
-    return None
+        return x.ndim == 2 and w.__class__ is _ndarray and w.ndim == 2 and w.dtype == dtype
+    return False
 
 
 def _slope(op, i, values, ans, static):
@@ -182,6 +185,8 @@ def _elementwise(reps, slopes, reused, batch):
         dense = _dense(rep, batch)
         part = dense if slope is None else dense * slope[:, :, None]
         total = part if total is None else total + part
+    if total is reps[0]:
+        return total.copy()  # (the input is read again: a later step may scale this one in place)
     return total
 
 
