@@ -116,12 +116,16 @@ def test_residual_branches_and_higher_rank_sources(sweeps, monkeypatch):
 
 
 def test_chunked_directions(sweeps, monkeypatch):
-    f = mlp(layers((5, 6, 7), np.float64), [ELU, TANH])
+    params = layers((5, 6, 7), np.float64)
+    f = mlp(params, [ELU, TANH])
+    g = lambda v: mlp(params, [ELU, TANH])(tf.tanh(v))  # noqa: E731 (a scale before the first matmul)
     x = np.random.default_rng(3).standard_normal((3, 5))
-    whole = batch_jacobian(f, x).numpy()
+    whole, whole_g = batch_jacobian(f, x).numpy(), batch_jacobian(g, x).numpy()
     monkeypatch.setattr("dualtape.reverse.jacobians.CHUNK_ELEMENTS", 3 * 7 * 2)  # 2 directions a sweep
     np.testing.assert_allclose(batch_jacobian(f, x).numpy(), whole, rtol=1e-12, atol=1e-14)
-    assert sweeps == [True, True]
+    np.testing.assert_allclose(batch_jacobian(g, x).numpy(), whole_g, rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(whole_g, per_example_differences(g, x), rtol=1e-6, atol=1e-8)
+    assert sweeps == [True] * 4
 
 
 def test_falls_back_where_it_does_not_apply(sweeps):

@@ -35,13 +35,15 @@ _SCALARS = (int, float, bool)
 
 
 class _Factored:
-    """The per-example jacobians `scale[b, f] * basis[f, j]` (scale None: ones)."""
+    """The per-example jacobians `scale[b, f] * basis[f, j]` (scale None: ones). start: when
+    the basis is the identity's columns start.. (the source's), else None."""
 
-    __slots__ = ("scale", "basis")
+    __slots__ = ("scale", "basis", "start")
 
-    def __init__(self, scale, basis):
+    def __init__(self, scale, basis, start=None):
         self.scale = scale
         self.basis = basis
+        self.start = start
 
 
 def batch_jacobian(tape, target, source, max_elements):
@@ -62,9 +64,8 @@ def batch_jacobian(tape, target, source, max_elements):
         return None
     widest = max([n_in] + [step[4] for step in steps])
     chunk = max(1, max_elements // (batch * widest))
-    identity = _constant(np.eye, n_in, x.dtype)
-    pieces = [_sweep(steps, source._id, target._id,
-                     identity if chunk >= n_in else identity[:, start:start + chunk], batch)
+    pieces = [_sweep(steps, source._id, target._id, batch,
+                     _Factored(None, _identity_columns(n_in, start, min(chunk, n_in - start), x.dtype), start))
               for start in range(0, n_in, chunk)]
     jac = pieces[0] if len(pieces) == 1 else np.concatenate(pieces, axis=-1)
     return jac.reshape(y.shape + x.shape[1:])
@@ -152,9 +153,9 @@ def _slope(op, i, values, ans, static):
     return part.reshape(ans.shape[0], -1)
 
 
-def _sweep(steps, source_id, target_id, basis, batch):
-    """The target's (batch, F_out, k) jacobians for the k source directions in `basis`."""
-    reps = {source_id: _Factored(None, basis)}
+def _sweep(steps, source_id, target_id, batch, seed):
+    """The target's (batch, F_out, k) jacobians from the source's, `seed` (k directions)."""
+    reps = {source_id: seed}
     for out_id, in_ids, step, reused, _ in steps:
         if step.__class__ is list:
             reps[out_id] = _elementwise([reps[tid] for tid in in_ids], step, reused, batch)
@@ -172,12 +173,12 @@ def _elementwise(reps, slopes, reused, batch):
         # one basis (one input, or the branches of a residual connection): add the scales
         scales = [_times(rep.scale, slope) for rep, slope in zip(reps, slopes)]
         if len(scales) == 1:
-            return _Factored(scales[0], basis)
-        ones = _constant(np.ones, basis.shape[:0] + (batch, basis.shape[0]), basis.dtype)
+            return _Factored(scales[0], basis, reps[0].start)
+        ones = _constant(np.ones, (batch, basis.shape[0]), basis.dtype)
         total = ones if scales[0] is None else scales[0]
         for scale in scales[1:]:
             total = total + (ones if scale is None else scale)
-        return _Factored(total, basis)
+        return _Factored(total, basis, reps[0].start)
     if not reused:
         return reps[0] if slopes[0] is None else np.multiply(reps[0], slopes[0][:, :, None], out=reps[0])
     total = None
@@ -201,12 +202,12 @@ def _matmul(rep, w, batch):
     """The jacobians of `x @ w` from x's: w^T applied along the features."""
     if rep.__class__ is not _Factored:
         return np.matmul(w.T, rep)  # (batch, F, k) -> (batch, G, k)
-    if rep.scale is None:  # the same for every example (contiguous, for einsum's loop below)
-        basis = rep.basis
-        return _Factored(None, np.ascontiguousarray(w.T)
-                         if basis is _CONSTANTS.get((np.eye, basis.shape[0], basis.dtype)) else w.T @ basis)
     f, g = w.shape
     k = rep.basis.shape[1]
+    if rep.scale is None:  # the same for every example (contiguous, for einsum's loop below)
+        if rep.start is not None:  # w^T times identity columns: those columns of w^T
+            return _Factored(None, np.ascontiguousarray(w.T[:, rep.start:rep.start + k]))
+        return _Factored(None, w.T @ rep.basis)
     if g <= batch:
         # sum_f scale[b, f] w[f, g] basis[f, j]: one GEMM with the (f, (g, j)) products
         # (einsum's loop for them is ~2x faster than broadcasting's 32-element ones)
@@ -224,18 +225,27 @@ def _dense(rep, batch):
     return rep.scale[:, :, None] * rep.basis
 
 
+def _identity_columns(n, start, k, dtype):
+    """Columns start..start+k of the n x n identity: the source's directions in one sweep."""
+    if start == 0 and k == n:
+        return _constant(np.eye, n, dtype)
+    return np.eye(n, k, -start, dtype=dtype)
+
+
 def _constant(make, shape, dtype):
-    """make(shape, dtype) (np.ones, np.eye), read-only and kept for the next calls: the
-    rules never write into a cotangent, nor this sweep into a basis."""
+    """make(shape, dtype) (np.ones, np.eye), read-only, and kept for the next calls when
+    small: the rules never write into a cotangent, nor this sweep into a basis."""
     key = (make, shape, dtype)
     value = _CONSTANTS.get(key)
     if value is None:
         value = make(shape, dtype=dtype)
         value.flags.writeable = False
-        if len(_CONSTANTS) >= 16:
-            _CONSTANTS.pop(next(iter(_CONSTANTS)))
-        _CONSTANTS[key] = value
+        if value.size <= CACHED_ELEMENTS:
+            if len(_CONSTANTS) >= 16:
+                _CONSTANTS.pop(next(iter(_CONSTANTS)))
+            _CONSTANTS[key] = value
     return value
 
 
+CACHED_ELEMENTS = 2**18  # the largest ones or identity kept between calls (1 MiB of float32)
 _CONSTANTS = {}  # (np.ones or np.eye, shape, dtype) -> a read-only array, the 16 latest
