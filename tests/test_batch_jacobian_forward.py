@@ -231,3 +231,77 @@ def test_a_dense_jacobian_read_twice_is_not_scaled_in_place(sweeps):
     x = np.random.default_rng(8).standard_normal((3, 3))
     np.testing.assert_allclose(batch_jacobian(f, x).numpy(), per_example_differences(f, x), rtol=1e-6, atol=1e-8)
     assert sweeps == [True]
+
+
+# -- tape.jacobian of one source: the same sweep with no batch axis -----------------------------
+
+@pytest.fixture
+def full_sweeps(monkeypatch):
+    taken = []
+    original = forward_jacobian.jacobian
+
+    def counting(*args):
+        jac = original(*args)
+        taken.append(jac is not None)
+        return jac
+    monkeypatch.setattr(forward_jacobian, "jacobian", counting)
+    return taken
+
+
+def full_jacobian(f, x, sources=None):
+    x = tf.constant(x)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = f(x)
+    return tape.jacobian(y, x if sources is None else sources(x))
+
+
+def test_full_jacobian_by_the_forward_sweep(full_sweeps, monkeypatch):
+    rng = np.random.default_rng(9)
+    w, w2 = rng.standard_normal((6, 4)), rng.standard_normal((5, 6))
+    b = rng.standard_normal((6, 1))
+    def like(a, v):  # (dnp.matmul promotes as NumPy does: the weights in the source's dtype)
+        return a.astype(v.dtype.as_numpy_dtype)
+
+    cases = {
+        "tanh(W @ x + b), a column": (lambda v: tf.tanh(tf.matmul(w, v) + b), (4, 1)),
+        "W @ x of a vector, twice": (lambda v: tf.nn.elu(dnp.matmul(like(w2, v), tf.tanh(dnp.matmul(like(w, v), v)))),
+                                     (4,)),
+        "w @ x, x (4, 2) with a scale first": (lambda v: tf.sigmoid(tf.matmul(w, tf.tanh(v))), (4, 2)),
+        "x @ w, x (3, 6), two layers": (lambda v: tf.tanh(tf.matmul(tf.nn.elu(tf.matmul(v, w)), w.T)), (3, 6)),
+        "x @ w, x (3, 4), one layer": (lambda v: tf.nn.softplus(tf.matmul(v, w.T)), (3, 4)),
+        "x @ w of a vector": (lambda v: tf.tanh(dnp.matmul(v, like(w.T, v))), (4,)),
+    }
+    expected_taken = []
+    for name, (f, shape) in cases.items():
+        x = rng.standard_normal(shape)
+        jac = full_jacobian(f, x)
+        expected_taken.append(True)
+        assert full_sweeps == expected_taken, name
+        numeric = numeric_jacobian(lambda v: np.asarray(f(tf.constant(v))), (x,))
+        np.testing.assert_allclose(jac.numpy(), numeric, rtol=1e-6, atol=1e-8, err_msg=name)
+        f32 = full_jacobian(f, x.astype(np.float32))
+        assert f32.dtype == tf.float32, name
+        expected_taken.append(True)
+        with monkeypatch.context() as m:
+            m.setattr(forward_jacobian, "jacobian", lambda *args: None)
+            reverse = full_jacobian(f, x)
+            reverse32 = full_jacobian(f, x.astype(np.float32))
+        np.testing.assert_allclose(jac.numpy(), reverse.numpy(), rtol=1e-12, atol=1e-14, err_msg=name)
+        np.testing.assert_allclose(f32.numpy(), reverse32.numpy(), rtol=4e-6, atol=1e-6, err_msg=name)
+
+
+def test_full_jacobian_falls_back(full_sweeps):
+    rng = np.random.default_rng(10)
+    w = rng.standard_normal((6, 4))
+    x = rng.standard_normal((4, 1))
+    listed = full_jacobian(lambda v: tf.tanh(tf.matmul(w, v)), x, sources=lambda v: [v])
+    assert isinstance(listed, list) and tuple(listed[0].shape) == (6, 1, 4, 1)  # (a list: never asked)
+    wide = full_jacobian(lambda v: tf.tanh(tf.matmul(w.T, v)), rng.standard_normal((6, 1)))
+    assert tuple(wide.shape) == (4, 1, 6, 1)  # (more inputs than outputs)
+
+    def sliced(v):
+        return tf.tanh(tf.matmul(w, v))[:5]
+    numeric = numeric_jacobian(lambda v: np.asarray(sliced(tf.constant(v))), (x,))
+    np.testing.assert_allclose(full_jacobian(sliced, x).numpy(), numeric, rtol=1e-6, atol=1e-8)
+    assert full_sweeps == [False, False]

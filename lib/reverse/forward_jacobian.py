@@ -1,4 +1,5 @@
-"""tape.batch_jacobian by one forward sweep over the records, for per-example op chains.
+"""tape.batch_jacobian (and tape.jacobian of one source) by one forward sweep over the
+records, for chains of per-example ops.
 
 The reverse sweep (jacobians.py) pushes n_out one-hot cotangent rows of shape
 (batch, *outs) through every record: for an MLP that is two GEMMs over (n_out * batch)
@@ -21,6 +22,10 @@ path, a gradient override or custom gradient, a recording tape, other dtypes): t
 reverse sweep then runs as before. Only ops that never mix examples are accepted, so
 the result is the exact per-example jacobian, which is what the reverse sweep gives for
 them too.
+
+`jacobian` is the same sweep with the whole value as one example (no batch axis), where
+a matmul may take the source's value on either side: for tanh(W @ x + b) the jacobian is
+then W's columns times one diagonal, with no GEMM at all.
 """
 
 import numpy as np
@@ -59,24 +64,50 @@ def batch_jacobian(tape, target, source, max_elements):
     n_in, n_out = x.size // max(batch, 1), y.size // max(batch, 1)
     if not batch or not n_in or not n_out or n_in > n_out:
         return None  # (n_in > n_out: the reverse sweep's rows are fewer)
-    steps = _plan(tape._entries, source._id, target._id, batch, x.dtype)
+    jac = _sweeps(tape, target, source, batch, n_in, max_elements)
+    return None if jac is None else jac.reshape(y.shape + x.shape[1:])
+
+
+def jacobian(tape, target, source, max_elements):
+    """The target.shape + source.shape jacobian by a forward sweep (tape.jacobian of one
+    source), or None when it does not apply: the records are the same per-example ops as
+    for batch_jacobian, with no batch axis (the whole value is one example) and matmuls
+    with the source's value on either side, `x @ w` or `w @ x`."""
+    if STATE.tapes or STATE.accumulators:
+        return None
+    x, y = source._value, getattr(target, "_value", None)
+    if (x.__class__ is not _ndarray or y.__class__ is not _ndarray or x.dtype not in _FLOATS
+            or y.dtype != x.dtype or source._id not in tape._watched):
+        return None
+    if not x.size or not y.size or x.size > y.size:
+        return None
+    jac = _sweeps(tape, target, source, None, x.size, max_elements)
+    return None if jac is None else jac.reshape(y.shape + x.shape)
+
+
+def _sweeps(tape, target, source, batch, n_in, max_elements):
+    """The (batch or 1, F_out, n_in) jacobians, in sweeps of directions bounded by
+    max_elements; None when the records are not all steps this module knows."""
+    dtype = source._value.dtype
+    steps = _plan(tape._entries, source._id, target._id, batch, dtype)
     if steps is None:
         return None
+    rows = batch or 1
     widest = max([n_in] + [step[4] for step in steps])
-    chunk = max(1, max_elements // (batch * widest))
-    pieces = [_sweep(steps, source._id, target._id, batch,
-                     _Factored(None, _identity_columns(n_in, start, min(chunk, n_in - start), x.dtype), start))
+    chunk = max(1, max_elements // (rows * widest))
+    pieces = [_sweep(steps, source._id, target._id, rows,
+                     _Factored(None, _identity_columns(n_in, start, min(chunk, n_in - start), dtype), start))
               for start in range(0, n_in, chunk)]
-    jac = pieces[0] if len(pieces) == 1 else np.concatenate(pieces, axis=-1)
-    return jac.reshape(y.shape + x.shape[1:])
+    return pieces[0] if len(pieces) == 1 else np.concatenate(pieces, axis=-1)
 
 
 def _plan(entries, source_id, target_id, batch, dtype):
     """The sweep's steps, one per record on a path from the source to the target, in
     recording order: (out_id, in_ids, the diagonals of an elementwise op (None: the
-    identity) or the w of a matmul, whether another step reads the one input too, the
-    output's features per example). None when the target is not reached, records were
-    released, or a record is not a per-example op this sweep computes exactly."""
+    identity) or (w, the side of x, x's shape) for a matmul, whether another step reads the
+    one input too, the output's features per example). None when the target is not
+    reached, records were released, or a record is not a per-example op this sweep
+    computes exactly. batch None: no batch axis (tape.jacobian)."""
     if source_id == target_id:
         return []
     needed = {target_id}
@@ -104,15 +135,17 @@ def _plan(entries, source_id, target_id, batch, dtype):
     if target_id not in reached:
         return None
     steps = []  # (the diagonals only now: no rule runs for a path that falls back)
+    rows = batch or 1
     for (op, in_ids, values, out_id, ans, static), inputs in path:
         if op.elementwise:
-            step = [_slope(op, i, values, ans, static) for i in inputs]
+            step = [_slope(op, i, values, ans, static, rows) for i in inputs]
             if any(slope is False for slope in step):
                 return None  # no gradient flows: unconnected paths are the reverse sweep's business
         else:
-            step = values[1]
+            side = inputs[0]
+            step = (values[1 - side], side, values[side].shape, batch is None)
         ids = [in_ids[i] for i in inputs]
-        steps.append((out_id, ids, step, len(ids) > 1 or reads[ids[0]] > 1, ans.size // batch))
+        steps.append((out_id, ids, step, len(ids) > 1 or reads[ids[0]] > 1, ans.size // rows))
     return steps
 
 
@@ -123,7 +156,8 @@ def _supported(op, inputs, values, ans, batch, dtype):
     else (the reverse sweep runs instead): an elementwise input broadcast against the others
     (its jacobian is no diagonal), w @ x (it mixes the examples), ..."""
     if (op.custom_vjp is not None or op.opaque or op.name in GRADIENT_OVERRIDES
-            or ans.__class__ is not _ndarray or ans.dtype != dtype or ans.shape[:1] != (batch,)):
+            or ans.__class__ is not _ndarray or ans.dtype != dtype
+            or (ans.shape[:1] != (batch,) if batch is not None else not ans.ndim)):
         return False
     for v in values:
         if v.__class__ is not _ndarray and v.__class__ not in _SCALARS:
@@ -133,13 +167,15 @@ def _supported(op, inputs, values, ans, batch, dtype):
             if values[i].shape != ans.shape:
                 return False
         return True
-    if op.name == "MatMul" and inputs == [0]:
-        x, w = values
+    if op.name != "MatMul" or len(inputs) != 1 or batch is not None and inputs != [0]:
+        return False
+    x, w = values[inputs[0]], values[1 - inputs[0]]
+    if batch is not None:
         return x.ndim == 2 and w.__class__ is _ndarray and w.ndim == 2 and w.dtype == dtype
-    return False
+    return x.ndim in (1, 2) and w.__class__ is _ndarray and w.ndim == 2 and w.dtype == dtype
 
 
-def _slope(op, i, values, ans, static):
+def _slope(op, i, values, ans, static, rows):
     """The diagonal of an elementwise op's jacobian in its input i, as (batch, features):
     the VJP rule applied to ones, so the derivative the reverse sweep would use. None for
     the identity (a rule that hands the cotangent on, as Add's); False when no gradient
@@ -150,7 +186,7 @@ def _slope(op, i, values, ans, static):
         return None
     if part.__class__ is not _ndarray or part.shape != ans.shape or part.dtype != ans.dtype:
         return False
-    return part.reshape(ans.shape[0], -1)
+    return part.reshape(rows, -1)
 
 
 def _sweep(steps, source_id, target_id, batch, seed):
@@ -198,8 +234,11 @@ def _times(scale, slope):
     return slope if scale is None else scale * slope
 
 
-def _matmul(rep, w, batch):
-    """The jacobians of `x @ w` from x's: w^T applied along the features."""
+def _matmul(rep, step, batch):
+    """The jacobians of `x @ w` (or, with no batch axis, `w @ x`) from x's."""
+    w, side, x_shape, whole = step
+    if whole:
+        return _matmul_whole(rep, w, side, x_shape)
     if rep.__class__ is not _Factored:
         return np.matmul(w.T, rep)  # (batch, F, k) -> (batch, G, k)
     f, g = w.shape
@@ -214,6 +253,25 @@ def _matmul(rep, w, batch):
         products = np.einsum("fg,fj->fgj", w, rep.basis)
         return (rep.scale @ products.reshape(f, g * k)).reshape(batch, g, k)
     return np.matmul(w.T, rep.scale[:, :, None] * rep.basis)
+
+
+def _matmul_whole(rep, w, side, x_shape):
+    """`_matmul` with no batch axis (tape.jacobian): x is the whole value, 1-D or 2-D, on
+    either side; the jacobians are (1, x.size, k)."""
+    k = rep.basis.shape[1] if rep.__class__ is _Factored else rep.shape[2]
+    if side == 1 and rep.__class__ is _Factored and rep.scale is None and (len(x_shape) == 1 or x_shape[1] == 1):
+        # w @ x, x a vector or a column: the jacobians stay the same rows of w times the basis
+        if rep.start is not None:  # (the source's identity columns: those columns of w)
+            return _Factored(None, np.ascontiguousarray(w[:, rep.start:rep.start + k]))
+        return _Factored(None, w @ rep.basis)
+    jac = _dense(rep, 1)[0]  # (x.size, k)
+    if side == 1:  # w @ x: w times each direction's x, one GEMM over (n, m * k)
+        out = w @ jac.reshape(x_shape[0], -1)
+    elif len(x_shape) == 1:  # x @ w, x a vector: (w^T @ jac)
+        out = w.T @ jac
+    else:  # x @ w, x (p, m): w^T times each row's directions
+        out = np.matmul(w.T, jac.reshape(x_shape + (k,)))
+    return out.reshape(1, -1, k)
 
 
 def _dense(rep, batch):

@@ -105,6 +105,10 @@ def tape_jacobian(tape, target, sources, zero_unconnected, use_pfor):
     tape._used = True
     if not isinstance(target, Tensor):
         target = wrap(np.asarray(target))  # a constant: connected to nothing
+    if use_pfor and isinstance(sources, Tensor):
+        jac = forward_jacobian.jacobian(tape, target, sources, CHUNK_ELEMENTS)
+        if jac is not None:
+            return wrap(jac)
     target_shape = tuple(target.shape)
     n = int(np.prod(target_shape, dtype=np.int64))
     keep = {s._id for s in flat_sources}
