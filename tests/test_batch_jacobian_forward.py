@@ -267,9 +267,9 @@ def test_full_jacobian_by_the_forward_sweep(full_sweeps, monkeypatch):
         "tanh(W @ x + b), a column": (lambda v: tf.tanh(tf.matmul(w, v) + b), (4, 1)),
         "W @ x of a vector, twice": (lambda v: tf.nn.elu(dnp.matmul(like(w2, v), tf.tanh(dnp.matmul(like(w, v), v)))),
                                      (4,)),
-        "w @ x, x (4, 2) with a scale first": (lambda v: tf.sigmoid(tf.matmul(w, tf.tanh(v))), (4, 2)),
-        "x @ w, x (3, 6), two layers": (lambda v: tf.tanh(tf.matmul(tf.nn.elu(tf.matmul(v, w)), w.T)), (3, 6)),
-        "x @ w, x (3, 4), one layer": (lambda v: tf.nn.softplus(tf.matmul(v, w.T)), (3, 4)),
+        "w @ x, a column with a scale first": (lambda v: tf.sigmoid(tf.matmul(w, tf.tanh(v))), (4, 1)),
+        "x @ w, a row, two layers": (lambda v: tf.tanh(tf.matmul(tf.nn.elu(tf.matmul(v, w.T)), w2.T)), (1, 4)),
+        "x @ w, a row, one layer": (lambda v: tf.nn.softplus(tf.matmul(v, w.T)), (1, 4)),
         "x @ w of a vector": (lambda v: tf.tanh(dnp.matmul(v, like(w.T, v))), (4,)),
     }
     expected_taken = []
@@ -302,6 +302,10 @@ def test_full_jacobian_falls_back(full_sweeps):
 
     def sliced(v):
         return tf.tanh(tf.matmul(w, v))[:5]
-    numeric = numeric_jacobian(lambda v: np.asarray(sliced(tf.constant(v))), (x,))
-    np.testing.assert_allclose(full_jacobian(sliced, x).numpy(), numeric, rtol=1e-6, atol=1e-8)
-    assert full_sweeps == [False, False]
+
+    def rows(v):  # (x @ w of several rows: a block-diagonal jacobian, left to the reverse sweep)
+        return tf.nn.elu(tf.matmul(v, w.T))
+    for f, x0 in ((sliced, x), (rows, rng.standard_normal((3, 4)))):
+        numeric = numeric_jacobian(lambda v: np.asarray(f(tf.constant(v))), (x0,))
+        np.testing.assert_allclose(full_jacobian(f, x0).numpy(), numeric, rtol=1e-6, atol=1e-8)
+    assert full_sweeps == [False, False, False]

@@ -104,7 +104,7 @@ def _sweeps(tape, target, source, batch, n_in, max_elements):
 def _plan(entries, source_id, target_id, batch, dtype):
     """The sweep's steps, one per record on a path from the source to the target, in
     recording order: (out_id, in_ids, the diagonals of an elementwise op (None: the
-    identity) or (w, the side of x, x's shape) for a matmul, whether another step reads the
+    identity) or (w, the side of x, whether there is no batch axis) for a matmul, whether another step reads the
     one input too, the output's features per example). None when the target is not
     reached, records were released, or a record is not a per-example op this sweep
     computes exactly. batch None: no batch axis (tape.jacobian)."""
@@ -143,7 +143,7 @@ def _plan(entries, source_id, target_id, batch, dtype):
                 return None  # no gradient flows: unconnected paths are the reverse sweep's business
         else:
             side = inputs[0]
-            step = (values[1 - side], side, values[side].shape, batch is None)
+            step = (values[1 - side], side, batch is None)
         ids = [in_ids[i] for i in inputs]
         steps.append((out_id, ids, step, len(ids) > 1 or reads[ids[0]] > 1, ans.size // rows))
     return steps
@@ -172,7 +172,10 @@ def _supported(op, inputs, values, ans, batch, dtype):
     x, w = values[inputs[0]], values[1 - inputs[0]]
     if batch is not None:
         return x.ndim == 2 and w.__class__ is _ndarray and w.ndim == 2 and w.dtype == dtype
-    return x.ndim in (1, 2) and w.__class__ is _ndarray and w.ndim == 2 and w.dtype == dtype
+    # (x a vector, a column on the right or a row on the left: with more columns or rows the
+    # jacobian is block-diagonal, which dense directions would fill with zeros at full cost)
+    return ((x.ndim == 1 or x.ndim == 2 and x.shape[inputs[0]] == 1) and w.__class__ is _ndarray
+            and w.ndim == 2 and w.dtype == dtype)
 
 
 def _slope(op, i, values, ans, static, rows):
@@ -236,9 +239,9 @@ def _times(scale, slope):
 
 def _matmul(rep, step, batch):
     """The jacobians of `x @ w` (or, with no batch axis, `w @ x`) from x's."""
-    w, side, x_shape, whole = step
+    w, side, whole = step
     if whole:
-        return _matmul_whole(rep, w, side, x_shape)
+        return _matmul_whole(rep, w, side)
     if rep.__class__ is not _Factored:
         return np.matmul(w.T, rep)  # (batch, F, k) -> (batch, G, k)
     f, g = w.shape
@@ -255,23 +258,16 @@ def _matmul(rep, step, batch):
     return np.matmul(w.T, rep.scale[:, :, None] * rep.basis)
 
 
-def _matmul_whole(rep, w, side, x_shape):
-    """`_matmul` with no batch axis (tape.jacobian): x is the whole value, 1-D or 2-D, on
-    either side; the jacobians are (1, x.size, k)."""
-    k = rep.basis.shape[1] if rep.__class__ is _Factored else rep.shape[2]
-    if side == 1 and rep.__class__ is _Factored and rep.scale is None and (len(x_shape) == 1 or x_shape[1] == 1):
-        # w @ x, x a vector or a column: the jacobians stay the same rows of w times the basis
-        if rep.start is not None:  # (the source's identity columns: those columns of w)
-            return _Factored(None, np.ascontiguousarray(w[:, rep.start:rep.start + k]))
-        return _Factored(None, w @ rep.basis)
-    jac = _dense(rep, 1)[0]  # (x.size, k)
-    if side == 1:  # w @ x: w times each direction's x, one GEMM over (n, m * k)
-        out = w @ jac.reshape(x_shape[0], -1)
-    elif len(x_shape) == 1:  # x @ w, x a vector: (w^T @ jac)
-        out = w.T @ jac
-    else:  # x @ w, x (p, m): w^T times each row's directions
-        out = np.matmul(w.T, jac.reshape(x_shape + (k,)))
-    return out.reshape(1, -1, k)
+def _matmul_whole(rep, w, side):
+    """`_matmul` with no batch axis (tape.jacobian), x a vector (a column on the right, a
+    row on the left): the jacobians of w @ x are w @ x's, those of x @ w are w^T @ x's."""
+    m = w if side == 1 else w.T
+    if rep.__class__ is _Factored and rep.scale is None:
+        k = rep.basis.shape[1]
+        if rep.start is not None:  # the source's identity columns: those columns of m
+            return _Factored(None, np.ascontiguousarray(m[:, rep.start:rep.start + k]))
+        return _Factored(None, m @ rep.basis)
+    return (m @ _dense(rep, 1)[0])[None]
 
 
 def _dense(rep, batch):
