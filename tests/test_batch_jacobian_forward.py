@@ -13,18 +13,22 @@ from dualtape.reverse import forward_jacobian
 from dualtape.testing import numeric_jacobian
 
 
-@pytest.fixture
-def sweeps(monkeypatch):
-    """Counts the forward sweeps that gave a result (the others fell back)."""
+def counted(monkeypatch, name):
+    """Whether each call of forward_jacobian.<name> gave a result (False: it fell back)."""
     taken = []
-    original = forward_jacobian.batch_jacobian
+    original = getattr(forward_jacobian, name)
 
     def counting(*args):
         jac = original(*args)
         taken.append(jac is not None)
         return jac
-    monkeypatch.setattr(forward_jacobian, "batch_jacobian", counting)
+    monkeypatch.setattr(forward_jacobian, name, counting)
     return taken
+
+
+@pytest.fixture
+def sweeps(monkeypatch):
+    return counted(monkeypatch, "batch_jacobian")
 
 
 def reverse_only(monkeypatch):
@@ -237,15 +241,7 @@ def test_a_dense_jacobian_read_twice_is_not_scaled_in_place(sweeps):
 
 @pytest.fixture
 def full_sweeps(monkeypatch):
-    taken = []
-    original = forward_jacobian.jacobian
-
-    def counting(*args):
-        jac = original(*args)
-        taken.append(jac is not None)
-        return jac
-    monkeypatch.setattr(forward_jacobian, "jacobian", counting)
-    return taken
+    return counted(monkeypatch, "jacobian")
 
 
 def full_jacobian(f, x, sources=None):
