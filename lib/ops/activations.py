@@ -48,15 +48,22 @@ RELU = elementwise_op("Relu", _relu, vjp=relu_vjp, jvp=relu_jvp, domain={"x": "n
 
 
 def _elu(x):
-    return np.where(x > 0, x, np.expm1(np.minimum(x, 0)))
+    # max(x, 0) + expm1(min(x, 0)): the same numbers as where(x > 0, x, expm1(min(x, 0)))
+    # (one of the two terms is an exact zero), without np.where's data-dependent branch,
+    # which costs 2-3x on a mask of mixed signs
+    return np.maximum(x, 0) + np.expm1(np.minimum(x, 0))
 
+
+# The slope min(ans, 0) + 1 is where(x > 0, 1, ans + 1) without the branch: ans = x > 0
+# where x > 0, ans = expm1(x) <= 0 elsewhere. Its derivative in ans is the mask ans <= 0
+# (Minimum gives a tie to its first argument), which is where's: x > 0 exactly where ans > 0.
 
 def elu_vjp(g, ans, x):
-    return g * dnp.where(x > 0, 1, ans + 1)
+    return g * (dnp.minimum(ans, 0) + 1)
 
 
 def elu_jvp(dx, ans, x):
-    return dx * dnp.where(x > 0, 1, ans + 1)
+    return dx * (dnp.minimum(ans, 0) + 1)
 
 
 ELU = elementwise_op("Elu", _elu, vjp=elu_vjp, jvp=elu_jvp, domain={"x": "nonzero"})

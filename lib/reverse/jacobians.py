@@ -14,6 +14,7 @@ import numpy as np
 from ..core import nest
 from ..core import dnp
 from ..core.registry import Traced
+from . import forward_jacobian
 from .tensor import Tensor, wrap
 
 CHUNK_ELEMENTS = 2**24  # cotangent elements per sweep: bounds the memory of one chunk
@@ -104,6 +105,10 @@ def tape_jacobian(tape, target, sources, zero_unconnected, use_pfor):
     tape._used = True
     if not isinstance(target, Tensor):
         target = wrap(np.asarray(target))  # a constant: connected to nothing
+    if use_pfor and isinstance(sources, Tensor):
+        jac = forward_jacobian.jacobian(tape, target, sources, CHUNK_ELEMENTS)
+        if jac is not None:
+            return wrap(jac)
     target_shape = tuple(target.shape)
     n = int(np.prod(target_shape, dtype=np.int64))
     keep = {s._id for s in flat_sources}
@@ -155,6 +160,10 @@ def tape_batch_jacobian(tape, target, source, zero_unconnected, use_pfor):
         target = wrap(np.asarray(target))
     _check_batch_shapes(target, source)
     tape._used = True
+    if use_pfor:
+        jac = forward_jacobian.batch_jacobian(tape, target, source, CHUNK_ELEMENTS)
+        if jac is not None:
+            return wrap(jac)
     target_shape, source_shape = tuple(target.shape), tuple(source.shape)
     batch, outs, ins = target_shape[0], target_shape[1:], source_shape[1:]
     n_out = int(np.prod(outs, dtype=np.int64))

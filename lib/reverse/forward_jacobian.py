@@ -1,0 +1,305 @@
+"""tape.batch_jacobian (and tape.jacobian of one source) by one forward sweep over the
+records, for chains of per-example ops.
+
+The reverse sweep (jacobians.py) pushes n_out one-hot cotangent rows of shape
+(batch, *outs) through every record: for an MLP that is two GEMMs over (n_out * batch)
+rows, plus full-size elementwise passes. When the records between the source and the
+target are only
+
+  - elementwise ops whose input from the source has the output's shape: each is a
+    per-example diagonal, whose entries are its VJP rule applied to a cotangent of ones
+    (the same rule the reverse sweep runs, so the same derivative), and
+  - `x @ w` with x the (batch, F) value from the source and w a 2-D constant,
+
+the per-example jacobian of every value is `scale[b, f] * basis[f, j]` (the source's is
+ones times the identity) until a matmul meets a non-trivial scale. That matmul's result
+is one GEMM, `scale @ (w[f, g] * basis[f, j])`: the first layer's product and its
+elementwise passes over (batch, n_in, F) values never happen. From there on the jacobians
+are dense (batch, F, n_in) arrays, already in batch_jacobian's layout.
+
+`batch_jacobian` returns None here whenever anything else is met (another op on the
+path, a gradient override or custom gradient, a recording tape, other dtypes): the
+reverse sweep then runs as before. Only ops that never mix examples are accepted, so
+the result is the exact per-example jacobian, which is what the reverse sweep gives for
+them too.
+
+`jacobian` is the same sweep with the whole value as one example (no batch axis), where
+a matmul may take the source's value on either side: for tanh(W @ x + b) the jacobian is
+then W's columns times one diagonal, with no GEMM at all.
+"""
+
+import numpy as np
+
+from ..core.apply_rules import vjp_parts
+from ..core.registry import GRADIENT_OVERRIDES
+from .dispatch import STATE
+
+_ndarray = np.ndarray
+_FLOATS = (np.dtype(np.float32), np.dtype(np.float64))
+_SCALARS = (int, float, bool)
+
+
+class _Factored:
+    """The per-example jacobians `scale[b, f] * basis[f, j]` (scale None: ones). start: when
+    the basis is the identity's columns start.. (the source's), else None."""
+
+    __slots__ = ("scale", "basis", "start")
+
+    def __init__(self, scale, basis, start=None):
+        self.scale = scale
+        self.basis = basis
+        self.start = start
+
+
+def batch_jacobian(tape, target, source, max_elements):
+    """(batch, *outs, *ins) per-example jacobians by a forward sweep, or None when the
+    records between source and target are not all ops this sweep knows (see above)."""
+    if STATE.tapes or STATE.accumulators:
+        return None  # someone records this pass: the reverse sweep's rules run on tensors
+    x, y = source._value, target._value
+    if (x.__class__ is not _ndarray or y.__class__ is not _ndarray or x.dtype not in _FLOATS
+            or y.dtype != x.dtype or source._id not in tape._watched):
+        return None
+    batch = x.shape[0]
+    n_in, n_out = x.size // max(batch, 1), y.size // max(batch, 1)
+    if not batch or not n_in or not n_out or n_in > n_out:
+        return None  # (n_in > n_out: the reverse sweep's rows are fewer)
+    jac = _sweeps(tape, target, source, batch, n_in, max_elements)
+    return None if jac is None else jac.reshape(y.shape + x.shape[1:])
+
+
+def jacobian(tape, target, source, max_elements):
+    """The target.shape + source.shape jacobian by a forward sweep (tape.jacobian of one
+    source), or None when it does not apply: the records are the same per-example ops as
+    for batch_jacobian, with no batch axis (the whole value is one example) and matmuls
+    with the source's value on either side, `x @ w` or `w @ x`."""
+    if STATE.tapes or STATE.accumulators:
+        return None
+    x, y = source._value, getattr(target, "_value", None)
+    if (x.__class__ is not _ndarray or y.__class__ is not _ndarray or x.dtype not in _FLOATS
+            or y.dtype != x.dtype or source._id not in tape._watched):
+        return None
+    if not x.size or not y.size or x.size > y.size:
+        return None
+    jac = _sweeps(tape, target, source, None, x.size, max_elements)
+    return None if jac is None else jac.reshape(y.shape + x.shape)
+
+
+def _sweeps(tape, target, source, batch, n_in, max_elements):
+    """The (batch or 1, F_out, n_in) jacobians, in sweeps of directions bounded by
+    max_elements; None when the records are not all steps this module knows."""
+    dtype = source._value.dtype
+    steps = _plan(tape._entries, source._id, target._id, batch, dtype)
+    if steps is None:
+        return None
+    rows = batch or 1
+    widest = max([n_in] + [step[4] for step in steps])
+    chunk = max(1, max_elements // (rows * widest))
+    pieces = [_sweep(steps, source._id, target._id, rows,
+                     _Factored(None, _identity_columns(n_in, start, min(chunk, n_in - start), dtype), start))
+              for start in range(0, n_in, chunk)]
+    return pieces[0] if len(pieces) == 1 else np.concatenate(pieces, axis=-1)
+
+
+def _plan(entries, source_id, target_id, batch, dtype):
+    """The sweep's steps, one per record on a path from the source to the target, in
+    recording order: (out_id, in_ids, the diagonals of an elementwise op (None: the
+    identity) or (w, the side of x, whether there is no batch axis) for a matmul, whether another step reads the
+    one input too, the output's features per example). None when the target is not
+    reached, records were released, or a record is not a per-example op this sweep
+    computes exactly. batch None: no batch axis (tape.jacobian)."""
+    if source_id == target_id:
+        return []
+    needed = {target_id}
+    on_path = []
+    for entry in reversed(entries):
+        if entry is None:
+            return None
+        if entry[3] in needed:
+            needed.update(entry[1])
+            on_path.append(entry)
+    reached = {source_id}
+    reads = {}
+    path = []
+    for entry in reversed(on_path):
+        op, in_ids, values, out_id, ans, static = entry
+        inputs = [i for i, tid in enumerate(in_ids) if tid in reached]
+        if not inputs:
+            continue
+        if not _supported(op, inputs, values, ans, batch, dtype):
+            return None
+        reached.add(out_id)
+        for i in inputs:
+            reads[in_ids[i]] = reads.get(in_ids[i], 0) + 1
+        path.append((entry, inputs))
+    if target_id not in reached:
+        return None
+    steps = []  # (the diagonals only now: no rule runs for a path that falls back)
+    rows = batch or 1
+    for (op, in_ids, values, out_id, ans, static), inputs in path:
+        if op.elementwise:
+            step = [_slope(op, i, values, ans, static, rows) for i in inputs]
+            if any(slope is False for slope in step):
+                return None  # no gradient flows: unconnected paths are the reverse sweep's business
+        else:
+            side = inputs[0]
+            step = (values[1 - side], side, batch is None)
+        ids = [in_ids[i] for i in inputs]
+        steps.append((out_id, ids, step, len(ids) > 1 or reads[ids[0]] > 1, ans.size // rows))
+    return steps
+
+
+def _supported(op, inputs, values, ans, batch, dtype):
+    """True for a record the sweep computes exactly: an elementwise op (a diagonal per input
+    from the source) or `x @ w` of the source's (batch, F) x and a constant 2-D w, on plain
+    arrays of the source's dtype, with no override nor custom gradient. False for anything
+    else (the reverse sweep runs instead): an elementwise input broadcast against the others
+    (its jacobian is no diagonal), w @ x (it mixes the examples), ..."""
+    if (op.custom_vjp is not None or op.opaque or op.name in GRADIENT_OVERRIDES
+            or ans.__class__ is not _ndarray or ans.dtype != dtype
+            or (ans.shape[:1] != (batch,) if batch is not None else not ans.ndim)):
+        return False
+    for v in values:
+        if v.__class__ is not _ndarray and v.__class__ not in _SCALARS:
+            return False  # (dask arrays, dual numbers, complex scalars, NumPy scalars)
+    if op.elementwise:
+        for i in inputs:
+            if values[i].shape != ans.shape:
+                return False
+        return True
+    if op.name != "MatMul" or len(inputs) != 1 or batch is not None and inputs != [0]:
+        return False
+    x, w = values[inputs[0]], values[1 - inputs[0]]
+    if batch is not None:
+        return x.ndim == 2 and w.__class__ is _ndarray and w.ndim == 2 and w.dtype == dtype
+    # (x a vector, a column on the right or a row on the left: with more columns or rows the
+    # jacobian is block-diagonal, which dense directions would fill with zeros at full cost)
+    return ((x.ndim == 1 or x.ndim == 2 and x.shape[inputs[0]] == 1) and w.__class__ is _ndarray
+            and w.ndim == 2 and w.dtype == dtype)
+
+
+def _slope(op, i, values, ans, static, rows):
+    """The diagonal of an elementwise op's jacobian in its input i, as (batch, features):
+    the VJP rule applied to ones, so the derivative the reverse sweep would use. None for
+    the identity (a rule that hands the cotangent on, as Add's); False when no gradient
+    flows or the rule gives something else than an array like `ans`."""
+    ones = _constant(np.ones, ans.shape, ans.dtype)
+    part = vjp_parts(op, ones, ans, values, static, [i])[0]
+    if part is ones:
+        return None
+    if part.__class__ is not _ndarray or part.shape != ans.shape or part.dtype != ans.dtype:
+        return False
+    return part.reshape(rows, -1)
+
+
+def _sweep(steps, source_id, target_id, batch, seed):
+    """The target's (batch, F_out, k) jacobians from the source's, `seed` (k directions)."""
+    reps = {source_id: seed}
+    for out_id, in_ids, step, reused, _ in steps:
+        if step.__class__ is list:
+            reps[out_id] = _elementwise([reps[tid] for tid in in_ids], step, reused, batch)
+        else:
+            reps[out_id] = _matmul(reps[in_ids[0]], step, batch)
+    return _dense(reps[target_id], batch)
+
+
+def _elementwise(reps, slopes, reused, batch):
+    """The output's jacobians: each input's times its diagonal, summed over the inputs.
+    reused: False when the one input's jacobians are read by no other step (a dense one,
+    this sweep's own array, is then scaled in place)."""
+    basis = reps[0].basis if reps[0].__class__ is _Factored else None
+    if basis is not None and all(rep.__class__ is _Factored and rep.basis is basis for rep in reps):
+        # one basis (one input, or the branches of a residual connection): add the scales
+        scales = [_times(rep.scale, slope) for rep, slope in zip(reps, slopes)]
+        if len(scales) == 1:
+            return _Factored(scales[0], basis, reps[0].start)
+        ones = _constant(np.ones, (batch, basis.shape[0]), basis.dtype)
+        total = ones if scales[0] is None else scales[0]
+        for scale in scales[1:]:
+            total = total + (ones if scale is None else scale)
+        return _Factored(total, basis, reps[0].start)
+    if not reused:
+        return reps[0] if slopes[0] is None else np.multiply(reps[0], slopes[0][:, :, None], out=reps[0])
+    total = None
+    for rep, slope in zip(reps, slopes):
+        dense = _dense(rep, batch)
+        part = dense if slope is None else dense * slope[:, :, None]
+        total = part if total is None else total + part
+    if total is reps[0]:
+        return total.copy()  # (the input is read again: a later step may scale this one in place)
+    return total
+
+
+def _times(scale, slope):
+    """scale * slope, where None stands for ones."""
+    if slope is None:
+        return scale
+    return slope if scale is None else scale * slope
+
+
+def _matmul(rep, step, batch):
+    """The jacobians of `x @ w` (or, with no batch axis, `w @ x`) from x's."""
+    w, side, whole = step
+    if whole:
+        return _matmul_whole(rep, w, side)
+    if rep.__class__ is not _Factored:
+        return np.matmul(w.T, rep)  # (batch, F, k) -> (batch, G, k)
+    f, g = w.shape
+    k = rep.basis.shape[1]
+    if rep.scale is None:  # the same for every example (contiguous, for einsum's loop below)
+        if rep.start is not None:  # w^T times identity columns: those columns of w^T
+            return _Factored(None, np.ascontiguousarray(w.T[:, rep.start:rep.start + k]))
+        return _Factored(None, w.T @ rep.basis)
+    if g <= batch:
+        # sum_f scale[b, f] w[f, g] basis[f, j]: one GEMM with the (f, (g, j)) products
+        # (einsum's loop for them is ~2x faster than broadcasting's 32-element ones)
+        products = np.einsum("fg,fj->fgj", w, rep.basis)
+        return (rep.scale @ products.reshape(f, g * k)).reshape(batch, g, k)
+    return np.matmul(w.T, rep.scale[:, :, None] * rep.basis)
+
+
+def _matmul_whole(rep, w, side):
+    """`_matmul` with no batch axis (tape.jacobian), x a vector (a column on the right, a
+    row on the left): the jacobians of w @ x are w @ x's, those of x @ w are w^T @ x's."""
+    m = w if side == 1 else w.T
+    if rep.__class__ is _Factored and rep.scale is None:
+        k = rep.basis.shape[1]
+        if rep.start is not None:  # the source's identity columns: those columns of m
+            return _Factored(None, np.ascontiguousarray(m[:, rep.start:rep.start + k]))
+        return _Factored(None, m @ rep.basis)
+    return (m @ _dense(rep, 1)[0])[None]
+
+
+def _dense(rep, batch):
+    """The (batch, F, k) jacobians a representation stands for."""
+    if rep.__class__ is not _Factored:
+        return rep
+    if rep.scale is None:
+        return np.broadcast_to(rep.basis, (batch,) + rep.basis.shape).copy()
+    return rep.scale[:, :, None] * rep.basis
+
+
+def _identity_columns(n, start, k, dtype):
+    """Columns start..start+k of the n x n identity: the source's directions in one sweep."""
+    if start == 0 and k == n:
+        return _constant(np.eye, n, dtype)
+    return np.eye(n, k, -start, dtype=dtype)
+
+
+def _constant(make, shape, dtype):
+    """make(shape, dtype) (np.ones, np.eye), read-only, and kept for the next calls when
+    small: the rules never write into a cotangent, nor this sweep into a basis."""
+    key = (make, shape, dtype)
+    value = _CONSTANTS.get(key)
+    if value is None:
+        value = make(shape, dtype=dtype)
+        value.flags.writeable = False
+        if value.size <= CACHED_ELEMENTS:
+            if len(_CONSTANTS) >= 16:
+                _CONSTANTS.pop(next(iter(_CONSTANTS)))
+            _CONSTANTS[key] = value
+    return value
+
+
+CACHED_ELEMENTS = 2**18  # the largest ones or identity kept between calls (1 MiB of float32)
+_CONSTANTS = {}  # (np.ones or np.eye, shape, dtype) -> a read-only array, the 16 latest
