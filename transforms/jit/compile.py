@@ -174,8 +174,10 @@ class _Entry:
         name and its globals (what a refusal names)."""
         numba = self.owner.numba
         name = self.owner.inner.name
-        from . import runtime as jit_runtime
-        python, self.source = run_module(functions, name, _namespace(self.module, jit_runtime.NAMES), f"jit {name}")
+        from . import runtime as jit_runtime, vecmath
+        python, self.source = run_module(functions, name, _namespace(self.module, {**jit_runtime.NAMES,
+                                                                                  **vecmath.KERNEL_GLOBALS}),
+                                         f"jit {name}")
         self.filename = python.__code__.co_filename
         self.namespace = namespace = python.__globals__
         for node in functions:  # the adjoints of called user functions too
