@@ -169,15 +169,21 @@ def _writes_in_place(fn, kinds):
     for node in ast.walk(fn):
         if isinstance(node, ast.AugAssign):
             target = node.target
-            if not (isinstance(target, ast.Name) and kinds.get(target.id) == "scalar"):
+            if not (isinstance(target, ast.Name) and (kinds.get(target.id) == "scalar"
+                                                      or (target.id.startswith(STACK_COUNTERS)
+                                                          and target.id not in kinds))):  # (not the probe's)
                 return True
         if isinstance(node, (ast.Assign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for t in targets:
                 if isinstance(t, ast.Subscript) and not (isinstance(t.value, ast.Name)
-                                                         and t.value.id.startswith("_stack_")):
+                                                         and t.value.id.startswith(STACK_ARRAYS)):
                     return True
     return False
+
+
+STACK_ARRAYS = ("_stack_",)  # jit/stacks.py's storage, and its counters
+STACK_COUNTERS = ("_top_", "_free_", "_end_", "_nover_")
 
 
 # -- rewriting -------------------------------------------------------------------------------------
