@@ -291,6 +291,18 @@ def untwinned_helpers(functions, twins):
     return missing
 
 
+def _fast_type(value):
+    """Whether the fast path takes an argument like `value`: a real scalar, or a real float array
+    of one or more axes (its dtype and ndim in `_fast_key`; no container, so no restructuring)."""
+    if type(value) is np.ndarray:
+        return value.ndim > 0 and value.dtype.kind == "f"
+    return isinstance(value, _FAST_TYPES)
+
+
+def _fast_key(args):
+    return tuple((np.ndarray, a.dtype, a.ndim) if type(a) is np.ndarray else type(a) for a in args)
+
+
 def _type_key(value):
     if isinstance(value, np.ndarray):
         return (np.ndarray, value.dtype.str, value.ndim)
@@ -364,7 +376,7 @@ class Jitted:
             self._fast.clear()
             self._last, self._guard = None, Guard(contents=True)
         if not kwargs:  # the fast path: a gradient compiled for these argument types already
-            hit = self._fast.get(tuple(map(type, args)))
+            hit = self._fast.get(_fast_key(args))
             if hit is not None:
                 self._last = hit[1]
                 return hit[0](*args, *hit[2])
@@ -404,10 +416,10 @@ class Jitted:
                 result = self.inner._structured(result[0], args, kwargs), result[1]
             else:
                 result = self.inner._structured(result, args, kwargs)
-            if not kwargs and entry.fn is not None and all(isinstance(a, _FAST_TYPES) for a in args):
+            if not kwargs and entry.fn is not None and all(_fast_type(a) for a in args):
                 rest = entry.rest(len(args))
                 if rest is not None:
-                    self._fast[tuple(map(type, args))] = (entry.fn, entry, rest)
+                    self._fast[_fast_key(args)] = (entry.fn, entry, rest)
             return result
         entry, _ = self._entry(args, kwargs, options={"value": True})
         gradient, value = entry(args, kwargs)
