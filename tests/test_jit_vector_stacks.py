@@ -1,8 +1,9 @@
 """jit=True saves float64 vectors in one preallocated buffer per stack (transforms/jit/stacks.py's
 ROWS), not in a list of arrays: the same gradients as the uncompiled code when the vectors change
 length from step to step, when a call saves more than the probe sized the buffer for (the rest
-goes to the overflow list) or saves longer vectors; and the compiled call's fast path for array
-arguments keys on dtype and ndim (a complex array is still refused, a float32 one compiled anew)."""
+goes to the overflow list) or saves longer vectors, and when a fused loop writes the next vector
+into the buffer. The compiled call's fast path for array arguments keys on dtype and ndim (a
+complex array is still refused, a float32 one compiled anew)."""
 
 import numpy as np
 import pytest
@@ -22,6 +23,22 @@ def shrinking(x, steps):
     for _ in range(steps):
         x = np.sin(x[1:]) + x[:-1] * 0.5
     return np.sum(x * x)
+
+
+def two_runs(x, steps):
+    for _ in range(steps):
+        x = np.sin(x) * 0.5 + x * 0.25
+        y = np.sum(x)
+        x = np.cos(x) * 0.5 + x * 0.1 * y
+    return np.sum(x * x)
+
+
+def flipped(x, steps):
+    for _ in range(steps):
+        x = np.sin(x) * 0.5 + x * 0.25
+        x = x[::-1]
+        x = x * 1.5 + x * x
+    return np.sum(x * np.arange(x.shape[0]))
 
 
 def close(a, b):
@@ -64,3 +81,15 @@ def test_the_fast_path_for_arrays_keys_on_dtype_and_ndim():
     m = x.reshape(2, 3)
     close(g(m, 5), dt.grad(chain)(m, 5))
     close(g(np.array(0.4), 5), dt.grad(chain)(np.array(0.4), 5))
+
+
+@pytest.mark.parametrize("f", [chain, two_runs, flipped])
+def test_a_fused_loop_writes_the_vector_it_saves_next_into_the_buffer(f):
+    """The room lent to a fused loop's result: pushed in place when it is what the stack saves
+    next, left alone (a copy goes above it) when something else is saved first."""
+    g, plain = dt.grad(f, jit=True), dt.grad(f)
+    x = np.linspace(-1.0, 1.0, 9)
+    close(g(x, 12), plain(x, 12))
+    assert "_lent_x = _free_x" in g.source
+    close(g(x, 40), plain(x, 40))  # (past the probe's buffer)
+    close(g(x[:1], 12), plain(x[:1], 12))

@@ -13,7 +13,9 @@ consecutive statements `name = <elementwise expression>` in one block becomes:
     else:
         <the statements as they were>
 
-(a run that reads one array needs no guard, and runs its kernel alone).
+(a run that reads one array needs no guard, and runs its kernel alone). A vector result that
+a stack of jit/stacks.py saves next gets room in that stack's buffer instead of np.empty
+(`lend_row`): the kernel writes it where the push will find it.
 
 The kernel is a separate function compiled with NumPy's error model (division by zero gives
 inf or nan, as the array statements it replaces do). Which names are arrays (float64, of one
@@ -38,7 +40,7 @@ import numpy as np
 
 from ..ir.code import is_comment
 from ..optimize.function import BLOCKS, arguments
-from ..templates.quote import code_expr, code_stmt
+from ..templates.quote import code_expr, code_stmt, code_stmts
 
 UFUNCS = frozenset({"sin", "cos", "tan", "exp", "log", "sqrt", "tanh", "sinh", "cosh", "arctan", "arcsin",
                     "arccos", "arcsinh", "expm1", "log1p", "negative", "square", "abs", "absolute",
@@ -183,7 +185,7 @@ def _writes_in_place(fn, kinds):
 
 
 STACK_ARRAYS = ("_stack_",)  # jit/stacks.py's storage, and its counters
-STACK_COUNTERS = ("_top_", "_free_", "_end_", "_nover_")
+STACK_COUNTERS = ("_top_", "_free_", "_end_", "_nover_", "_lent_", "_lentn_")
 
 
 # -- rewriting -------------------------------------------------------------------------------------
@@ -317,13 +319,23 @@ class _Fuser:
         self.kernels.append(_function(kernel, params, kernel_body))
         call = code_stmt("K()", K=kernel)
         call.value.args = [ast.Name(id=p, ctx=ast.Load()) for p in params]
-        fused = ([code_stmt("O = np.empty(A.shape)", O=out, A=first) for out in outs] + [call]
+        rows = getattr(self.fn, "rows", {}) if ndim == 1 else {}  # (jit/stacks.py: room in a rows stack)
+        fused = ([code_stmt("O = np.empty(A.shape)", O=out, A=first) if name not in rows else
+                  lend_row(rows[name], out, code_expr("A.shape[0]", A=first)) for name, out in zip(live, outs)]
+                 + [call]
                  + [code_stmt("N = O", N=name, O=out) for name, out in zip(live, outs)])
         tests = [code_expr("A.shape == B.shape", A=g, B=first) for g in guard[1:]]
         if not tests:  # (one array: nothing to guard)
             return comments + fused
         test = ast.BoolOp(op=ast.And(), values=tests) if len(tests) > 1 else tests[0]
         return comments + [ast.If(test=test, body=fused, orelse=statements)]
+
+
+def lend_row(stack, out, length):
+    """`out` as room in the rows stack `stack` (jit/stacks.py's ROWS_LEND), or a fresh array."""
+    from .stacks import ROWS_LEND, rows_names
+    lend = code_stmts(ROWS_LEND, S=stack, O=out, N=length, **rows_names(stack))
+    return lend[0]
 
 
 def vecmath_limit():

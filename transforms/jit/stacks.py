@@ -4,8 +4,9 @@
 on both sides, so the saved values split into one stack per name, each LIFO on its own. A
 first, uncompiled run of the generated code (the *probe*, with `probe_functions`) records
 what each stack holds: Python floats, bools, ints and tuples of floats get a preallocated
-NumPy array and an integer top (`_stack_x`, `_top_x`), doubled by `grow` when full; anything
-else (arrays) a list, which numba types by what is appended. A variable set to `None` before
+NumPy array and an integer top (`_stack_x`, `_top_x`), doubled by `grow` when full; float64
+vectors one buffer (ROWS below); anything else (other arrays) a list, which numba types by what
+is appended. A variable set to `None` before
 a loop (saved before its first value exists) starts as a zero of its stack's type. `del`
 statements go (they only free memory early), `reversed(range(...))` becomes a range counting
 down, and keyword-only parameters positional ones. Comments and names stay as generated.
@@ -157,7 +158,13 @@ ZERO = {"f": 0.0, "i": 0, "b": False}
 # vector's step.)
 ROWS_PUSH = """
 _row_v = V
-if NOVER == 0 and FREE + _row_v.shape[0] + 2 <= S.shape[0]:
+if NOVER == 0 and LENT >= 0 and _row_v.shape[0] == LENTN and (_row_v.strides[0] == 8 or LENTN < 2) \\
+        and _row_v.ctypes.data == S.ctypes.data + 8 * LENT:
+    S[LENT + LENTN] = END
+    S[LENT + LENTN + 1] = LENTN
+    END = LENT + LENTN + 2
+    LENT = -1
+elif NOVER == 0 and FREE + _row_v.shape[0] + 2 <= S.shape[0]:
     for _row_j in range(_row_v.shape[0]):
         S[FREE + _row_j] = _row_v[_row_j]
     FREE += _row_v.shape[0] + 2
@@ -183,6 +190,21 @@ OVER = [np.empty(0) for _row_j in range(0)]
 NOVER = 0
 FREE = 0
 END = 0
+LENT = -1
+LENTN = 0
+"""
+# A fused loop whose result is the vector a rows stack saves next writes it into the buffer
+# (jit/fusion.py): ROWS_LEND hands it the room at `_free_x` (and its entry's two numbers),
+# where the push finds it and only writes those numbers (no copy, and no fresh array per step).
+# A push of anything else copies above it, so the room stays the lent vector's.
+ROWS_LEND = """
+if NOVER == 0 and FREE + N + 2 <= S.shape[0]:
+    O = S[FREE:FREE + N]
+    LENT = FREE
+    LENTN = N
+    FREE += N + 2
+else:
+    O = np.empty(N)
 """
 
 
@@ -320,6 +342,8 @@ class TypedStacks(Positional):
         if kind[0] == "list":
             return code_stmt("S.append(V)", S=s, V=value)
         if kind[0] == "rows":
+            if isinstance(value, ast.Name):
+                self.rows[value.id] = s
             return code_stmts(ROWS_PUSH, V=value, S=s, **rows_names(s))
         out = code_stmts("if TOP == len(S):\n    S = grow(S)", S=s, TOP=top)
         if kind[0] == "t" and isinstance(value, ast.Tuple):
@@ -355,7 +379,7 @@ class TypedStacks(Positional):
                     out.append(code_stmt("S = []", S=f"_stack_{name}"))
                     continue
                 if kind[0] == "rows":
-                    cap = max(8, self.peak.get(k, 0)) * (self.widths.get(k, 0) + 2)
+                    cap = (2 * self.peak.get(k, 0) + 8) * (self.widths.get(k, 0) + 2)  # (room to lend)
                     out += code_stmts(ROWS_NEW, S=f"_stack_{name}", CAP=cap, **rows_names(f"_stack_{name}"))
                     continue
                 alloc = code_expr(ALLOC[kind[0]], CAP=max(8, self.peak.get(k, 0)), K=kind[-1])
@@ -371,7 +395,7 @@ def rows_names(stack):
     """The names of a rows stack's counters and overflow list (ROWS), from its buffer's name."""
     suffix = stack[len("_stack_"):]
     return {"FREE": f"_free_{suffix}", "END": f"_end_{suffix}", "OVER": f"_over_{suffix}",
-            "NOVER": f"_nover_{suffix}"}
+            "NOVER": f"_nover_{suffix}", "LENT": f"_lent_{suffix}", "LENTN": f"_lentn_{suffix}"}
 
 
 def jit_functions(functions, samples=None, peak=None):
@@ -386,4 +410,9 @@ def jit_functions(functions, samples=None, peak=None):
     keep_blocks = keep_blocks or any(only_deletes(h.body) for st in statements(functions)
                                      for h in getattr(st, "handlers", ()))
     rewrite = TypedStacks(names, kinds, peak, keep_blocks, widths)
-    return [rewrite.visit(copy.deepcopy(fn)) for fn in functions]
+    out = []
+    for fn in functions:
+        rewrite.rows = {}
+        out.append(rewrite.visit(copy.deepcopy(fn)))
+        out[-1].rows = rewrite.rows  # {name: the rows stack it is pushed to} (fusion lends them room)
+    return out
