@@ -300,7 +300,11 @@ def _fast_type(value):
 
 
 def _fast_key(args):
-    return tuple((np.ndarray, a.dtype, a.ndim) if type(a) is np.ndarray else type(a) for a in args)
+    """The fast path's key: the arguments' types, then each array's dtype and ndim."""
+    key = tuple(map(type, args))
+    if np.ndarray in key:
+        return key + tuple((a.dtype, a.ndim) for a in args if type(a) is np.ndarray)
+    return key
 
 
 def _type_key(value):
@@ -376,7 +380,8 @@ class Jitted:
             self._fast.clear()
             self._last, self._guard = None, Guard(contents=True)
         if not kwargs:  # the fast path: a gradient compiled for these argument types already
-            hit = self._fast.get(_fast_key(args))
+            key = tuple(map(type, args))  # (scalars: their types are the key, with no call of _fast_key)
+            hit = self._fast.get(_fast_key(args) if np.ndarray in key else key)
             if hit is not None:
                 self._last = hit[1]
                 return hit[0](*args, *hit[2])
