@@ -179,13 +179,14 @@ class _Entry:
         name and its globals (what a refusal names)."""
         numba = self.owner.numba
         name = self.owner.inner.name
-        from . import runtime as jit_runtime
+        from . import runtime as jit_runtime, vecmath
         used_names = {x.id for fn in functions for x in syntax.walk(fn) if isinstance(x, ast.Name)}
         attributes = {(x.value.id, x.attr) for fn in functions for x in syntax.walk(fn)
                       if isinstance(x, ast.Attribute) and isinstance(x.value, ast.Name)}
         place = (lambda text, globals_: disk_cache.place(text, globals_, used_names, attributes)) if cache else None
-        python, self.source = run_module(functions, name, _namespace(self.module, jit_runtime.NAMES), f"jit {name}",
-                                         place=place)
+        python, self.source = run_module(functions, name, _namespace(self.module, {**jit_runtime.NAMES,
+                                                                                  **vecmath.KERNEL_GLOBALS}),
+                                         f"jit {name}", place=place)
         self.filename = python.__code__.co_filename
         self.namespace = namespace = python.__globals__
         cache = disk_cache.is_cached(python)  # (every global it reads has a key: numba may keep it on disk)
@@ -304,6 +305,22 @@ def untwinned_helpers(functions, twins):
     return missing
 
 
+def _fast_type(value):
+    """Whether the fast path takes an argument like `value`: a real scalar, or a real float array
+    of one or more axes (its dtype and ndim in `_fast_key`; no container, so no restructuring)."""
+    if type(value) is np.ndarray:
+        return value.ndim > 0 and value.dtype.kind == "f"
+    return isinstance(value, _FAST_TYPES)
+
+
+def _fast_key(args):
+    """The fast path's key: the arguments' types, then each array's dtype and ndim."""
+    key = tuple(map(type, args))
+    if np.ndarray in key:
+        return key + tuple((a.dtype, a.ndim) for a in args if type(a) is np.ndarray)
+    return key
+
+
 def _type_key(value):
     if isinstance(value, np.ndarray):
         return (np.ndarray, value.dtype.str, value.ndim)
@@ -416,7 +433,8 @@ class Jitted:
             self._fast_tangent.clear()
             self._last, self._guard = None, Guard(contents=True)
         if not kwargs:  # the fast path: a gradient compiled for these argument types already
-            hit = self._fast.get(tuple(map(type, args)))
+            key = tuple(map(type, args))  # (scalars: their types are the key, with no call of _fast_key)
+            hit = self._fast.get(_fast_key(args) if np.ndarray in key else key)
             if hit is not None:
                 self._last = hit[1]
                 return hit[0](*args, *hit[2])
@@ -471,10 +489,10 @@ class Jitted:
                 result = self.inner._structured(result[0], args, kwargs), result[1]
             else:
                 result = self.inner._structured(result, args, kwargs)
-            if not kwargs and entry.fn is not None and all(isinstance(a, _FAST_TYPES) for a in args):
+            if not kwargs and entry.fn is not None and all(_fast_type(a) for a in args):
                 rest = entry.rest(len(args))
                 if rest is not None:
-                    self._fast[tuple(map(type, args))] = (entry.fn, entry, rest)
+                    self._fast[_fast_key(args)] = (entry.fn, entry, rest)
             return result
         entry, _ = self._entry(args, kwargs, options={"value": True})
         gradient, value = entry(args, kwargs)

@@ -73,8 +73,8 @@ def _toolchain():
 
 def _helpers():
     from ..runtime.names import RUNTIME_HELPERS
-    from . import runtime as jit_runtime
-    return {id(v) for v in RUNTIME_HELPERS.values()} | {id(v) for v in jit_runtime.NAMES.values()}
+    from . import runtime as jit_runtime, vecmath
+    return {id(v) for names in (RUNTIME_HELPERS, jit_runtime.NAMES, vecmath.KERNEL_GLOBALS) for v in names.values()}
 
 
 def value_key(value, helpers):

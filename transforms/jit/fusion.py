@@ -13,7 +13,9 @@ consecutive statements `name = <elementwise expression>` in one block becomes:
     else:
         <the statements as they were>
 
-(a run that reads one array needs no guard, and runs its kernel alone).
+(a run that reads one array needs no guard, and runs its kernel alone). A vector result that
+a stack of jit/stacks.py saves next gets room in that stack's buffer instead of np.empty
+(`lend_row`): the kernel writes it where the push will find it.
 
 The kernel is a separate function compiled with NumPy's error model (division by zero gives
 inf or nan, as the array statements it replaces do). Which names are arrays (float64, of one
@@ -24,6 +26,11 @@ is in the shape guard (so it returns `e` unchanged). A statement must read at le
 (a scalar statement keeps its scalar value and ends the run). A run never fuses a bare copy
 `y = x` in a function that writes into arrays in place (subscript stores, `+=` on arrays;
 jit/stacks.py's preallocated stacks aside), where the copy and the original must stay one array.
+
+np.sin and np.cos of an array element call branch-free twins (VECTOR, jit/vecmath.py: numba
+calls libm per element, which stops LLVM from vectorizing the loop). They hold for arguments
+below vecmath's LIMIT only, so such a kernel checks every argument it gives them and, where one
+is outside (huge, inf, nan), runs its loop again as it was, with np.sin and np.cos.
 """
 
 import ast
@@ -34,11 +41,12 @@ import numpy as np
 
 from ..ir.code import is_comment
 from ..optimize.function import BLOCKS, arguments
-from ..templates.quote import code_expr, code_stmt
+from ..templates.quote import code_expr, code_stmt, code_stmts
 
 UFUNCS = frozenset({"sin", "cos", "tan", "exp", "log", "sqrt", "tanh", "sinh", "cosh", "arctan", "arcsin",
                     "arccos", "arcsinh", "expm1", "log1p", "negative", "square", "abs", "absolute",
                     "fabs", "log2", "log10", "exp2", "reciprocal"})
+VECTOR = {"sin": "_fz_sin", "cos": "_fz_cos"}  # ufuncs with a vectorizable twin (jit/vecmath.py)
 _OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)
 PREFIX = "_fz_"
 MIXED = "mixed"
@@ -193,15 +201,21 @@ def _writes_in_place(fn, kinds):
     for node in ast.walk(fn):
         if isinstance(node, ast.AugAssign):
             target = node.target
-            if not (isinstance(target, ast.Name) and kinds.get(target.id) == "scalar"):
+            if not (isinstance(target, ast.Name) and (kinds.get(target.id) == "scalar"
+                                                      or (target.id.startswith(STACK_COUNTERS)
+                                                          and target.id not in kinds))):  # (not the probe's)
                 return True
         if isinstance(node, (ast.Assign, ast.AnnAssign)):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for t in targets:
                 if isinstance(t, ast.Subscript) and not (isinstance(t.value, ast.Name)
-                                                         and t.value.id.startswith("_stack_")):
+                                                         and t.value.id.startswith(STACK_ARRAYS)):
                     return True
     return False
+
+
+STACK_ARRAYS = ("_stack_",)  # jit/stacks.py's storage, and its counters
+STACK_COUNTERS = ("_top_", "_free_", "_end_", "_nover_", "_lent_", "_lentn_")
 
 
 # -- rewriting -------------------------------------------------------------------------------------
@@ -249,7 +263,6 @@ class _Fuser:
         comments = [st for st, cand in entries if cand is None]
         outside = exposed_reads(self.fn.body, {id(st) for st in statements})
         inputs, scalars, guard, live = [], [], [], []
-        body = []  # the kernel's statements, on scalars
         index = ast.Name(id="_fz_i", ctx=ast.Load())
         local = {}  # name assigned in the run -> its scalar local
 
@@ -264,28 +277,46 @@ class _Fuser:
                 inputs.append(name)
             return ast.Subscript(value=ast.Name(id=name, ctx=ast.Load()), slice=index, ctx=ast.Load())
 
-        def lower(node):
+        checked = []  # the locals holding the arguments of the vectorizable calls (VECTOR)
+
+        def lower(node, vector):
             if isinstance(node, ast.Constant):
                 return ast.Constant(value=node.value)
             if isinstance(node, ast.Name):
                 return scalar_of(node.id)
             if isinstance(node, ast.BinOp):
-                return ast.BinOp(left=lower(node.left), op=node.op, right=lower(node.right))
+                return ast.BinOp(left=lower(node.left, vector), op=node.op, right=lower(node.right, vector))
             if isinstance(node, ast.UnaryOp):
-                return ast.UnaryOp(op=node.op, operand=lower(node.operand))
+                return ast.UnaryOp(op=node.op, operand=lower(node.operand, vector))
             if _np_call(node):
-                return ast.Call(func=node.func, args=[lower(node.args[0])], keywords=[])
+                arg = lower(node.args[0], vector)
+                twin = VECTOR.get(node.func.attr)
+                if vector is None or twin is None or not _elementwise(node.args[0], self.kinds, ndim)[1]:
+                    return ast.Call(func=node.func, args=[arg], keywords=[])  # (a scalar's: its own type)
+                name = f"{PREFIX}a{len(checked)}"
+                checked.append(name)
+                vector.append(ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=arg))
+                return code_expr("F(A)", F=twin, A=name)
             inner, target = _unbroadcast_target(node)
             if target not in local and target not in guard:
                 guard.append(target)
-            return lower(inner)
+            return lower(inner, vector)
 
-        for j, st in enumerate(statements):
-            target = st.targets[0].id
-            value = lower(st.value)
-            name = f"{PREFIX}s{j}_{target}"
-            body.append(ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=value))
-            local[target] = name
+        def lowered(vector):
+            """The kernel's statements on scalars: with the vectorizable twins (vector=True) or not."""
+            local.clear()
+            out = []
+            for j, st in enumerate(statements):
+                target = st.targets[0].id
+                value = lower(st.value, out if vector else None)
+                name = f"{PREFIX}s{j}_{target}"
+                out.append(ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=value))
+                local[target] = name
+            return out
+
+        body = lowered(False)
+        fast = lowered(True) if any(VECTOR.get(_np_call(n)) for st in statements for n in ast.walk(st.value)) \
+            else None
         for target in local:
             if outside.get(target) or target in inputs:  # (an input too: the next iteration's run reads it)
                 live.append(target)
@@ -295,25 +326,52 @@ class _Fuser:
         k = next(self.counter)
         kernel = f"{PREFIX}kernel_{k}"
         outs = [f"{PREFIX}o{k}_{name}" for name in live]
-        for name, out in zip(live, outs):
-            body.append(ast.Assign(targets=[ast.Subscript(value=ast.Name(id=out, ctx=ast.Load()), slice=index,
-                                                          ctx=ast.Store())],
-                                   value=ast.Name(id=local[name], ctx=ast.Load())))
         first = guard[0]
-        loop = code_stmt("for I in range(A.shape[0]):\n    pass" if ndim == 1 else
-                         "for I in np.ndindex(A.shape):\n    pass", I="_fz_i", A=first)
-        loop.body = body
+
+        def loop(statements):
+            statements = list(statements)
+            for name, out in zip(live, outs):
+                statements.append(ast.Assign(targets=[ast.Subscript(value=ast.Name(id=out, ctx=ast.Load()),
+                                                                    slice=index, ctx=ast.Store())],
+                                             value=ast.Name(id=local[name], ctx=ast.Load())))
+            node = code_stmt("for I in range(A.shape[0]):\n    pass" if ndim == 1 else
+                             "for I in np.ndindex(A.shape):\n    pass", I="_fz_i", A=first)
+            node.body = statements
+            return node
+
+        kernel_body = [loop(body)]
+        if fast is not None:  # (the twins' loop, then the loop as it was where an argument is out of their range)
+            checks = [code_stmt("_fz_ok &= abs(A) < L", A=name, L=vecmath_limit()) for name in checked]
+            kernel_body = [code_stmt("_fz_ok = True"), loop(fast + checks),
+                           code_stmt("if not _fz_ok:\n    pass")]
+            kernel_body[-1].body = [loop(body)]
         params = inputs + [g for g in guard if g not in inputs] + scalars + outs
-        self.kernels.append(_function(kernel, params, [loop]))
+        self.kernels.append(_function(kernel, params, kernel_body))
         call = code_stmt("K()", K=kernel)
         call.value.args = [ast.Name(id=p, ctx=ast.Load()) for p in params]
-        fused = ([code_stmt("O = np.empty(A.shape)", O=out, A=first) for out in outs] + [call]
+        rows = getattr(self.fn, "rows", {}) if ndim == 1 else {}  # (jit/stacks.py: room in a rows stack)
+        fused = ([code_stmt("O = np.empty(A.shape)", O=out, A=first) if name not in rows else
+                  lend_row(rows[name], out, code_expr("A.shape[0]", A=first)) for name, out in zip(live, outs)]
+                 + [call]
                  + [code_stmt("N = O", N=name, O=out) for name, out in zip(live, outs)])
         tests = [code_expr("A.shape == B.shape", A=g, B=first) for g in guard[1:]]
         if not tests:  # (one array: nothing to guard)
             return comments + fused
         test = ast.BoolOp(op=ast.And(), values=tests) if len(tests) > 1 else tests[0]
         return comments + [ast.If(test=test, body=fused, orelse=statements)]
+
+
+def lend_row(stack, out, length):
+    """`out` as room in the rows stack `stack` (jit/stacks.py's ROWS_LEND), or a fresh array."""
+    from .stacks import ROWS_LEND, rows_names
+    lend = code_stmts(ROWS_LEND, S=stack, O=out, N=length, **rows_names(stack))
+    return lend[0]
+
+
+def vecmath_limit():
+    """jit/vecmath.py's LIMIT (that module imports numba; fusion.py does not)."""
+    from .vecmath import LIMIT
+    return LIMIT
 
 
 def _function(name, params, body):

@@ -561,9 +561,12 @@ for _name, (_reduce, _) in REDUCTIONS.items():
 
 @njit
 def grow(buf):
-    """A full preallocated stack, twice as long (its items copied)."""
+    """A full preallocated stack (C-contiguous), twice as long (its items copied). The copy is a
+    loop over the flat items: numba takes seconds to compile `bigger[:n] = buf`."""
     bigger = np.empty((2 * buf.shape[0],) + buf.shape[1:], dtype=buf.dtype)
-    bigger[:buf.shape[0]] = buf
+    to, items = bigger.reshape(bigger.size), buf.reshape(buf.size)
+    for i in range(items.shape[0]):
+        to[i] = items[i]
     return bigger
 
 

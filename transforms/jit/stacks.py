@@ -4,8 +4,9 @@
 on both sides, so the saved values split into one stack per name, each LIFO on its own. A
 first, uncompiled run of the generated code (the *probe*, with `probe_functions`) records
 what each stack holds: Python floats, bools, ints and tuples of floats get a preallocated
-NumPy array and an integer top (`_stack_x`, `_top_x`), doubled by `grow` when full; anything
-else (arrays) a list, which numba types by what is appended. A variable set to `None` before
+NumPy array and an integer top (`_stack_x`, `_top_x`), doubled by `grow` when full; float64
+vectors one buffer (ROWS below); anything else (other arrays) a list, which numba types by what
+is appended. A variable set to `None` before
 a loop (saved before its first value exists) starts as a zero of its stack's type. `del`
 statements go (they only free memory early), `reversed(range(...))` becomes a range counting
 down, and keyword-only parameters positional ones. Comments and names stay as generated.
@@ -122,7 +123,8 @@ def is_int(v):
 
 def stack_kind(samples):
     """How a stack is stored: ('f',) ('i',) ('b',) float/int/bool arrays, ('t', k) a k-column
-    float array, ('list',) a list (arrays, mixed items, or nothing seen in the probe)."""
+    float array, ('rows',) float64 vectors copied into one buffer (ROWS), ('list',) a list
+    (other arrays, mixed items, or nothing seen in the probe)."""
     values = [v for v in samples if v is not None]
     if not values:
         return ("list",)
@@ -136,12 +138,74 @@ def stack_kind(samples):
         k = len(values[0])
         if k and all(len(v) == k and all(is_float(x) for x in v) for v in values):
             return ("t", k)
+    if len(values) == len(samples) and all(type(v) is np.ndarray and v.dtype == np.float64 and v.ndim == 1
+                                           for v in values):
+        return ("rows",)
     return ("list",)
 
 
 ALLOC = {"f": "np.empty(CAP)", "i": "np.empty(CAP, dtype=np.int64)",
          "b": "np.empty(CAP, dtype=np.bool_)", "t": "np.empty((CAP, K))"}
 ZERO = {"f": 0.0, "i": 0, "b": False}
+
+# A stack of float64 vectors (any lengths), in one buffer `_stack_x` sized by the probe: each
+# push copies the vector to `_free_x`, then two numbers, the end of the entry below and the
+# vector's length; `_end_x` is the end of the top entry. A pop is a view of its vector.
+# `_free_x` never goes down, so no push overwrites a vector a pop handed out. A push that does
+# not fit goes to the list `_over_x`, and so does every later one (`_free_x` stays up): those
+# are the top `_nover_x` entries. (A list of arrays in numba costs a reference count per push
+# and pop, and so does a buffer reassigned in a loop when it grows: that is most of a short
+# vector's step.)
+ROWS_PUSH = """
+_row_v = V
+if NOVER == 0 and LENT >= 0 and _row_v.shape[0] == LENTN and (_row_v.strides[0] == 8 or LENTN < 2) \\
+        and _row_v.ctypes.data == S.ctypes.data + 8 * LENT:
+    S[LENT + LENTN] = END
+    S[LENT + LENTN + 1] = LENTN
+    END = LENT + LENTN + 2
+    LENT = -1
+elif NOVER == 0 and FREE + _row_v.shape[0] + 2 <= S.shape[0]:
+    for _row_j in range(_row_v.shape[0]):
+        S[FREE + _row_j] = _row_v[_row_j]
+    FREE += _row_v.shape[0] + 2
+    S[FREE - 2] = END
+    S[FREE - 1] = _row_v.shape[0]
+    END = FREE
+else:
+    OVER.append(np.ascontiguousarray(_row_v))
+    NOVER += 1
+"""
+ROWS_POP = """
+if NOVER > 0:
+    T = OVER.pop()
+    NOVER -= 1
+else:
+    _row_n = int(S[END - 1])
+    T = S[END - 2 - _row_n:END - 2]
+    END = int(S[END - 2])
+"""
+ROWS_NEW = """
+S = np.empty(CAP)
+OVER = [np.empty(0) for _row_j in range(0)]
+NOVER = 0
+FREE = 0
+END = 0
+LENT = -1
+LENTN = 0
+"""
+# A fused loop whose result is the vector a rows stack saves next writes it into the buffer
+# (jit/fusion.py): ROWS_LEND hands it the room at `_free_x` (and its entry's two numbers),
+# where the push finds it and only writes those numbers (no copy, and no fresh array per step).
+# A push of anything else copies above it, so the room stays the lent vector's.
+ROWS_LEND = """
+if NOVER == 0 and FREE + N + 2 <= S.shape[0]:
+    O = S[FREE:FREE + N]
+    LENT = FREE
+    LENTN = N
+    FREE += N + 2
+else:
+    O = np.empty(N)
+"""
 
 
 def make_positional(fn):
@@ -254,9 +318,10 @@ def only_deletes(body):
 class TypedStacks(Positional):
     """The rewrite of `jit_functions` (see the module docstring)."""
 
-    def __init__(self, names, kinds, peak, keep_blocks):
+    def __init__(self, names, kinds, peak, keep_blocks, widths=None):
         super().__init__(ranges=True)
         self.names, self.kinds, self.peak, self.keep_blocks = names, kinds, peak, keep_blocks
+        self.widths = widths or {}  # rows stacks: the longest vector the probe saw
         self.zero_of = {k[1]: ZERO[kind[0]] for k, kind in kinds.items() if kind[0] in ZERO}
 
     def storage(self, stack, value, push):
@@ -276,6 +341,10 @@ class TypedStacks(Positional):
         value = push[1]
         if kind[0] == "list":
             return code_stmt("S.append(V)", S=s, V=value)
+        if kind[0] == "rows":
+            if isinstance(value, ast.Name):
+                self.rows[value.id] = s
+            return code_stmts(ROWS_PUSH, V=value, S=s, **rows_names(s))
         out = code_stmts("if TOP == len(S):\n    S = grow(S)", S=s, TOP=top)
         if kind[0] == "t" and isinstance(value, ast.Tuple):
             out += [code_stmt("S[TOP, J] = V", S=s, TOP=top, J=j, V=item) for j, item in enumerate(value.elts)]
@@ -292,6 +361,8 @@ class TypedStacks(Positional):
             target = pop[1]
             if kind[0] == "list":
                 return code_stmt("T = S.pop()", T=target, S=s)
+            if kind[0] == "rows":
+                return code_stmts(ROWS_POP, T=target, S=s, **rows_names(s))
             if kind[0] == "t":
                 items = ast.Tuple(elts=[code_expr("S[TOP, J]", S=s, TOP=top, J=j) for j in range(kind[1])],
                                   ctx=ast.Load())
@@ -307,6 +378,10 @@ class TypedStacks(Positional):
                 if kind[0] == "list":
                     out.append(code_stmt("S = []", S=f"_stack_{name}"))
                     continue
+                if kind[0] == "rows":
+                    cap = (2 * self.peak.get(k, 0) + 8) * (self.widths.get(k, 0) + 2)  # (room to lend)
+                    out += code_stmts(ROWS_NEW, S=f"_stack_{name}", CAP=cap, **rows_names(f"_stack_{name}"))
+                    continue
                 alloc = code_expr(ALLOC[kind[0]], CAP=max(8, self.peak.get(k, 0)), K=kind[-1])
                 out += [code_stmt("S = A", S=f"_stack_{name}", A=alloc), code_stmt("TOP = 0", TOP=f"_top_{name}")]
             return out
@@ -316,15 +391,28 @@ class TypedStacks(Positional):
         return self.generic_visit(node)
 
 
+def rows_names(stack):
+    """The names of a rows stack's counters and overflow list (ROWS), from its buffer's name."""
+    suffix = stack[len("_stack_"):]
+    return {"FREE": f"_free_{suffix}", "END": f"_end_{suffix}", "OVER": f"_over_{suffix}",
+            "NOVER": f"_nover_{suffix}", "LENT": f"_lent_{suffix}", "LENTN": f"_lentn_{suffix}"}
+
+
 def jit_functions(functions, samples=None, peak=None):
     """The numba-compatible twins of a module's generated functions (see the module docstring).
     `samples` / `peak`: what the probe saw on each stack (None: every stack a list)."""
     samples, peak = samples or {}, peak or {}
     names = channels(functions)
     kinds = {k: stack_kind(samples.get(k, ())) for k in names}
+    widths = {k: max(v.shape[0] for v in samples[k]) for k, kind in kinds.items() if kind == ("rows",)}
     keep_blocks = any(only_deletes(body) for st in statements(functions)
                       for field in ("body", "orelse", "finalbody") if isinstance(body := getattr(st, field, None), list))
     keep_blocks = keep_blocks or any(only_deletes(h.body) for st in statements(functions)
                                      for h in getattr(st, "handlers", ()))
-    rewrite = TypedStacks(names, kinds, peak, keep_blocks)
-    return [rewrite.visit(copy.deepcopy(fn)) for fn in functions]
+    rewrite = TypedStacks(names, kinds, peak, keep_blocks, widths)
+    out = []
+    for fn in functions:
+        rewrite.rows = {}
+        out.append(rewrite.visit(copy.deepcopy(fn)))
+        out[-1].rows = rewrite.rows  # {name: the rows stack it is pushed to} (fusion lends them room)
+    return out
