@@ -97,8 +97,9 @@ def _outer_product(a, b):
     the VJP of x @ W for each example's own x): one einsum, which NumPy runs about twice as fast
     as its broadcasting multiply. Each element is the same single product, so the values are
     the same. None when this is not such a product."""
-    if a.ndim != b.ndim or a.dtype != b.dtype or a.dtype.kind != "f" or a.ndim > len(_LETTERS):
-        return None
+    if a.shape == b.shape or a.ndim != b.ndim or a.dtype != b.dtype or a.dtype.kind != "f" \
+            or a.ndim > len(_LETTERS):
+        return None  # (the common elementwise product stops at its first test)
     shape = np.broadcast_shapes(a.shape, b.shape)
     if a.shape == shape or b.shape == shape:
         return None
