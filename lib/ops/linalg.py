@@ -15,6 +15,7 @@ import numpy as np
 from ..core import dnp
 from ..core.registry import defop
 from ..core.rulekit import einsum_vjp_rows, matmul_cotangent_x, matmul_cotangent_y, replace_at
+from ..core.rulekit.shapes import shape_of
 
 __all__ = ["matmul", "einsum", "tensordot", "dot", "outer", "inner", "trace", "diagonal"]
 
@@ -171,7 +172,7 @@ def einsum(subscripts, *operands, out=None, optimize=False, **kwargs):
     if out is not None or not isinstance(subscripts, str):
         raise TypeError("[Einsum] only einsum('ij,jk->ik', a, b) and the sublist form without out= "
                         "are supported on differentiable values.")
-    shapes = tuple([np.shape(o) for o in operands])
+    shapes = tuple([shape_of(o) for o in operands])
     key = (subscripts, shapes)
     explicit = _EXPLICIT.get(key)
     if explicit is None:
