@@ -41,7 +41,10 @@ class Batched(ArrayLike):
 
     @property
     def dtype(self):
-        return dnp.result_dtype(self._value)
+        value = self._value
+        if value.__class__ is np.ndarray:
+            return value.dtype
+        return dnp.result_dtype(value)
 
     @property
     def primal(self):

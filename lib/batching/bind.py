@@ -7,6 +7,7 @@ level, the same for every example), and calls the op's batching rule, which call
 on the unwrapped values: older levels (an outer tape, dual number or vmap) see those ops.
 """
 
+from ..core import registry
 from ..forward import dual
 from .batched import Batched
 from .loops import loop, static_batch
@@ -35,4 +36,5 @@ def bind_level(op, args, static, level):
 
 
 dual.batched_class[0] = Batched
+registry.batched_class[0] = Batched  # (its first traced argument a Batched: dispatch.bind would hand it to dual.bind)
 dual.batch_bind[0] = bind_level

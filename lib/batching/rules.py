@@ -67,8 +67,13 @@ def _batched(v, size):
 def _lined_up(values, batched):
     """The examples' axes lined up: a batched value whose example has fewer axes than the
     others' gets size-1 axes after the batch axis, so broadcasting keeps the batch axis first."""
-    ndims = [len(shape_of(v)) - b for v, b in zip(values, batched)]
+    ndims = [(v.ndim if v.__class__ is _ndarray else len(shape_of(v))) - b for v, b in zip(values, batched)]
     rank = max(ndims)
+    for v, b, n in zip(values, batched, ndims):
+        if b and n < rank:
+            break
+    else:
+        return values  # (the common case: nothing to line up)
     args = []
     for v, b, n in zip(values, batched, ndims):
         if b and n < rank:
@@ -89,6 +94,7 @@ def elementwise(op, values, batched, static, size):
 
 
 _MUL = REGISTRY["Mul"]
+_ndarray = np.ndarray
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 
 
@@ -97,8 +103,9 @@ def _outer_product(a, b):
     the VJP of x @ W for each example's own x): one einsum, which NumPy runs about twice as fast
     as its broadcasting multiply. Each element is the same single product, so the values are
     the same. None when this is not such a product."""
-    if a.ndim != b.ndim or a.dtype != b.dtype or a.dtype.kind != "f" or a.ndim > len(_LETTERS):
-        return None
+    if a.shape == b.shape or a.ndim != b.ndim or a.dtype != b.dtype or a.dtype.kind != "f" \
+            or a.ndim > len(_LETTERS):
+        return None  # (the common elementwise product stops at its first test)
     shape = np.broadcast_shapes(a.shape, b.shape)
     if a.shape == shape or b.shape == shape:
         return None
@@ -410,14 +417,32 @@ def _matmul(op, values, batched, static, size):
 
 
 def _einsum(op, values, batched, static, size):
-    subscripts = static["subscripts"].replace(" ", "")
-    if "..." in subscripts or "->" not in subscripts:
+    key = (static["subscripts"], tuple(batched))
+    subscripts = _BATCHED_SUBSCRIPTS.get(key)
+    if subscripts is None:
+        subscripts = _batched_subscripts(*key)
+        if len(_BATCHED_SUBSCRIPTS) > 1024:
+            _BATCHED_SUBSCRIPTS.clear()
+        _BATCHED_SUBSCRIPTS[key] = subscripts
+    if not subscripts:
         return loop(op, values, batched, static, size)
+    return op(*values, subscripts=subscripts)
+
+
+_BATCHED_SUBSCRIPTS = {}  # (subscripts, batched) -> _batched_subscripts, made once
+
+
+def _batched_subscripts(subscripts, batched):
+    """The subscripts with a free letter in front of each batched operand and of the output,
+    or "" where the per-example loop runs (an ellipsis or an implicit output)."""
+    subscripts = subscripts.replace(" ", "")
+    if "..." in subscripts or "->" not in subscripts:
+        return ""
     inputs, output = subscripts.split("->")
     letters = set(subscripts) - set(",->")
     free = next(c for c in "zyxwvutsrqponmlkjihgfedcbaZYXWVUTSRQPONMLKJIHGFEDCBA" if c not in letters)
     terms = [free + t if b else t for t, b in zip(inputs.split(","), batched)]
-    return op(*values, subscripts=",".join(terms) + "->" + free + output)
+    return ",".join(terms) + "->" + free + output
 
 
 # -- the table -------------------------------------------------------------------------------

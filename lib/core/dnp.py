@@ -16,10 +16,15 @@ from .traced import Traced
 
 def result_dtype(x):
     """The NumPy dtype of a plain, traced or Python value."""
+    if x.__class__ is _ndarray:
+        return x.dtype
     while isinstance(x, Traced):
         x = x._value if hasattr(x, "_value") else x.primal
     dtype = getattr(x, "dtype", None)
     return dtype if isinstance(dtype, np.dtype) else np.asarray(x).dtype
+
+
+_ndarray = np.ndarray
 
 
 def shape(x):

@@ -38,6 +38,7 @@ class RuleError(Exception):
 tensor_bind = [None]  # set by dispatch.py: bind(op, args, static) for traced arguments
 dual_bind = [None]  # set by dual.py: its bind, for a call whose first traced argument is a Dual
 dual_class = [None]  # the Dual class, once dual.py is imported
+batched_class = [None]  # vmap's Batched, once batching/bind.py is imported (routed as a Dual is)
 
 
 class Primitive:
@@ -71,7 +72,8 @@ class Primitive:
     def __call__(self, *args, **static):
         for a in args:
             if isinstance(a, Traced):
-                if a.__class__ is dual_class[0]:  # dual numbers first: what dispatch.bind would do
+                cls = a.__class__
+                if cls is dual_class[0] or cls is batched_class[0]:  # what dispatch.bind would do
                     return dual_bind[0](self, args, static)
                 return tensor_bind[0](self, args, static)
         return self.impl(*args, **static)

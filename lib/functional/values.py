@@ -74,23 +74,47 @@ _is_node = nest.is_pytree_node  # JAX's pytrees: dataclasses, registered classes
 
 
 def flatten(structure):
-    """nest.tree_flatten, without its walk for a flat tuple or list of leaves (the common call)."""
+    """nest.tree_flatten, without its walk for tuples and lists (nested too) of leaves (the
+    common calls: a tuple of arguments, a list holding a tuple of parameters)."""
     if structure.__class__ is tuple or structure.__class__ is list:
-        for leaf in structure:
-            if leaf.__class__ is not _ndarray and _is_node(leaf):
-                return nest.tree_flatten(structure)
-        return list(structure)
+        if _plain(structure):
+            out = []
+            _plain_leaves(structure, out)
+            return out
     return nest.tree_flatten(structure)
 
 
 def pack(structure, flat):
-    """nest.tree_unflatten, without its walk for a flat tuple or list of leaves."""
+    """nest.tree_unflatten, without its walk for tuples and lists (nested too) of leaves."""
     if structure.__class__ is tuple or structure.__class__ is list:
-        for leaf in structure:
-            if leaf.__class__ is not _ndarray and _is_node(leaf):
-                return nest.tree_unflatten(structure, flat)
-        return structure.__class__(flat)
+        if _plain(structure):
+            return _plain_build(structure, iter(flat))
     return nest.tree_unflatten(structure, flat)
+
+
+def _plain(structure):
+    """True for a tuple or list (not a namedtuple) whose items are leaves or such sequences."""
+    for leaf in structure:
+        cls = leaf.__class__
+        if cls is tuple or cls is list:
+            if not _plain(leaf):
+                return False
+        elif cls is not _ndarray and _is_node(leaf):
+            return False
+    return True
+
+
+def _plain_leaves(structure, out):
+    for leaf in structure:
+        if leaf.__class__ is tuple or leaf.__class__ is list:
+            _plain_leaves(leaf, out)
+        else:
+            out.append(leaf)
+
+
+def _plain_build(structure, flat):
+    return structure.__class__([_plain_build(leaf, flat) if leaf.__class__ is tuple or leaf.__class__ is list
+                                else next(flat) for leaf in structure])
 
 
 def sparse_argument(args, argnums, api):

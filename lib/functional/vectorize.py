@@ -16,6 +16,7 @@ from ..core.rulekit.shapes import shape_of
 from ..core.traced import Traced
 from ..reverse.dispatch import new_tag
 from ..reverse.tensor import Tensor
+from . import values
 
 
 def vmap(f, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_name=None):
@@ -49,31 +50,32 @@ def vmap(f, in_axes=0, out_axes=0, axis_name=None, axis_size=None, spmd_axis_nam
             raise ValueError(f"[vmap] in_axes has {len(in_axes)} entries but f was called with {len(args)} "
                              "positional arguments; give one entry per argument (None for an argument "
                              "that is the same for every example).")
-        names = _argument_names(f, len(args))
-        leaves, axes, where, counts = [], [], [], []
+        leaves, axes, owners, counts = [], [], [], []
         for i, arg in enumerate(args):
             spec = in_axes[i] if isinstance(in_axes, tuple) else in_axes
-            arg_leaves = nest.tree_flatten(arg)
+            arg_leaves = flatten(arg)
             counts.append(len(arg_leaves))
             leaves += arg_leaves
-            axes += _prefix_axes(spec, arg, f"in_axes[{i}]" if isinstance(in_axes, tuple) else "in_axes")
-            where += [names[i]] * len(arg_leaves)
-        kw_leaves = nest.tree_flatten(kwargs)
+            axes += _prefix_axes(spec, arg, f"in_axes[{i}]" if isinstance(in_axes, tuple) else "in_axes",
+                                 len(arg_leaves))
+            owners += [i] * len(arg_leaves)
+        kw_leaves = nest.tree_flatten(kwargs) if kwargs else []
         leaves += kw_leaves
         axes += [0] * len(kw_leaves)
-        where += [f"keyword argument {k!r}" for k in sorted(kwargs) for _ in nest.tree_flatten(kwargs[k])]
-        size = _batch_size(leaves, axes, where, axis_size)
+        owners += [k for k in sorted(kwargs) for _ in nest.tree_flatten(kwargs[k])]
+        size = _batch_size(leaves, axes, owners, axis_size, f, len(args))
         level = new_tag()
         mapped = [_enter(leaf, axis, size, level) for leaf, axis in zip(leaves, axes)]
-        n_args = len(leaves) - len(kw_leaves)
-        starts = np.cumsum([0] + counts)
-        new_args = [nest.tree_unflatten(arg, mapped[start:start + n]) for arg, start, n in zip(args, starts, counts)]
-        new_kwargs = nest.tree_unflatten(kwargs, mapped[n_args:]) if kwargs else {}
+        new_args = []
+        start = 0
+        for arg, n in zip(args, counts):
+            new_args.append(pack(arg, mapped[start:start + n]))
+            start += n
+        new_kwargs = nest.tree_unflatten(kwargs, mapped[start:]) if kwargs else {}
         out = f(*new_args, **new_kwargs)
-        out_leaves = nest.tree_flatten(out)
-        spec = _prefix_axes(out_axes, out, "out_axes")
-        return nest.tree_unflatten(out, [_leave(leaf, axis, size, level)
-                                         for leaf, axis in zip(out_leaves, spec)])
+        out_leaves = flatten(out)
+        spec = _prefix_axes(out_axes, out, "out_axes", len(out_leaves))
+        return pack(out, [_leave(leaf, axis, size, level) for leaf, axis in zip(out_leaves, spec)])
 
     batched.__name__ = f"vmap_{getattr(f, '__name__', 'f')}"
     batched.__doc__ = getattr(f, "__doc__", None)
@@ -96,10 +98,11 @@ def _argument_names(f, n):
     return [f"argument {i}" + (f" ({params[i]})" if i < len(params) else "") for i in range(n)]
 
 
-def _prefix_axes(spec, tree, what):
-    """One axis (or None) per leaf of `tree`, from `spec`, a prefix of its structure."""
+def _prefix_axes(spec, tree, what, count=None):
+    """One axis (or None) per leaf of `tree` (`count` of them, when known), from `spec`, a
+    prefix of its structure."""
     if spec is None or isinstance(spec, (int, np.integer)):
-        return [spec] * len(nest.tree_flatten(tree))
+        return [spec] * (len(nest.tree_flatten(tree)) if count is None else count)
     if isinstance(spec, dict):
         if not isinstance(tree, dict) or set(spec) != set(tree):
             raise ValueError(f"[vmap] {what} is a dict with keys {sorted(spec)}, but the value it "
@@ -125,26 +128,46 @@ def _kind(tree):
     return f"a {type(tree).__name__}"
 
 
-def _batch_size(leaves, axes, where, axis_size):
+def flatten(tree):
+    """nest.tree_flatten, without its walk for an array (values.flatten's fast paths)."""
+    if tree.__class__ is np.ndarray:
+        return [tree]
+    return values.flatten(tree)
+
+
+def pack(tree, leaves):
+    """nest.tree_unflatten, without its walk for an array."""
+    if tree.__class__ is np.ndarray:
+        return leaves[0]
+    return values.pack(tree, leaves)
+
+
+def _batch_size(leaves, axes, owners, axis_size, f, n_args):
+    """The batch size, or an error naming the arguments (`owners`: each leaf's argument
+    index or keyword; their names are looked up only for an error)."""
+    def name(owner):
+        return (_argument_names(f, n_args)[owner] if isinstance(owner, int)
+                else f"keyword argument {owner!r}")
+
     sizes = []
-    for leaf, axis, name in zip(leaves, axes, where):
+    for leaf, axis, owner in zip(leaves, axes, owners):
         if axis is None:
             continue
         shape = shape_of(leaf)
         if not -len(shape) <= axis < len(shape):
-            raise ValueError(f"[vmap] was asked to map {name} along axis {axis}, which needs at least "
-                             f"{axis + 1 if axis >= 0 else -axis} axes, but it has shape {shape}. Give "
-                             "in_axes an axis it has, or None for an argument that is the same for every "
-                             "example.")
-        sizes.append((shape[axis], name, axis, shape))
+            raise ValueError(f"[vmap] was asked to map {name(owner)} along axis {axis}, which needs at "
+                             f"least {axis + 1 if axis >= 0 else -axis} axes, but it has shape {shape}. "
+                             "Give in_axes an axis it has, or None for an argument that is the same for "
+                             "every example.")
+        sizes.append((shape[axis], owner, axis, shape))
     if not sizes:
         if axis_size is None:
             raise ValueError("[vmap] must map at least one argument: every in_axes entry is None. Map "
                              "an argument (in_axes=0), or give axis_size.")
         return int(axis_size)
     if len({s[0] for s in sizes}) > 1 or (axis_size is not None and sizes[0][0] != axis_size):
-        listed = "; ".join(f"{name} has size {n} along axis {axis} (shape {shape})"
-                           for n, name, axis, shape in sizes)
+        listed = "; ".join(f"{name(owner)} has size {n} along axis {axis} (shape {shape})"
+                           for n, owner, axis, shape in sizes)
         raise ValueError(f"[vmap] got inconsistent sizes for the axes to be mapped: {listed}"
                          + (f"; axis_size is {axis_size}" if axis_size is not None else "")
                          + ". Every mapped axis must have the batch size; give in_axes=None for "

@@ -15,6 +15,7 @@ import numpy as np
 from ..core import dnp
 from ..core.registry import defop
 from ..core.rulekit import einsum_vjp_rows, matmul_cotangent_x, matmul_cotangent_y, replace_at
+from ..core.rulekit.shapes import shape_of
 
 __all__ = ["matmul", "einsum", "tensordot", "dot", "outer", "inner", "trace", "diagonal"]
 
@@ -171,8 +172,18 @@ def einsum(subscripts, *operands, out=None, optimize=False, **kwargs):
     if out is not None or not isinstance(subscripts, str):
         raise TypeError("[Einsum] only einsum('ij,jk->ik', a, b) and the sublist form without out= "
                         "are supported on differentiable values.")
-    shapes = [np.shape(o) for o in operands]
-    return EINSUM(*operands, subscripts=explicit_subscripts(subscripts, shapes))
+    shapes = tuple([shape_of(o) for o in operands])
+    key = (subscripts, shapes)
+    explicit = _EXPLICIT.get(key)
+    if explicit is None:
+        explicit = explicit_subscripts(subscripts, shapes)
+        if len(_EXPLICIT) > 1024:
+            _EXPLICIT.clear()
+        _EXPLICIT[key] = explicit
+    return EINSUM(*operands, subscripts=explicit)
+
+
+_EXPLICIT = {}  # (subscripts, shapes) -> explicit_subscripts: a rule's einsum parses them once
 
 
 def tensordot(a, b, axes=2):

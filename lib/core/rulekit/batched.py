@@ -158,6 +158,13 @@ def matmul_cotangent_y(g, x, y):
         return np.matmul(x.T, g)  # plain matrices: what the general path computes, directly
     if len(shape_of(g)) == 2 and len(shape_of(x)) == 2 and len(shape_of(y)) == 2:
         return dnp.matmul(swap_last(x), g)  # matrices of any kind (dual numbers): the same, directly
+    if ndim_of(x) == 1 and ndim_of(g) == 1 and ndim_of(y) == 2:
+        # a vector x: the outer product of x and g, as one einsum op instead of two
+        # expand_dims and a broadcasting multiply (each element is the same one product);
+        # under vmap, one batched op: every example's outer product at once
+        if x.__class__ is np.ndarray and g.__class__ is np.ndarray:
+            return np.multiply.outer(x, g)  # plain vectors: the same products, directly
+        return dnp.einsum("i,j->ij", x, g)
     if ndim_of(y) == 1 and ndim_of(x) >= 2:
         rows = dnp.reshape(g, batch_shape(g) + (-1,)) if ndim_of(x) > 2 else g
         return dnp.matmul(rows, dnp.reshape(x, (-1, shape_of(x)[-1])) if ndim_of(x) > 2 else x)

@@ -166,6 +166,8 @@ def power_slope(x, y):
     (NumPy's 0 ** 0 too), but the formula reads 0 * 0 ** -1 = NaN there. The double `where`
     (as JAX's Pow rule) keeps every order NaN-free; a nonzero Python exponent needs no guard."""
     if isinstance(y, (int, float)) and y != 0:
+        if y == 2:
+            return y * x  # (x ** 2, a square: x ** 1 is x exactly, one op fewer)
         return y * dnp.power(x, y - 1)
     if x.__class__ in _PLAIN_FLOATS and y.__class__ in _PLAIN_FLOATS and not ((x == 0) & (y == 0)).any():
         return y * dnp.power(x, y - 1)  # (plain arrays: the guard's where costs more than this test)
