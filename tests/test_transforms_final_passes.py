@@ -1,4 +1,4 @@
-"""transforms/optimize/aliases.py, negations.py, transposes.py: passes over the code that runs
+"""transforms/optimize/aliases.py, scalings.py, transposes.py: passes over the code that runs
 (not the adjoint hvp reads back), in the versions compiled for known shapes (issue 23).
 
 Each on small bodies, where its rules alone decide, then through grad and hvp against the
@@ -12,7 +12,7 @@ import pytest
 
 import dualtape.transforms as dt
 from dualtape.transforms.optimize.aliases import drop_aliases
-from dualtape.transforms.optimize.negations import fold_negations
+from dualtape.transforms.optimize.scalings import fold_scalings
 from dualtape.transforms.optimize.transposes import contiguous_transposes
 
 
@@ -48,10 +48,30 @@ def test_a_returned_name_or_a_number_keeps_its_name():
     assert _aliases("a = x * 2\nb = a\nc = b + 1", arrays=False) == "a = x * 2\nb = a\nc = b + 1"
 
 
-# -- negations ---------------------------------------------------------------------------------
+# -- scalings ----------------------------------------------------------------------------------
 
-def _negations(source, floats=True):
-    return _run(lambda body: fold_negations(body, lambda node: floats), source)
+def _negations(source, floats=True, params=("s",)):
+    return _run(lambda body: fold_scalings(body, list(params), lambda node: floats,
+                                           lambda node: isinstance(node, ast.Name) and node.id in ("s", "k")), source)
+
+
+def test_a_number_scaling_a_value_scaled_by_a_power_of_two_joins_the_constant():
+    assert _negations("t = 2 * a\nu = s * t") == "t = s * 2 * a\nu = t"
+    assert _negations("k = x / 3\nt = a * 0.5\nu = t * k") == "k = x / 3\nt = a * (k * 0.5)\nu = t"
+    assert _negations("u = s * (2 * a)") == "u = s * 2 * a"
+    assert _negations("u = (a * 4) * k + b") == "u = k * 4 * a + b"
+    assert _negations("u = s * (3 * a)") == "u = s * (3 * a)"
+    assert _negations("u = s * (2 * a)", floats=False) == "u = s * (2 * a)"  # (numbers: as written)
+
+
+@pytest.mark.parametrize("source", [
+    "t = 3 * a\nu = s * t",              # 3 * a then s: another rounding than s * 3 first
+    "t = 2 * a\nk = x / 3\nu = k * t",   # k made after t: not readable at t's assignment
+    "t = 2 * a\nu = b * t",              # b not surely a number
+    "t = 2 * a\nu = s * t\nv = t + 1",   # t read again
+])
+def test_a_scaling_that_would_round_differently_or_read_too_early_stays(source):
+    assert _negations(source) == source
 
 
 def test_a_negated_scaled_value_takes_the_sign_in_its_constant():

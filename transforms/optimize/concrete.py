@@ -34,7 +34,7 @@ from .function import function, parameter_names, remove
 from .hoist import hoist_invariants
 from .aliases import drop_aliases
 from .in_place import write_in_place
-from .negations import fold_negations
+from .scalings import fold_scalings
 from .transposes import contiguous_transposes
 from .preaccumulate import preaccumulate
 from .shapes import drop_dead
@@ -220,7 +220,7 @@ def specialize(body, signature, params, probe=None, global_number=None, adjoints
     their loops (hoist.py); with `adjoints` (their names), linear adjoint statements folded
     (preaccumulate.py); with `global_int(name)` (a global's value when it is a Python int), those
     values (slice bounds); with `final` (code that runs, not code forward mode reads back, which
-    cannot differentiate `out=`), negations folded into constants (negations.py), second names
+    cannot differentiate `out=`), negations and scalings folded into constants (scalings.py), second names
     dropped (aliases.py), transposes copied for products (transposes.py) and arithmetic written
     into dead temporaries (in_place.py). `signature`: the parameters (`ast.arguments`, names,
     or their text)."""
@@ -261,7 +261,8 @@ def specialize(body, signature, params, probe=None, global_number=None, adjoints
     if global_number is not None:
         out = hoist_invariants(out, fn.args, env, global_number)
     if final:
-        out = fold_negations(out, lambda node: is_float(infer_(node)))
+        out = fold_scalings(out, parameter_names(fn.args), lambda node: _ndarray(infer_(node)) and is_float(infer_(node)),
+                            lambda node: is_array(infer_(node)) and infer_(node)[1] == () and infer_(node)[2] in (int, float))
         out = drop_aliases(out, parameter_names(fn.args), lambda node: _ndarray(infer_(node)))
         out = contiguous_transposes(out, lambda st: _quiet(st.value, infer_), infer_)
         out = write_in_place(out, parameter_names(fn.args), infer_)
