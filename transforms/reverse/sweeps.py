@@ -342,7 +342,7 @@ class Reverse(ControlFlow, Adjoints):
             namespace = self.module.namespace
             body, self.scalar_result = specialize(body, arguments, values, probe, lambda k: type(namespace.get(k)) in (
                 int, float), adjoints, lambda k: namespace[k] if type(namespace.get(k)) is int else None,
-                temporaries=not spec.get("<read back>"))
+                final=not spec.get("<read back>"))
         roots = getattr(self.module, "ndarray_params", {}).get(name, ())  # (a specialization's)
         body = drop_unbroadcasts(body, arguments, roots, adjoints)
         return free_dead_values(body, fir.params, self.freeable, self.namer.taken)
