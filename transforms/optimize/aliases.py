@@ -14,15 +14,12 @@ and the cost was an array's.
 import ast
 
 from ..ir.code import Comment
-from .function import blocks, function, number_lines
+from .function import blocks, function, name_counts, number_lines
 
 
 def _count(fn):
-    loads, stores, where = {}, {}, {}
-    for node in ast.walk(fn):
-        if isinstance(node, ast.Name):
-            table = loads if isinstance(node.ctx, ast.Load) else stores
-            table[node.id] = table.get(node.id, 0) + 1
+    loads, stores = name_counts(fn)
+    where = {}
     for block in blocks(fn):
         for i, st in enumerate(block):
             for node in ast.walk(st):

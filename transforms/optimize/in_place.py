@@ -23,7 +23,7 @@ import ast
 
 import numpy as np
 
-from .function import blocks, function, number_lines
+from .function import blocks, function, name_counts, number_lines
 
 _UFUNCS = {ast.Add: "add", ast.Sub: "subtract", ast.Mult: "multiply", ast.Div: "true_divide"}
 _COMMUTE = (ast.Add, ast.Mult)
@@ -48,11 +48,7 @@ def _np(name, args, out):
 class _Pass:
     def __init__(self, fn, infer_, params):
         self.infer = infer_
-        self.loads, self.stores = {}, {}
-        for node in ast.walk(fn):
-            if isinstance(node, ast.Name):
-                table = self.loads if isinstance(node.ctx, ast.Load) else self.stores
-                table[node.id] = table.get(node.id, 0) + 1
+        self.loads, self.stores = name_counts(fn)
         self.params = set(params)
         self.made = {}  # name -> (its block, index there) where `name = <new array>`
         self.donated = set()  # names whose memory a rewrite has written into (dead: read once)

@@ -21,7 +21,7 @@ then drops `u = t`.
 import ast
 import math
 
-from .function import blocks, function, number_lines
+from .function import blocks, function, name_counts, number_lines
 
 
 def _constant(node):
@@ -60,11 +60,7 @@ def fold_scalings(body, params, float_array, number):
     `number(node)`: whether it surely holds a Python float or int (whose product with an array
     has the array's dtype). A new list where anything changed."""
     fn = function(body, [])
-    loads, stores = {}, {}
-    for node in ast.walk(fn):
-        if isinstance(node, ast.Name):
-            table = loads if isinstance(node.ctx, ast.Load) else stores
-            table[node.id] = table.get(node.id, 0) + 1
+    loads, stores = name_counts(fn)
     changed = False
     for block in list(blocks(fn)):
         made = {}  # name -> (its assignment `name = c * e` in this block so far, the index there)

@@ -16,7 +16,7 @@ to the last product that reads it, in the same block, must assign names without 
 import ast
 
 from ..ir.code import Comment
-from .function import blocks, function, number_lines
+from .function import blocks, function, name_counts, number_lines
 
 MIN_SIDE = 32  # (a (32, 10) @ (10, 64) product is as fast with its operand transposed)
 
@@ -43,11 +43,7 @@ def contiguous_transposes(body, quiet, infer_):
     once (see the module's docstring); `quiet(st)`: whether an assignment has no effect;
     `infer_`: concrete.py's abstract value of an expression. A new list where anything changed."""
     fn = function(body, [])
-    total, stores = {}, {}
-    for node in ast.walk(fn):
-        if isinstance(node, ast.Name):
-            table = total if isinstance(node.ctx, ast.Load) else stores
-            table[node.id] = table.get(node.id, 0) + 1
+    total, stores = name_counts(fn)
     changed = False
     for block in list(blocks(fn)):
         for i, st in enumerate(block):
