@@ -46,7 +46,7 @@ def test_mlp_specialized_source_has_no_shape_helpers_and_matches_the_general_ver
     for helper in ("unbroadcast", "unreduce", "matmul_cotangent", "np.shape"):
         assert helper not in source
     assert "b_add_matmul_x_w1_b1.sum(axis=0)" in source  # b1 (4,) under a (6, 4) sum
-    assert "bout.sum(axis=0, keepdims=True)" in source  # b2 (1, 3): a kept axis
+    assert "b_sub_out_y.sum(axis=0, keepdims=True)" in source  # b2 (1, 3): a kept axis (bout = b_sub_out_y: aliases.py)
     assert "_sub_out_y ** 2" not in source  # f's value: grad does not return it, nothing computes it
     _same(df(*args), _general(df, args))
 

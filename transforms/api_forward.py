@@ -38,7 +38,9 @@ class ForwardTransformed(Transform):
         try:
             # preserve_result: the adjoint returns f's value too, which the hvp code checks is a scalar
             df = make("grad", self.f, self.wrt if self.wrt_is_tuple else self.wrt[0], True, self.optimize, False)
-            module, seed = df._build(kinds, defer, shapes=shapes)
+            # (its code is read back, not run: nothing written in place, which forward mode cannot read)
+            read_back = None if shapes is None else dict(shapes, **{"<read back>": True})
+            module, seed = df._build(kinds, defer, shapes=read_back)
             if shapes is not None and shapes["<seed>"]:
                 shapes[seed] = ("a", (), float)
         except TransformError as exc:  # the refusal is about f: name the API the user called

@@ -178,6 +178,8 @@ class OpTangents:
                 others = [p for j, (p, a) in enumerate(zip(params[2:], st.args))
                           if j != k and a is not None and not self.kinds.is_scalar(a)]
                 covers = covers or "ans" in uses or params[1] in uses or all(p in uses for p in others)
+            if square(st, active, terms):  # x * x: dx * x + x * dx is 2 * (dx * x), the same bits in one op less
+                terms = [n.BinOp(left=syntax.constant(2), op=n.Mult(), right=terms[0])]
             total = terms[0]
             for term in terms[1:]:
                 total = n.BinOp(left=total, op=n.Add(), right=term)
@@ -326,3 +328,18 @@ class OpTangents:
         if st.target in self.mutable:
             out.append(code_stmt("D = owned(D)", D=target))
         return out
+
+
+def square(st, active, terms):
+    """Whether `st` is `x * x` (both operands one active name) whose two tangent terms are one
+    product with its operands swapped (`dx * x`, `x * dx`): their sum is `2 * (dx * x)`, the
+    same bits (a product commutes, and a + a is 2 * a exactly)."""
+    if st.spec.prim.name != "Mul" or len(st.args) != 2 or len(active) != 2 or len(terms) != 2:
+        return False
+    a, b = st.args
+    if not (is_name(a) and is_name(b) and a.id == b.id):
+        return False
+    first, second = terms
+    return (isinstance(first, n.BinOp) and isinstance(first.op, n.Mult) and isinstance(second, n.BinOp)
+            and isinstance(second.op, n.Mult) and syntax.unparse(first.left) == syntax.unparse(second.right)
+            and syntax.unparse(first.right) == syntax.unparse(second.left))

@@ -27,10 +27,15 @@ import ast
 import numpy as np
 
 from .concrete_infer import arg_value  # noqa: F401 (the api's)
+from .cse import share_subexpressions
 from .concrete_infer import BINOPS, REDUCE, TOP, UNARY, Infer, infer, is_array, is_float, known_shape
-from .function import function, remove
+from .function import function, parameter_names, remove
 
 from .hoist import hoist_invariants
+from .aliases import drop_aliases
+from .in_place import write_in_place
+from .scalings import fold_scalings
+from .transposes import contiguous_transposes
 from .preaccumulate import preaccumulate
 from .shapes import drop_dead
 from .slices import first_writes, in_place_slices, same_shape_allocations, unread_writes
@@ -186,20 +191,39 @@ def _pure(node, infer_):
     return False
 
 
+def _ndarray(v):
+    """Whether the abstract value `v` is a NumPy array of at least one dimension."""
+    return is_array(v) and not isinstance(v[2], type) and v[1] != ()
+
+
+def _quiet(node, infer_):
+    """Whether evaluating `node` has no effect, though it may raise: `_pure`, or operators on
+    operands of known NumPy or Python number types (`1.0 / n` raises where n is 0, and writes
+    nothing)."""
+    if isinstance(node, (ast.BinOp, ast.UnaryOp)) and infer_(node) is not TOP:
+        return all(_quiet(e, infer_) for e in ast.iter_child_nodes(node) if isinstance(e, ast.expr))
+    return _pure(node, infer_)
+
+
 def _np_call(node):
     f = node.func
     return (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == "np"
             and f.attr in UNARY | REDUCE | {"shape", "broadcast_to", "reshape", "transpose"})
 
 
-def specialize(body, signature, params, probe=None, global_number=None, adjoints=None, global_int=None):
+def specialize(body, signature, params, probe=None, global_number=None, adjoints=None, global_int=None,
+               final=True):
     """The `body` (lines or statements: function.py) of `def f(signature)` rewritten for
     arguments of the abstract values `params` (name -> arg_value), with the assignments nobody
     reads removed. With `probe` (a name), (body, whether that name surely holds a scalar); with
     `global_number(name)` (whether a global holds a number), loop invariants computed before
     their loops (hoist.py); with `adjoints` (their names), linear adjoint statements folded
     (preaccumulate.py); with `global_int(name)` (a global's value when it is a Python int), those
-    values (slice bounds). `signature`: the parameters (`ast.arguments`, names, or their text)."""
+    values (slice bounds); with `final` (code that runs, not code forward mode reads back, which
+    cannot differentiate `out=`), negations and scalings folded into constants (scalings.py), second names
+    dropped (aliases.py), transposes copied for products (transposes.py) and arithmetic written
+    into dead temporaries (in_place.py). `signature`: the parameters (`ast.arguments`, names,
+    or their text)."""
     done = (lambda out, env: (out, probe is not None and is_array(env.get(probe)) and env[probe][1] == ())
             ) if probe is not None else (lambda out, env: out)
     if not any(v is not TOP for v in params.values()):
@@ -233,8 +257,15 @@ def specialize(body, signature, params, probe=None, global_number=None, adjoints
     if adjoints:
         folded = preaccumulate(out, fn.args, infer_, adjoints)
         out = out if folded is out else _drop_dead(folded, infer_)
+    out = share_subexpressions(out, lambda st: _pure(st.value, infer_), lambda st: _quiet(st.value, infer_))
     if global_number is not None:
         out = hoist_invariants(out, fn.args, env, global_number)
+    if final:
+        out = fold_scalings(out, parameter_names(fn.args), lambda node: _ndarray(infer_(node)) and is_float(infer_(node)),
+                            lambda node: is_array(infer_(node)) and infer_(node)[1] == () and infer_(node)[2] in (int, float))
+        out = drop_aliases(out, parameter_names(fn.args), lambda node: _ndarray(infer_(node)))
+        out = contiguous_transposes(out, lambda st: _quiet(st.value, infer_), infer_)
+        out = write_in_place(out, parameter_names(fn.args), infer_)
     changed = changed or bool(checks) or out is not fn.body
     return done(out if changed else body, env)
 

@@ -79,6 +79,16 @@ def number_lines(fn):
     return fn
 
 
+def name_counts(node):
+    """(loads, stores): how many times each name is read, and assigned or deleted, in `node`."""
+    loads, stores = {}, {}
+    for sub in syntax.walk(node):
+        if isinstance(sub, ast.Name):
+            table = loads if isinstance(sub.ctx, ast.Load) else stores
+            table[sub.id] = table.get(sub.id, 0) + 1
+    return loads, stores
+
+
 def blocks(node):
     """The statement lists inside `node`, each once (`body`, `orelse`, `finalbody`, handlers')."""
     for sub in syntax.walk(node):

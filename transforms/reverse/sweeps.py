@@ -341,7 +341,8 @@ class Reverse(ControlFlow, Adjoints):
             probe = fir.ret[0].id if len(fir.ret) == 1 and is_name(fir.ret[0]) else None
             namespace = self.module.namespace
             body, self.scalar_result = specialize(body, arguments, values, probe, lambda k: type(namespace.get(k)) in (
-                int, float), adjoints, lambda k: namespace[k] if type(namespace.get(k)) is int else None)
+                int, float), adjoints, lambda k: namespace[k] if type(namespace.get(k)) is int else None,
+                final=not spec.get("<read back>"))
         roots = getattr(self.module, "ndarray_params", {}).get(name, ())  # (a specialization's)
         body = drop_unbroadcasts(body, arguments, roots, adjoints)
         return free_dead_values(body, fir.params, self.freeable, self.namer.taken)
