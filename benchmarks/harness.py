@@ -30,9 +30,13 @@ def cold_jit_cache():
     """Point dualtape's jit disk cache (transforms/jit/disk_cache.py) at an empty folder of
     this run's, unless DUALTAPE_JIT_CACHE is set: every compile time a run reports is then a
     cold compile, never a load of what an earlier run left."""
+    import atexit
     import os
+    import shutil
     import tempfile
-    os.environ.setdefault("DUALTAPE_JIT_CACHE", tempfile.mkdtemp(prefix="dualtape-bench-jit-"))
+    if "DUALTAPE_JIT_CACHE" not in os.environ:
+        os.environ["DUALTAPE_JIT_CACHE"] = folder = tempfile.mkdtemp(prefix="dualtape-bench-jit-")
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
 
 
 class NotInstalled(Exception):

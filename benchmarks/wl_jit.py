@@ -23,8 +23,10 @@ if __name__ == "__main__":
     import run_all
     PINNING = run_all.pin()  # one thread per library, pinned to CPU 0 (re-executes under taskset)
 
+import atexit
 import math
 import os
+import shutil
 import tempfile
 import time
 import types
@@ -81,6 +83,8 @@ def _jit_impl(name, f, wrt, args, fresh=False, note=""):
         import numba  # noqa: F401  (ImportError: reported as not installed)
         if fresh:
             folder = "0" if fresh == "cold" else tempfile.mkdtemp(prefix="dualtape-jit-cache-")
+            if folder != "0":
+                atexit.register(shutil.rmtree, folder, ignore_errors=True)
 
             def run():
                 previous = os.environ.get(CACHE_ENV)

@@ -5,7 +5,9 @@ Profiles: "ci" (few examples, derandomized, so CI runs are fast and reproducible
 choose "dev" locally with HYPOTHESIS_PROFILE=dev.
 """
 
+import atexit
 import os
+import shutil
 import tempfile
 
 import numpy as np
@@ -20,8 +22,11 @@ settings.register_profile("dev", max_examples=200, deadline=None, print_blob=Tru
                           suppress_health_check=_SLOW_IS_FINE)
 settings.load_profile("ci" if os.environ.get("CI") else os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
-# jit=True's disk cache (transforms/jit/disk_cache.py): a folder of this run's, not the user's
-os.environ.setdefault("DUALTAPE_JIT_CACHE", tempfile.mkdtemp(prefix="dualtape-test-jit-"))
+# jit=True's disk cache (transforms/jit/disk_cache.py): a folder of this run's, not the user's,
+# removed when the process that made it exits (xdist's workers inherit it)
+if "DUALTAPE_JIT_CACHE" not in os.environ:
+    os.environ["DUALTAPE_JIT_CACHE"] = _JIT_CACHE = tempfile.mkdtemp(prefix="dualtape-test-jit-")
+    atexit.register(shutil.rmtree, _JIT_CACHE, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)
