@@ -12,7 +12,8 @@ once to a file named by a hash of everything the compiled code depends on:
   value, NumPy and math by name, the attributes read of any other module (`config.K`) by
   value, dualtape's runtime helpers and their compiled twins by the hash of their source
   files;
-* the versions of Python, NumPy, numba and dualtape, and the machine.
+* the versions of Python, NumPy and numba, and the machine (dualtape's own part is the text
+  and the helpers' source).
 
 A global of any other kind (a user function numba compiles alongside, an object) makes the
 module uncached: it compiles as before, every time. So a changed constant, helper or version
