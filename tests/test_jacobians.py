@@ -297,3 +297,23 @@ def test_functional_jacobian_picks_a_mode_and_agrees(shape_in, shape_out):
     expected = np.cos(np.sum(w * x, axis=axes))[(...,) + (None,) * len(shape_in)] * w
     close(fn.jacobian(f)(x), expected)
     close(fn.jacrev(f)(x), expected)
+
+
+def test_a_float32_source_keeps_its_dtype_through_float64_constants():
+    """NumPy promotes float32 times a float64 constant to float64 inside the recorded ops; the
+    jacobians, like tape.gradient, are of the source's dtype (TF: a gradient has its
+    source's dtype), with the same values."""
+    x32 = np.arange(6, dtype=np.float32).reshape(3, 2) / 7
+    w = np.linspace(-1.0, 1.0, 8).reshape(2, 4)  # float64
+    x = tf.constant(x32)
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = tf.tanh(dnp.matmul(x, w))  # float64, and not a chain the forward sweep takes
+    assert y.dtype == tf.float64
+    assert tape.gradient(y, x).dtype == tf.float32
+    jac, batch = tape.jacobian(y, x), tape.batch_jacobian(y, x)
+    assert jac.dtype == tf.float32 and batch.dtype == tf.float32
+    slope = 1 - np.tanh(x32.astype(np.float64) @ w) ** 2  # (3, 4)
+    want = np.einsum("bo,io->boi", slope, w)  # d y[b, o] / d x[b, i]
+    np.testing.assert_allclose(batch.numpy(), want.astype(np.float32), rtol=2e-7)
+    np.testing.assert_allclose(np.einsum("bobi->boi", jac.numpy()), want, rtol=2e-7)

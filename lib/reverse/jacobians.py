@@ -86,8 +86,16 @@ def _fill(pieces, counts, source):
     return filled[0] if len(filled) == 1 else dnp.concatenate(filled, axis=0)
 
 
-def _as_tensor(x):
-    if isinstance(x, Tensor) or x is None:
+def _as_tensor(x, source):
+    """The jacobian `x` as a tensor of the source's dtype where both are real floats: NumPy's
+    promotion inside the recorded ops (a float64 constant times a float32 source) never leaks
+    out, as for tape.gradient (float32 stays float32)."""
+    if x is None:
+        return x
+    dtype = source.dtype._np
+    if dtype.kind == "f" and dnp.result_dtype(x).kind == "f" and dnp.result_dtype(x) != dtype:
+        x = dnp.cast(x, dtype)
+    if isinstance(x, Tensor):
         return x
     return wrap(x if isinstance(x, Traced) else np.asarray(x))  # a dual inside jvp stays one
 
@@ -131,7 +139,7 @@ def tape_jacobian(tape, target, sources, zero_unconnected, use_pfor):
             zero = zero_unconnected or n == 0 and p == []
             results.append(wrap(np.zeros(shape, dtype=s.dtype._np)) if zero else None)
             continue
-        results.append(_as_tensor(dnp.reshape(stacked, shape)))
+        results.append(_as_tensor(dnp.reshape(stacked, shape), s))
     return nest.pack_sequence_as(sources, results)
 
 
@@ -183,4 +191,4 @@ def tape_batch_jacobian(tape, target, source, zero_unconnected, use_pfor):
             return wrap(np.zeros((batch,) + outs + ins, dtype=source.dtype._np))
         return None
     # (n_out, batch, *ins) -> (batch, n_out, *ins) -> (batch, *outs, *ins)
-    return _as_tensor(dnp.reshape(dnp.swapaxes(g, 0, 1), (batch,) + outs + ins))
+    return _as_tensor(dnp.reshape(dnp.swapaxes(g, 0, 1), (batch,) + outs + ins), source)
