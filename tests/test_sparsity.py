@@ -435,3 +435,18 @@ def test_custom_derivatives_are_not_read_from_their_code(custom):
                 dualtape.hessian(scalar, sparsity=sparsity)(x)
         return
     np.testing.assert_array_equal(dualtape.hessian(scalar, sparsity="auto")(x), dualtape.hessian(scalar)(x))
+
+
+def _adds_into_a_numpy_array(x):
+    y = np.zeros(np.shape(x))
+    y += x  # np.add(y, x, out=(y,)): a NumPy array cannot hold x's derivative
+    return y
+
+
+@pytest.mark.parametrize("sparsity", [None, "auto"])
+def test_a_traced_value_written_into_a_numpy_array_is_refused_alike(sparsity):
+    """`y += x` into a NumPy array: sparsity="auto" refuses it with the dense modes' refusal
+    (it raised a TypeError saying np.add had no differentiable version; found by the random
+    programs of test_detected_patterns_cover_random_programs)."""
+    with pytest.raises(RefusalError, match=r"\[np.add\] out= writes the result into a plain NumPy array"):
+        dualtape.jacfwd(_adds_into_a_numpy_array, sparsity=sparsity)(np.ones(3))

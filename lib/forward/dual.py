@@ -167,14 +167,32 @@ def install_operators(cls, binary):
     cls.__abs__ = lambda self: dnp.abs(self)
 
 
-def install_numpy_protocols(cls, unsupported):
+def plain_out_refusal(name, target):
+    """The refusal of `np.<name>(..., out=target)` with `target` a plain NumPy array and an
+    input being differentiated (what `y += x` runs for a NumPy array y and a traced x)."""
+    return RefusalError(
+        f"[np.{name}] out= writes the result into a plain NumPy array of shape "
+        f"{target.shape} ({target.dtype}), but an input is being differentiated: "
+        "a NumPy array cannot hold its derivative. This is what `y += x` runs when y is a "
+        "NumPy array (np.ones, np.zeros) and x a traced value. Fix: make a new value, "
+        f"y = y + x (or y = np.{name.split('.')[0]}(a, b) without out=), and use it from there on.")
+
+
+def install_numpy_protocols(cls, unsupported, differentiated=False):
     """NumPy's `__array_ufunc__` / `__array_function__` on `cls`: NumPy's functions run as their
-    dnp versions; `unsupported(name)` is the message for one that has none."""
+    dnp versions; `unsupported(name)` is the message for one that has none. differentiated:
+    `cls` stands for values being differentiated, so a ufunc writing one into a plain NumPy
+    array (`out=`) is refused as the other modes refuse it."""
     def array_ufunc(self, ufunc, method, *inputs, **kwargs):
         fn = dnp.NUMPY_DISPATCH.get(ufunc)
         if method == "__call__" and fn is not None and not kwargs:
             return fn(*inputs)
-        raise TypeError(unsupported(ufunc.__name__ + ("" if method == "__call__" else "." + method)))
+        name = ufunc.__name__ + ("" if method == "__call__" else "." + method)
+        out = kwargs.get("out")
+        targets = out if isinstance(out, tuple) else (out,)
+        if differentiated and len(targets) == 1 and isinstance(targets[0], np.ndarray):
+            raise plain_out_refusal(name, targets[0])
+        raise TypeError(unsupported(name))
 
     def array_function(self, func, types, args, kwargs):
         fn = dnp.NUMPY_DISPATCH.get(func)

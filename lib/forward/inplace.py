@@ -39,7 +39,7 @@ from ..core.traced import ARGUMENTS, RULES_ON_TENSORS
 from ..reverse import dispatch
 from ..reverse.dispatch import STATE
 from ..reverse.tensor import EagerTensor
-from .dual import Dual
+from .dual import Dual, plain_out_refusal
 
 # -- which values follow NumPy's semantics -------------------------------------------------------
 
@@ -307,12 +307,7 @@ def ufunc_out(ufunc, method, inputs, kwargs, live):
     name = ufunc.__name__ + ("" if method == "__call__" else "." + method)
     traced_in = [x for x in inputs if live(x)]
     if len(targets) == 1 and isinstance(targets[0], np.ndarray) and traced_in:
-        raise RefusalError(
-            f"[np.{name}] out= writes the result into a plain NumPy array of shape "
-            f"{targets[0].shape} ({targets[0].dtype}), but an input is being differentiated: "
-            "a NumPy array cannot hold its derivative. This is what `y += x` runs when y is a "
-            "NumPy array (np.ones, np.zeros) and x a traced value. Fix: make a new value, "
-            f"y = y + x (or y = np.{ufunc.__name__}(a, b) without out=), and use it from there on.")
+        raise plain_out_refusal(name, targets[0])
     if len(targets) != 1 or not isinstance(targets[0], (EagerTensor, Dual)) or method != "__call__":
         return NotImplemented
     target = targets[0]

@@ -160,7 +160,7 @@ def pattern_binary(fn):
 install_operators(Pattern, pattern_binary)
 install_numpy_protocols(Pattern, lambda name: (
     f"[np.{name}] has no differentiable dualtape version, and one of its arguments is traced by "
-    "sparsity='auto'. Use a dnp op, or pass sparsity= an explicit pattern."))
+    "sparsity='auto'. Use a dnp op, or pass sparsity= an explicit pattern."), differentiated=True)
 
 
 def deps_of(value):
