@@ -20,6 +20,7 @@ import numpy as np
 
 from ..ir.code import bare_tuple, is_comment
 from ..templates.quote import code_expr, code_stmt, code_stmts
+from ..optimize.function import inner_blocks
 
 STACKS = ("_stack", "_dstack")
 
@@ -405,8 +406,7 @@ def jit_functions(functions, samples=None, peak=None):
     names = channels(functions)
     kinds = {k: stack_kind(samples.get(k, ())) for k in names}
     widths = {k: max(v.shape[0] for v in samples[k]) for k, kind in kinds.items() if kind == ("rows",)}
-    keep_blocks = any(only_deletes(body) for st in statements(functions)
-                      for field in ("body", "orelse", "finalbody") if isinstance(body := getattr(st, field, None), list))
+    keep_blocks = any(only_deletes(body) for st in statements(functions) for _, body in inner_blocks(st))
     keep_blocks = keep_blocks or any(only_deletes(h.body) for st in statements(functions)
                                      for h in getattr(st, "handlers", ()))
     rewrite = TypedStacks(names, kinds, peak, keep_blocks, widths)

@@ -29,7 +29,7 @@ import numpy as np
 from .concrete_infer import arg_value  # noqa: F401 (the api's)
 from .cse import share_subexpressions
 from .concrete_infer import BINOPS, REDUCE, TOP, UNARY, Infer, infer, is_array, is_float, known_shape
-from .function import function, parameter_names, remove
+from .function import function, parameter_names, remove, statements
 
 from .hoist import hoist_invariants
 from .aliases import drop_aliases
@@ -239,7 +239,9 @@ def specialize(body, signature, params, probe=None, global_number=None, adjoints
     infer_ = Infer(env)
     scalars = _scalar_broadcasts(fn, infer_)
     checks, changed = set(), False
-    for st in _simple_statements(fn.body):
+    for st in statements(fn.body):
+        if not isinstance(st, (ast.Assign, ast.AugAssign, ast.Expr, ast.Return)):
+            continue
         if isinstance(st, ast.Expr) and _scalar_check(st.value, infer_):
             checks.add(id(st))  # check_scalar_output(v) of a v known to be a scalar
             continue
@@ -304,16 +306,6 @@ def _scalar_broadcasts(fn, infer_):
         if ok:
             found.add(id(st))
     return found
-
-
-def _simple_statements(body):
-    for st in body:
-        if isinstance(st, (ast.Assign, ast.AugAssign, ast.Expr, ast.Return)):
-            yield st
-        for field in ("body", "orelse", "finalbody"):
-            inner = getattr(st, field, None)
-            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
-                yield from _simple_statements(inner)
 
 
 def _drop_dead(body, infer_):

@@ -92,10 +92,26 @@ def name_counts(node):
 def blocks(node):
     """The statement lists inside `node`, each once (`body`, `orelse`, `finalbody`, handlers')."""
     for sub in syntax.walk(node):
-        for field in BLOCKS:
-            inner = getattr(sub, field, None)
-            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
-                yield inner
+        for _, inner in inner_blocks(sub):
+            yield inner
+
+
+def inner_blocks(st):
+    """(field, statements) of each non-empty statement list directly inside `st` (its body,
+    orelse and finalbody)."""
+    for field in BLOCKS:
+        inner = getattr(st, field, None)
+        if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+            yield field, inner
+
+
+def statements(body):
+    """Every statement of the list `body` and of the blocks nested in it (`inner_blocks`: not
+    in except handlers), in the order of the source."""
+    for st in body:
+        yield st
+        for _, inner in inner_blocks(st):
+            yield from statements(inner)
 
 
 def remove(fn, doomed):

@@ -25,7 +25,7 @@ import ast
 
 from ..ir import syntax
 from ..ir.code import is_comment
-from .function import function, number_lines, parameter_names, remove
+from .function import function, inner_blocks, number_lines, parameter_names, remove
 
 _ELEMENTWISE_OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Pow)
 _UNARY_NP = {"sin", "cos", "tan", "tanh", "sinh", "cosh", "exp", "expm1", "log", "log1p", "sqrt",
@@ -372,11 +372,8 @@ def _dead_statements(fn, removable, last):
                 if last.get(st.targets[0].id, 0) < first_live:
                     dead[id(st)] = st
                     kept -= 1
-            for field in ("body", "orelse", "finalbody"):
-                inner = getattr(st, field, None)
-                if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
-                    loop = outer_loop or (st if isinstance(st, (ast.For, ast.While)) else None)
-                    visit(inner, loop)
+            for _, inner in inner_blocks(st):
+                visit(inner, outer_loop or (st if isinstance(st, (ast.For, ast.While)) else None))
             for handler in getattr(st, "handlers", ()):
                 visit(handler.body, outer_loop)
     visit(fn.body, None)

@@ -26,6 +26,7 @@ import ast
 import numpy as np
 
 from .concrete_infer import is_array, is_float, static_index
+from .function import inner_blocks, statements
 
 
 def _index_node(index):
@@ -84,13 +85,11 @@ def in_place_slices(body, infer_):
             out.append(new)
             changed = True
             continue
-        for field in ("body", "orelse", "finalbody"):
-            inner = getattr(st, field, None)
-            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
-                kept = in_place_slices(inner, infer_)
-                if kept is not inner:
-                    setattr(st, field, kept)
-                    changed = True
+        for field, inner in inner_blocks(st):
+            kept = in_place_slices(inner, infer_)
+            if kept is not inner:
+                setattr(st, field, kept)
+                changed = True
         out.append(st)
     return out if changed else body
 
@@ -129,13 +128,11 @@ def first_writes(body, infer_):
     where the writes cover them (module docstring); the same list object when nothing changed."""
     out, changed = list(body), False
     for i, st in enumerate(out):
-        for field in ("body", "orelse", "finalbody"):
-            inner = getattr(st, field, None)
-            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
-                kept = first_writes(inner, infer_)
-                if kept is not inner:
-                    setattr(st, field, kept)
-                    changed = True
+        for field, inner in inner_blocks(st):
+            kept = first_writes(inner, infer_)
+            if kept is not inner:
+                setattr(st, field, kept)
+                changed = True
         fresh = _fresh_zeros(st, infer_)
         if fresh is None:
             continue
@@ -174,36 +171,27 @@ def _fresh_of(st):
     return None
 
 
-def _statements(body):
-    for st in body:
-        yield st
-        for field in ("body", "orelse", "finalbody"):
-            inner = getattr(st, field, None)
-            if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
-                yield from _statements(inner)
-
-
 def same_shape_allocations(body, infer_):
     """`np.zeros_like(b)` / `np.empty_like(b)` as `np.zeros_like(x)` where every value of b is
     `np.empty_like(x)` or `np.zeros_like(x)` of one x of known float shape (the same shape and dtype;
     changed in place)."""
     made = {}
-    for st in _statements(body):
+    for st in statements(body):
         fresh = _fresh_of(st)
         if fresh is not None and is_float(infer_(ast.Name(id=fresh[1], ctx=ast.Load()))):
             made.setdefault(fresh[0], set()).add(fresh[1])
     stored = {}
-    for st in _statements(body):
+    for st in statements(body):
         for node in ast.walk(st):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                 stored[node.id] = stored.get(node.id, 0) + 1
-    for st in _statements(body):
+    for st in statements(body):
         fresh = _fresh_of(st)
         if fresh is None:
             continue
         sources = made.get(fresh[1])
         if sources and len(sources) == 1 and stored.get(fresh[1]) == sum(
-                1 for s in _statements(body) if (_fresh_of(s) or ("",))[0] == fresh[1]):
+                1 for s in statements(body) if (_fresh_of(s) or ("",))[0] == fresh[1]):
             st.value.args[0] = ast.Name(id=next(iter(sources)), ctx=ast.Load())
     return body
 
@@ -211,10 +199,10 @@ def same_shape_allocations(body, infer_):
 def unread_writes(body, infer_):
     """`body` without the arrays made here that nothing reads but writes into them with basic
     indices and names or constants (module docstring); the same list object when nothing changed."""
-    statements = list(_statements(body))
-    fresh = {made[0] for made in map(_fresh_of, statements) if made is not None}
+    every = list(statements(body))
+    fresh = {made[0] for made in map(_fresh_of, every) if made is not None}
     writes, reads = {}, []  # reads: (the array a write goes into or None, the names the statement uses)
-    for st in statements:
+    for st in every:
         made = _fresh_of(st)
         target = st.target if isinstance(st, ast.AugAssign) else (
             st.targets[0] if isinstance(st, ast.Assign) and len(st.targets) == 1 else None)
@@ -230,7 +218,7 @@ def unread_writes(body, infer_):
         if into is not None:
             names.discard((into, True))
         reads.append((into, names))
-    for field_st in statements:  # (names a block's head reads: `for`, `if`, `while`)
+    for field_st in every:  # (names a block's head reads: `for`, `if`, `while`)
         for field in ("test", "iter"):
             node = getattr(field_st, field, None)
             if isinstance(node, ast.AST):
@@ -246,7 +234,7 @@ def unread_writes(body, infer_):
     if not dead:
         return body
     gone = {id(st) for name in dead for st in writes.get(name, ())}
-    gone |= {id(st) for st in statements if (_fresh_of(st) or ("",))[0] in dead}
+    gone |= {id(st) for st in every if (_fresh_of(st) or ("",))[0] in dead}
 
     def keep(block):
         out = []
@@ -257,10 +245,8 @@ def unread_writes(body, infer_):
                 st.targets = [t for t in st.targets if not (isinstance(t, ast.Name) and t.id in dead)]
                 if not st.targets:
                     continue
-            for field in ("body", "orelse", "finalbody"):
-                inner = getattr(st, field, None)
-                if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
-                    setattr(st, field, keep(inner) or [ast.Pass()])
+            for field, inner in list(inner_blocks(st)):
+                setattr(st, field, keep(inner) or [ast.Pass()])
             out.append(st)
         return out
     return keep(body)
