@@ -11,6 +11,7 @@ import math
 import pathlib
 import re
 import sys
+import types
 
 import numpy as np
 import pytest
@@ -22,6 +23,11 @@ BENCHMARKS = pathlib.Path(__file__).resolve().parent.parent / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))  # as test_benchmarks.py: the workload programs are defined once there
 
 from workloads_src import chain, pendulum  # noqa: E402
+
+
+def fresh(f):
+    """A new function object with f's code: its transforms are new (they are cached per function)."""
+    return types.FunctionType(f.__code__, f.__globals__, f.__name__, f.__defaults__)
 
 
 def mlp(W1, b1, W2, x):
@@ -252,8 +258,9 @@ def test_bad_jit_value():
 
 
 @needs_numba
-def test_source_is_what_numba_compiled():
-    g = dt.grad(chain, jit=True)
+def test_source_is_what_numba_compiled(monkeypatch):
+    monkeypatch.setenv("DUALTAPE_JIT_NATIVE", "0")  # (scalar code: tests/test_jit_native.py)
+    g = dt.grad(fresh(chain), jit=True)
     g(0.3, 10)
     assert g.source == g._last.source
     filename = g._last.fn.py_func.__code__.co_filename

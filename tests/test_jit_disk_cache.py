@@ -1,6 +1,7 @@
 """jit=True's disk cache (transforms/jit/disk_cache.py): a fresh transform of code numba compiled
 before loads its machine code; a changed global, helper or setting is a different file, never a
-stale load."""
+stale load. (Scalar code compiles natively in milliseconds, uncached: these tests send it to
+numba, whose cache they test, with DUALTAPE_JIT_NATIVE=0.)"""
 
 import math
 import os
@@ -11,7 +12,7 @@ import numpy as np
 import pytest
 
 import dualtape.transforms as dt
-from dualtape.transforms.jit import disk_cache
+from dualtape.transforms.jit import disk_cache, native
 
 numba = pytest.importorskip("numba")
 
@@ -46,6 +47,11 @@ def by_hand(x, steps, scale):
     for x in reversed(xs):
         g *= math.cos(x) * scale + 0.1
     return g
+
+
+@pytest.fixture(autouse=True)
+def numba_compiles_scalar_code(monkeypatch):
+    monkeypatch.setenv(native.ENV, "0")
 
 
 @pytest.fixture

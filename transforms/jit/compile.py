@@ -34,7 +34,7 @@ from ..frontend.function_values import is_function_value, is_user_object, jit_li
 from ..cache import Guard, cache_on, user_functions
 from ..codegen.emit import run_module, source_of
 from ..runtime.names import RUNTIME_HELPERS
-from . import disk_cache
+from . import disk_cache, native
 from .reductions import compiled_reductions
 from .stacks import StackProbe, jit_functions, positional_functions, probe_functions
 from .fusion import fuse_functions, is_kernel, may_hold_arrays, record_kinds
@@ -97,7 +97,7 @@ class _Entry:
         self.python = module.compile(owner.inner.name)
         self.signature = inspect.signature(self.python)
         self.source = None
-        self.fn = None
+        self.fn = self.uncompiled_fn = self.ir = None
         self.compile_seconds = None
         self.fallback_reason = None
 
@@ -148,6 +148,12 @@ class _Entry:
                 peak[key] = max(peak.get(key, 0), depth)
         from . import runtime as jit_runtime
         functions = compiled_reductions(jit_functions(generated, samples, peak))
+        made = native.compiled(functions, name, _namespace(self.module, jit_runtime.NAMES), args, self.rerun,
+                               jit_runtime.NAMES)
+        if made is not None:  # (scalar code: LLVM directly, numba's hundreds of milliseconds saved)
+            (self.fn, self.ir), self.source = made, source_of(functions)
+            self.compile_seconds = time.perf_counter() - start
+            return self.fn(*args)
         fused = fuse_functions(copy.deepcopy(functions), kinds) if kinds else functions
         # (kernels: the fused code first, and the code as it was where numba refuses the fused code)
         for attempt in ([fused, functions] if len(fused) > len(functions) else [functions]):
@@ -172,6 +178,14 @@ class _Entry:
             why = f"numba compiles no Python lists of arrays, dicts or function values, so {why}"
         return self.uncompiled(str(error) if containers is None else f"{error}\n  (it holds {containers})", why,
                                args, start)
+
+    def rerun(self, *args):
+        """The uncompiled generated code's result for these (positional) arguments: where the
+        native code stops, Python's own answer or error."""
+        if self.uncompiled_fn is None:
+            self.uncompiled_fn, _ = run_module(positional_functions(self.module.functions), self.owner.inner.name,
+                                               _namespace(self.module, {}), f"uncompiled {self.owner.inner.name}")
+        return self.uncompiled_fn(*args)
 
     def compile_and_call(self, functions, args, cache=True):
         """Render `functions`, compile them with numba and call the result: (compiled, result).

@@ -1,0 +1,660 @@
+"""LLVM IR for a function of the scalar subset (native/kinds.py): what numba would compile,
+written straight from the generated code, in a few milliseconds instead of numba's hundreds.
+
+The function becomes `i32 @f(<arguments>, ptr outf, ptr outi)`: floats as `double`, ints and
+bools as `i64`; what it returns is written to `outf` (its floats) and `outi` (its ints and
+bools), in order. It returns 0, or 1 where Python would do something else than the plain
+arithmetic: raise (a division by zero, a math domain error, an index out of range, a name
+read before it is assigned), or compute with ints beyond 64 bits, or compare an int and a
+float that are not both exact in a double, or return nothing. The caller then runs the
+uncompiled code, which does what Python does: the compiled code never answers there.
+
+Every name lives in a stack slot (`alloca`) that LLVM's mem2reg turns into registers, with a
+flag saying whether it was assigned (a read of an unassigned name fails; the flags LLVM can
+prove set fold away). Stacks are C buffers of 8-byte slots (malloc, realloc, freed on every
+exit). Floats follow IEEE arithmetic without fast-math, as Python and numba do, and math's
+functions call the C library's, as CPython does: the numbers are the uncompiled code's.
+"""
+
+import ast
+import struct
+
+from .kinds import HELPERS, MATH1, NUMPY1, NUMPY2, SCALARS, Buffer, Tup, arithmetic, constant_kind, global_value
+
+TYPES = {"f": "double", "i": "i64", "b": "i1"}
+EXACT = 2 ** 53  # ints a double holds exactly
+INT_MIN = -2 ** 63
+LIST_START = 8  # a list's first capacity
+INTRINSICS = {"fabs": "llvm.fabs.f64", "copysign": "llvm.copysign.f64"}
+COMPARE_F = {ast.Lt: "olt", ast.Gt: "ogt", ast.LtE: "ole", ast.GtE: "oge", ast.Eq: "oeq", ast.NotEq: "une"}
+COMPARE_I = {ast.Lt: "slt", ast.Gt: "sgt", ast.LtE: "sle", ast.GtE: "sge", ast.Eq: "eq", ast.NotEq: "ne"}
+CHECKED = {ast.Add: "sadd", ast.Sub: "ssub", ast.Mult: "smul"}
+INF = "0x7FF0000000000000"
+# math functions whose error (CPython's ValueError) is the argument on one side of a bound:
+# (fcmp predicate true on error, bound), "inf" comparing |x| with infinity; None: no error
+DOMAINS = {"sin": ("oeq", "inf"), "cos": ("oeq", "inf"), "tan": ("oeq", "inf"), "log": ("ole", 0.0),
+           "log2": ("ole", 0.0), "log10": ("ole", 0.0), "log1p": ("ole", -1.0), "sqrt": ("olt", 0.0),
+           "acosh": ("olt", 1.0), "atan": (None, 0), "asinh": (None, 0), "tanh": (None, 0), "erf": (None, 0),
+           "erfc": (None, 0), "atan2": (None, 0)}
+FLOAT_OPS = {ast.Add: "fadd", ast.Sub: "fsub", ast.Mult: "fmul"}
+
+
+def double(value):
+    """A float64 as LLVM writes it exactly: its bits in hex."""
+    return "0x%016X" % struct.unpack("<Q", struct.pack("<d", float(value)))[0]
+
+
+def literal(kind, value):
+    return double(value) if kind == "f" else ("true" if value else "false") if kind == "b" else str(int(value))
+
+
+def flatten(kind):
+    """The scalar kinds of a returned value, in order (a Tup's items depth first)."""
+    return [k for item in kind.items for k in flatten(item)] if isinstance(kind, Tup) else [kind]
+
+
+class Lowering:
+    """The IR text of `fn` (an ast FunctionDef) with the kinds `kinds` (a kinds.Kinds):
+    `self.text`, and `self.libm` the C library's functions it calls."""
+
+    def __init__(self, fn, kinds, namespace):
+        self.kinds, self.namespace = kinds, namespace
+        self.lines, self.entry = [], []
+        self.counter = 0
+        self.open = True
+        self.loops = []  # (label to continue at, label to break to)
+        self.libm = set()
+        self.buffers = sorted(n for n, k in kinds.names.items() if isinstance(k, Buffer))
+        self.scalars = sorted(n for n, k in kinds.names.items() if k in SCALARS)
+        params = [a.arg for a in fn.args.args]
+        signature = ", ".join(f"{'double' if kinds.names[p] == 'f' else 'i64'} %\"a.{p}\"" for p in params)
+        for name in self.scalars:
+            self.entry.append(f'%"v.{name}" = alloca {TYPES[kinds.names[name]]}')
+            self.entry.append(f'%"d.{name}" = alloca i1')
+        for name in self.buffers:
+            self.entry += [f'%"p.{name}" = alloca ptr', f'%"c.{name}" = alloca i64', f'%"n.{name}" = alloca i64',
+                           f'%"d.{name}" = alloca i1']
+        self.entry += ["%err = alloca i1", "store i1 false, ptr %err"]
+        for name in self.scalars + self.buffers:
+            self.entry.append(f'store i1 false, ptr %"d.{name}"')
+        for name in self.scalars:  # (a name read unassigned fails, and reads no undefined value)
+            self.entry.append(f'store {TYPES[kinds.names[name]]} {literal(kinds.names[name], 0)}, ptr %"v.{name}"')
+        for name in self.buffers:
+            self.entry.append(f'store ptr null, ptr %"p.{name}"')
+        for p in params:
+            value = f'%"a.{p}"'
+            if kinds.names[p] == "b":
+                value = self.op(f'icmp ne i64 {value}, 0', into=self.entry)
+            self.entry.append(f'store {TYPES[kinds.names[p]]} {value}, ptr %"v.{p}"')
+            self.entry.append(f'store i1 true, ptr %"d.{p}"')
+        self.outputs = self.slots(flatten(kinds.result))
+        self.block(fn.body)
+        self.jump("error")  # (falling off the end returns None: the uncompiled code says so)
+        exits = []
+        for label, status in (("done", 0), ("error", 1)):
+            exits.append(f"{label}:")
+            for name in self.buffers:
+                exits += [f'  %"{label}.{name}" = load ptr, ptr %"p.{name}"', f'  call void @free(ptr %"{label}.{name}")']
+            exits.append(f"  ret i32 {status}")
+        body = "\n".join(["entry:"] + ["  " + x for x in self.entry] + ["  br label %start", "start:"]
+                         + self.lines + exits)
+        declarations = [f"declare double @{name}({', '.join(['double'] * (1 if name in MATH1 else 2))}) #0"
+                        for name in sorted(self.libm)]
+        declarations += ["declare ptr @malloc(i64)", "declare ptr @realloc(ptr, i64)", "declare void @free(ptr)",
+                         "declare double @llvm.fabs.f64(double)", "declare i64 @llvm.abs.i64(i64, i1)", "declare double @llvm.copysign.f64(double, double)"]
+        declarations += [f"declare {{i64, i1}} @llvm.{op}.with.overflow.i64(i64, i64)" for op in CHECKED.values()]
+        declarations.append("attributes #0 = { nounwind willreturn memory(none) }")  # (errno unread: sin and cos of one x are one sincos)
+        self.text = "\n".join(declarations) + (f"\n\ndefine i32 @\"{fn.name}\"({signature}{', ' if params else ''}"
+                                               f"ptr %outf, ptr %outi) {{\n{body}\n}}\n")
+
+    @staticmethod
+    def slots(kinds):
+        """(kind, "outf" or "outi", index) for each scalar returned."""
+        counts, slots = {"outf": 0, "outi": 0}, []
+        for kind in kinds:
+            where = "outf" if kind == "f" else "outi"
+            slots.append((kind, where, counts[where]))
+            counts[where] += 1
+        return slots
+
+    # -- emitting --------------------------------------------------------------------------------
+    def fresh(self, prefix="r"):
+        self.counter += 1
+        return f"%{prefix}{self.counter}"
+
+    def op(self, text, into=None):
+        """Emit `%rN = text`; returns %rN."""
+        reg = self.fresh()
+        (self.lines if into is None else into).append(("" if into is not None else "  ") + f"{reg} = {text}")
+        return reg
+
+    def emit(self, text):
+        self.lines.append("  " + text)
+
+    def label(self, prefix="L"):
+        self.counter += 1
+        return f"{prefix}{self.counter}"
+
+    def start(self, label):
+        """Begin block `label` (falling into it from an open block)."""
+        self.jump(label)
+        self.lines.append(f"{label}:")
+        self.open = True
+
+    def jump(self, label):
+        if self.open:
+            self.emit(f"br label %{label}")
+        self.open = False
+
+    def branch(self, cond, yes, no):
+        self.emit(f"br i1 {cond}, label %{yes}, label %{no}")
+        self.open = False
+
+    def fail_now(self, cond):
+        """Leave with status 1 where `cond` (an i1) holds (before memory is touched wrongly)."""
+        ok = self.label("ok")
+        self.branch(cond, "error", ok)
+        self.lines.append(f"{ok}:")
+        self.open = True
+
+    def fail_if(self, cond):
+        """Fail (status 1) where `cond` holds, at the next loop head or return: the code in
+        between computes on without side effects outside its own stacks (whose bounds fail
+        at once), and one branch per block lets LLVM merge the block's sin and cos of one x."""
+        failed = self.op("load i1, ptr %err")
+        self.emit(f"store i1 {self.op(f'or i1 {failed}, {cond}')}, ptr %err")
+
+    def check_failed(self):
+        self.fail_now(self.op("load i1, ptr %err"))
+
+    # -- values ----------------------------------------------------------------------------------
+    def to_f(self, value):
+        kind, reg = value
+        if kind == "f":
+            return reg
+        return self.op(f"{'sitofp i64' if kind == 'i' else 'uitofp i1'} {reg} to double")
+
+    def to_i(self, value):
+        kind, reg = value
+        return reg if kind == "i" else self.op(f"zext i1 {reg} to i64")
+
+    def exact_f(self, value):
+        """An int as a double, failing where the double would not be the int exactly."""
+        if value[0] == "i":
+            magnitude = self.op(f"call i64 @llvm.abs.i64(i64 {value[1]}, i1 false)")
+            self.fail_if(self.op(f"icmp ugt i64 {magnitude}, {EXACT}"))
+        return self.to_f(value)
+
+    def truth(self, value):
+        kind, reg = value
+        if kind == "b":
+            return reg
+        if kind == "f":
+            return self.op(f"fcmp une double {reg}, 0.0")
+        return self.op(f"icmp ne i64 {reg}, 0")
+
+    def checked(self, name, a, b):
+        pair = self.op(f"call {{i64, i1}} @llvm.{name}.with.overflow.i64(i64 {a}, i64 {b})")
+        self.fail_if(self.op(f"extractvalue {{i64, i1}} {pair}, 1"))
+        return self.op(f"extractvalue {{i64, i1}} {pair}, 0")
+
+    def libm_call(self, name, args):
+        """math.name(*args) as CPython computes it: the C library's function; a nan from numbers
+        or an infinity from finite numbers is CPython's ValueError or OverflowError."""
+        if name in INTRINSICS:
+            return self.op(f"call double @{INTRINSICS[name]}({', '.join('double ' + a for a in args)})")
+        self.libm.add(name)
+        result = self.op(f"call double @{name}({', '.join('double ' + a for a in args)})")
+        if name in DOMAINS:  # (where the error is one comparison of the argument)
+            predicate, bound = DOMAINS[name]
+            x = args[0] if bound != "inf" else self.op(f"call double @llvm.fabs.f64(double {args[0]})")
+            if predicate is not None:
+                self.fail_if(self.op(f"fcmp {predicate} double {x}, {INF if bound == 'inf' else double(bound)}"))
+        else:
+            self.fail_if(self.nonfinite_from_finite(result, args))
+        return result
+
+    def nonfinite_from_finite(self, result, args):
+        """i1: `result` is nan where no argument is, or infinite where every argument is finite."""
+        is_nan = self.op(f"fcmp uno double {result}, 0.0")
+        is_inf = self.op(f"fcmp oeq double {self.op(f'call double @llvm.fabs.f64(double {result})')}, "
+                         f"0x7FF0000000000000")
+        any_nan, all_finite = "false", "true"
+        for a in args:
+            any_nan = self.op(f"or i1 {any_nan}, {self.op(f'fcmp uno double {a}, 0.0')}")
+            finite = self.op(f"fcmp one double {self.op(f'call double @llvm.fabs.f64(double {a})')}, "
+                             f"0x7FF0000000000000")
+            all_finite = self.op(f"and i1 {all_finite}, {finite}")
+        bad_nan = self.op(f"and i1 {is_nan}, {self.op(f'xor i1 {any_nan}, true')}")
+        return self.op(f"or i1 {bad_nan}, {self.op(f'and i1 {is_inf}, {all_finite}')}")
+
+    # -- statements ------------------------------------------------------------------------------
+    def block(self, body):
+        for st in body:
+            if not self.open:  # (after a return, break or continue: code no path reaches)
+                self.lines.append(f"{self.label('dead')}:")
+                self.open = True
+            handler = getattr(self, "st_" + type(st).__name__)
+            handler(st)
+
+    def st_Comment(self, st):
+        pass
+
+    def st_Pass(self, st):
+        pass
+
+    def st_Break(self, st):
+        self.jump(self.loops[-1][1])
+
+    def st_Continue(self, st):
+        self.jump(self.loops[-1][0])
+
+    def store(self, name, value):
+        kind = self.kinds.names[name]
+        reg = self.to_f(value) if kind == "f" else self.to_i(value) if kind == "i" else value[1]
+        self.emit(f'store {TYPES[kind]} {reg}, ptr %"v.{name}"')
+        self.emit(f'store i1 true, ptr %"d.{name}"')
+
+    def st_Assign(self, st):
+        target, value = st.targets[0], st.value
+        if isinstance(target, ast.Name) and isinstance(self.kinds.names[target.id], Buffer):
+            self.make_buffer(target.id, value)
+        elif isinstance(target, ast.Name):
+            self.store(target.id, self.expr(value))
+        elif isinstance(target, ast.Tuple):
+            values = self.expr(value)[1]  # (every value first, then the names: a, b = b, a)
+            for t, v in zip(target.elts, values):
+                self.store(t.id, v)
+        else:
+            self.store_item(target, self.expr(value))
+
+    def st_AugAssign(self, st):
+        name = st.target.id
+        self.store(name, self.binop(st.op, self.load(name), self.expr(st.value)))
+
+    def st_If(self, st):
+        known = self.kinds.known_test(st.test)
+        if known is not None:
+            self.block(st.body if known else st.orelse)
+            return
+        yes, no, end = self.label("then"), self.label("else"), self.label("endif")
+        self.branch(self.truth(self.expr(st.test)), yes, no)
+        self.start(yes)
+        self.block(st.body)
+        self.jump(end)
+        self.lines.append(f"{no}:")
+        self.open = True
+        self.block(st.orelse)
+        self.start(end)
+
+    def st_While(self, st):
+        head, body, end = self.label("while"), self.label("body"), self.label("endwhile")
+        self.start(head)
+        self.check_failed()  # (every loop's head: no error goes round a loop)
+        self.branch(self.truth(self.expr(st.test)), body, end)
+        self.lines.append(f"{body}:")
+        self.open = True
+        self.loops.append((head, end))
+        self.block(st.body)
+        self.loops.pop()
+        self.jump(head)
+        self.lines.append(f"{end}:")
+        self.open = True
+
+    def st_For(self, st):
+        """for v in range(...): the bounds read once; the counter is its own, so the body may
+        rebind v; past the largest int the loop ends (no int of the range is there)."""
+        values = [self.to_i(self.expr(a)) for a in st.iter.args]
+        start, stop, step = ["0", values[0], "1"] if len(values) == 1 else (values + ["1"])[:3]
+        self.fail_now(self.op(f"icmp eq i64 {step}, 0"))  # (range's ValueError)
+        counter = self.fresh("i")
+        self.entry.append(f"{counter} = alloca i64")
+        self.emit(f"store i64 {start}, ptr {counter}")
+        head, body, latch, end = self.label("for"), self.label("body"), self.label("next"), self.label("endfor")
+        self.start(head)
+        self.check_failed()
+        i = self.op(f"load i64, ptr {counter}")
+        up = self.op(f"icmp sgt i64 {step}, 0")
+        more = self.op(f"select i1 {up}, i1 {self.op(f'icmp slt i64 {i}, {stop}')}, "
+                       f"i1 {self.op(f'icmp sgt i64 {i}, {stop}')}")
+        self.branch(more, body, end)
+        self.lines.append(f"{body}:")
+        self.open = True
+        self.store(st.target.id, ("i", i))
+        self.loops.append((latch, end))
+        self.block(st.body)
+        self.loops.pop()
+        self.start(latch)
+        i = self.op(f"load i64, ptr {counter}")
+        pair = self.op(f"call {{i64, i1}} @llvm.sadd.with.overflow.i64(i64 {i}, i64 {step})")
+        self.emit(f"store i64 {self.op(f'extractvalue {{i64, i1}} {pair}, 0')}, ptr {counter}")
+        self.branch(self.op(f"extractvalue {{i64, i1}} {pair}, 1"), end, head)
+        self.lines.append(f"{end}:")
+        self.open = True
+
+    def st_Return(self, st):
+        values = self.flat(self.expr(st.value))
+        for (slot_kind, where, index), value in zip(self.outputs, values):
+            reg = self.to_f(value) if slot_kind == "f" else self.to_i(value)
+            ty = "double" if slot_kind == "f" else "i64"
+            self.emit(f"store {ty} {reg}, ptr {self.op(f'getelementptr {ty}, ptr %{where}, i64 {index}')}")
+        self.check_failed()
+        self.jump("done")
+
+    def flat(self, value):
+        kind, reg = value
+        if kind == "tuple":
+            return [v for item in reg for v in self.flat(item)]
+        return [value]
+
+    def st_Expr(self, st):
+        call = st.value
+        if isinstance(call, ast.Constant) or self.kinds.is_scalar_check(call):
+            return
+        self.append(call.func.value.id, self.expr(call.args[0]))
+
+    # -- stacks ----------------------------------------------------------------------------------
+    def width(self, name):
+        return len(self.kinds.names[name].items)
+
+    def make_buffer(self, name, value):
+        """`S = np.empty(n)`, `S = []` or `S = grow(S)`."""
+        width = self.width(name)
+        pointer = self.op(f'load ptr, ptr %"p.{name}"')
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):  # grow: twice as long
+            self.check_defined(name)
+            capacity = self.op(f'load i64, ptr %"c.{name}"')
+            self.fail_now(self.op(f"icmp ugt i64 {capacity}, {2 ** 40}"))
+            capacity = self.op(f"shl i64 {capacity}, 1")
+            fresh = self.allocate(capacity, width, pointer)
+        else:
+            self.emit(f"call void @free(ptr {pointer})")
+            if isinstance(value, ast.List):
+                capacity = str(LIST_START)
+            else:
+                shape = value.args[0]
+                capacity = self.to_i(self.expr(shape.elts[0] if isinstance(shape, ast.Tuple) else shape))
+                self.fail_now(self.op(f"icmp slt i64 {capacity}, 0"))
+            self.emit(f'store ptr null, ptr %"p.{name}"')
+            fresh = self.allocate(capacity, width, "null")
+        self.emit(f'store ptr {fresh}, ptr %"p.{name}"')
+        self.emit(f'store i64 {capacity}, ptr %"c.{name}"')
+        if not isinstance(value, ast.Call) or not isinstance(value.func, ast.Name):
+            self.emit(f'store i64 0, ptr %"n.{name}"')
+        self.emit(f'store i1 true, ptr %"d.{name}"')
+
+    def allocate(self, capacity, width, old):
+        """realloc(old, capacity slots of `width` 8-byte items, at least one), failing on null."""
+        count = self.op(f"select i1 {self.op(f'icmp eq i64 {capacity}, 0')}, i64 1, i64 {capacity}")
+        size = self.op(f"mul i64 {count}, {8 * width}")
+        fresh = self.op(f"call ptr @realloc(ptr {old}, i64 {size})")
+        self.fail_now(self.op(f"icmp eq ptr {fresh}, null"))
+        return fresh
+
+    def check_defined(self, name):
+        """Fail where `name` is read before it is assigned (UnboundLocalError); at once for a
+        stack (its pointer is null)."""
+        flag = self.op(f'load i1, ptr %"d.{name}"')
+        unset = self.op(f"xor i1 {flag}, true")
+        (self.fail_now if isinstance(self.kinds.names[name], Buffer) else self.fail_if)(unset)
+
+    def address(self, name, row, k):
+        """A pointer to slot k of row `row` (an i64) of buffer `name`, failing out of bounds."""
+        self.check_defined(name)
+        which = "n" if self.kinds.names[name].is_list else "c"
+        limit = self.op(f'load i64, ptr %"{which}.{name}"')
+        self.fail_now(self.op(f"icmp uge i64 {row}, {limit}"))  # (negative rows too: Python's wrap-around is not here)
+        index = self.op(f"add i64 {self.op(f'mul i64 {row}, {self.width(name)}')}, {k}")
+        base = self.op(f'load ptr, ptr %"p.{name}"')
+        return self.op(f"getelementptr i64, ptr {base}, i64 {index}")
+
+    def read(self, pointer, kind):
+        if kind == "f":
+            return ("f", self.op(f"load double, ptr {pointer}"))
+        word = self.op(f"load i64, ptr {pointer}")
+        return ("i", word) if kind == "i" else ("b", self.op(f"icmp ne i64 {word}, 0"))
+
+    def write(self, pointer, kind, value):
+        if kind == "f":
+            self.emit(f"store double {self.to_f(value)}, ptr {pointer}")
+        else:
+            self.emit(f"store i64 {self.to_i(value)}, ptr {pointer}")
+
+    def index(self, buffer, node):
+        """(row, slot) of a subscript node of a 1-D or 2-D array."""
+        index = node.slice
+        if buffer.rows:
+            return self.to_i(self.expr(index.elts[0])), index.elts[1].value
+        return self.to_i(self.expr(index)), 0
+
+    def store_item(self, target, value):
+        name = target.value.id
+        buffer = self.kinds.names[name]
+        row, k = self.index(buffer, target)
+        self.write(self.address(name, row, k), buffer.items[k], value)
+
+    def append(self, name, value):
+        buffer = self.kinds.names[name]
+        self.check_defined(name)
+        length = self.op(f'load i64, ptr %"n.{name}"')
+        capacity = self.op(f'load i64, ptr %"c.{name}"')
+        grow, put = self.label("grow"), self.label("put")
+        self.branch(self.op(f"icmp eq i64 {length}, {capacity}"), grow, put)
+        self.lines.append(f"{grow}:")
+        self.open = True
+        self.fail_now(self.op(f"icmp ugt i64 {capacity}, {2 ** 40}"))
+        bigger = self.op(f"shl i64 {capacity}, 1")
+        fresh = self.allocate(bigger, self.width(name), self.op(f'load ptr, ptr %"p.{name}"'))
+        self.emit(f'store ptr {fresh}, ptr %"p.{name}"')
+        self.emit(f'store i64 {bigger}, ptr %"c.{name}"')
+        self.start(put)
+        self.emit(f'store i64 {self.op(f"add i64 {length}, 1")}, ptr %"n.{name}"')
+        values = value[1] if buffer.rows else [value]
+        for k, (kind, item) in enumerate(zip(buffer.items, values)):
+            self.write(self.address(name, length, k), kind, item)
+
+    def pop(self, name):
+        buffer = self.kinds.names[name]
+        self.check_defined(name)
+        length = self.op(f'load i64, ptr %"n.{name}"')
+        self.fail_now(self.op(f"icmp eq i64 {length}, 0"))  # (pop from an empty list: IndexError)
+        last = self.op(f"sub i64 {length}, 1")
+        values = [self.read(self.address(name, last, k), kind) for k, kind in enumerate(buffer.items)]
+        self.emit(f'store i64 {last}, ptr %"n.{name}"')
+        return ("tuple", values) if buffer.rows else values[0]
+
+    # -- expressions -----------------------------------------------------------------------------
+    def expr(self, node):
+        """(kind, register or literal) of `node`; ("tuple", [values]) for a tuple."""
+        return getattr(self, "ex_" + type(node).__name__)(node)
+
+    def ex_Constant(self, node):
+        kind = constant_kind(node.value)
+        return (kind, literal(kind, node.value))
+
+    def load(self, name):
+        self.check_defined(name)  # (UnboundLocalError)
+        kind = self.kinds.names[name]
+        return (kind, self.op(f'load {TYPES[kind]}, ptr %"v.{name}"'))
+
+    def ex_Name(self, node):
+        if node.id in self.kinds.locals:
+            return self.load(node.id)
+        value = global_value(node.id, self.namespace)
+        kind = constant_kind(value)
+        return (kind, literal(kind, value))
+
+    def ex_Attribute(self, node):
+        return ("f", double(getattr(self.namespace[node.value.id], node.attr)))
+
+    def ex_Tuple(self, node):
+        return ("tuple", [self.expr(e) for e in node.elts])
+
+    def ex_BinOp(self, node):
+        return self.binop(node.op, self.expr(node.left), self.expr(node.right))
+
+    def binop(self, op, left, right):
+        kind = arithmetic(op, left[0], right[0])
+        if kind == "i":
+            return ("i", self.int_op(op, self.to_i(left), self.to_i(right)))
+        if isinstance(op, ast.Div) and left[0] != "f" and right[0] != "f":  # int / int: exact in doubles only
+            a, b = self.exact_f(left), self.exact_f(right)
+        else:
+            a, b = self.to_f(left), self.to_f(right)
+        if type(op) in FLOAT_OPS:
+            return ("f", self.op(f"{FLOAT_OPS[type(op)]} double {a}, {b}"))
+        if isinstance(op, ast.Div):
+            self.fail_if(self.op(f"fcmp oeq double {b}, 0.0"))  # (ZeroDivisionError)
+            return ("f", self.op(f"fdiv double {a}, {b}"))
+        # (**: 0.0 ** negative is ZeroDivisionError, a negative ** a fraction is complex)
+        self.fail_if(self.op(f"and i1 {self.op(f'fcmp oeq double {a}, 0.0')}, {self.op(f'fcmp olt double {b}, 0.0')}"))
+        return ("f", self.libm_call("pow", [a, b]))
+
+    def int_op(self, op, a, b):
+        if type(op) in CHECKED:
+            return self.checked(CHECKED[type(op)], a, b)
+        # //, %: Python floors (the remainder takes the divisor's sign)
+        zero = self.op(f"icmp eq i64 {b}, 0")
+        wraps = self.op(f"and i1 {self.op(f'icmp eq i64 {a}, {INT_MIN}')}, {self.op(f'icmp eq i64 {b}, -1')}")
+        bad = self.op(f"or i1 {zero}, {wraps}")
+        self.fail_if(bad)
+        b = self.op(f"select i1 {bad}, i64 1, i64 {b}")  # (LLVM's sdiv of those is undefined)
+        quotient, remainder = self.op(f"sdiv i64 {a}, {b}"), self.op(f"srem i64 {a}, {b}")
+        signs = self.op(f"icmp slt i64 {self.op(f'xor i64 {remainder}, {b}')}, 0")
+        adjust = self.op(f"and i1 {self.op(f'icmp ne i64 {remainder}, 0')}, {signs}")
+        if isinstance(op, ast.FloorDiv):
+            return self.op(f"sub i64 {quotient}, {self.op(f'zext i1 {adjust} to i64')}")
+        return self.op(f"add i64 {remainder}, {self.op(f'select i1 {adjust}, i64 {b}, i64 0')}")
+
+    def ex_UnaryOp(self, node):
+        value = self.expr(node.operand)
+        if isinstance(node.op, ast.Not):
+            return ("b", self.op(f"xor i1 {self.truth(value)}, true"))
+        if value[0] == "f":
+            return value if isinstance(node.op, ast.UAdd) else ("f", self.op(f"fneg double {value[1]}"))
+        reg = self.to_i(value)
+        return ("i", reg if isinstance(node.op, ast.UAdd) else self.checked("ssub", "0", reg))
+
+    def compare(self, op, left, right):
+        if left[0] != "f" and right[0] != "f":
+            return self.op(f"icmp {COMPARE_I[type(op)]} i64 {self.to_i(left)}, {self.to_i(right)}")
+        a, b = self.exact_f(left), self.exact_f(right)  # (Python compares an int and a float exactly)
+        return self.op(f"fcmp {COMPARE_F[type(op)]} double {a}, {b}")
+
+    def ex_Compare(self, node):
+        return ("b", self.compare(node.ops[0], self.expr(node.left), self.expr(node.comparators[0])))
+
+    def choose(self, kind, make_first, rest):
+        """A value computed along branches, through a slot of its own: `rest` takes the slot,
+        the first value and the label to go to when done."""
+        slot = self.fresh("s")
+        self.entry.append(f"{slot} = alloca {TYPES[kind]}")
+        end = self.label("join")
+        rest(slot, make_first(), end)
+        self.start(end)
+        return (kind, self.op(f"load {TYPES[kind]}, ptr {slot}"))
+
+    def ex_BoolOp(self, node):
+        """`a and b`: a where a is false, else b; `a or b`: a where a is true, else b."""
+        kind = self.kinds.expr(node)
+        is_and = isinstance(node.op, ast.And)
+
+        def rest(slot, first, end):
+            value = first
+            for operand in node.values[1:]:
+                self.emit(f"store {TYPES[kind]} {value[1]}, ptr {slot}")
+                more = self.label("more")
+                truth = self.truth(value)
+                self.branch(truth, more, end) if is_and else self.branch(truth, end, more)
+                self.lines.append(f"{more}:")
+                self.open = True
+                value = self.expr(operand)
+            self.emit(f"store {TYPES[kind]} {value[1]}, ptr {slot}")
+        return self.choose(kind, lambda: self.expr(node.values[0]), rest)
+
+    def ex_IfExp(self, node):
+        kind = self.kinds.expr(node)
+
+        def rest(slot, test, end):
+            yes, no = self.label("yes"), self.label("no")
+            self.branch(self.truth(test), yes, no)
+            for label, branch in ((yes, node.body), (no, node.orelse)):
+                self.lines.append(f"{label}:")
+                self.open = True
+                self.emit(f"store {TYPES[kind]} {self.expr(branch)[1]}, ptr {slot}")
+                self.jump(end)
+        return self.choose(kind, lambda: self.expr(node.test), rest)
+
+    def ex_Subscript(self, node):
+        name = node.value.id
+        buffer = self.kinds.names[name]
+        row, k = self.index(buffer, node)
+        return self.read(self.address(name, row, k), buffer.items[k])
+
+    def ex_Call(self, node):
+        func = node.func
+        if isinstance(func, ast.Attribute):
+            if func.attr == "pop":
+                return self.pop(func.value.id)
+            name = func.attr if self.kinds.is_module(func.value.id, "math") else {**NUMPY1, **NUMPY2}[func.attr]
+            return ("f", self.libm_call(name, [self.to_f(self.expr(a)) for a in node.args]))
+        name = func.id
+        if name == "unbroadcast":  # (of a scalar to the shape (): the scalar)
+            return self.expr(node.args[0])
+        if name == "len":
+            buffer = node.args[0].id
+            self.check_defined(buffer)
+            which = "n" if self.kinds.names[buffer].is_list else "c"
+            return ("i", self.op(f'load i64, ptr %"{which}.{buffer}"'))
+        values = [self.expr(a) for a in node.args]
+        if name in HELPERS:
+            return getattr(self, "helper_" + name)(*values)
+        if name == "float":
+            return ("f", self.to_f(values[0]))
+        if name == "bool":
+            return ("b", self.truth(values[0]))
+        if name == "abs":
+            if values[0][0] == "f":
+                return ("f", self.op(f"call double @llvm.fabs.f64(double {values[0][1]})"))
+            reg = self.to_i(values[0])
+            self.fail_if(self.op(f"icmp eq i64 {reg}, {INT_MIN}"))
+            return ("i", self.op(f"call i64 @llvm.abs.i64(i64 {reg}, i1 false)"))
+        # min, max: the first of the largest (smallest), as Python's loop keeps it
+        better = ast.Gt() if name == "max" else ast.Lt()
+        current = values[0]
+        for item in values[1:]:
+            take = self.compare(better, item, current)
+            ty = TYPES[current[0]]
+            current = (current[0], self.op(f"select i1 {take}, {ty} {item[1]}, {ty} {current[1]}"))
+        return current
+
+    # -- runtime helpers on scalars (lib/core/rulekit) ------------------------------------------------
+    def helper_step(self, x):
+        """x > 0: relu's derivative."""
+        return ("b", self.compare(ast.Gt(), x, ("i", "0")))
+
+    def helper_abs_cotangent(self, g, x, ans):
+        """g * np.sign(x): np.sign is 1, -1, 0 (at -0.0 too) or nan."""
+        x = x[1]
+        zero_or_nan = self.op(f"fmul double {x}, 0.0")  # (nan stays nan; -0.0 is 0.0 below)
+        negative = self.op(f"select i1 {self.op(f'fcmp olt double {x}, 0.0')}, double -1.0, double {zero_or_nan}")
+        rest = self.op(f"select i1 {self.op(f'fcmp oeq double {x}, 0.0')}, double 0.0, double {negative}")
+        sign = self.op(f"select i1 {self.op(f'fcmp ogt double {x}, 0.0')}, double 1.0, double {rest}")
+        return ("f", self.op(f"fmul double {self.to_f(g)}, {sign}"))
+
+    helper_abs_tangent = helper_abs_cotangent
+
+    def helper_power_slope(self, x, y):
+        """y * x ** (y - 1) (y * x where y == 2); y == 0 is NumPy's guarded where: the uncompiled
+        code computes it."""
+        self.fail_if(self.compare(ast.Eq(), y, ("i", "0")))
+        if y[0] == "f":
+            two = self.op(f"fcmp oeq double {y[1]}, 2.0")
+            less = self.op(f"fsub double {y[1]}, 1.0")
+        else:
+            two = self.op(f"icmp eq i64 {self.to_i(y)}, 2")
+            less = self.to_f(("i", self.checked("ssub", self.to_i(y), "1")))
+        self.fail_if(self.op(f"and i1 {self.op(f'fcmp oeq double {x[1]}, 0.0')}, {self.op(f'fcmp olt double {less}, 0.0')}"))
+        power = self.libm_call("pow", [x[1], less])
+        factor = self.op(f"select i1 {two}, double {x[1]}, double {power}")
+        return ("f", self.op(f"fmul double {self.to_f(y)}, {factor}"))
