@@ -384,7 +384,8 @@ def _function(name, params, body):
 def exposed_reads(body, skip):
     """{name: count} of the reads, outside the statements whose ids are in `skip`, that may see
     a value from elsewhere: a read is covered (not counted) when an earlier plain assignment in
-    its own statement list (or an enclosing one) binds the name, so it sees that one."""
+    its own statement list (or an enclosing one), after any skipped statement binding the name,
+    binds it, so it sees that one."""
 
     def walk(statements):
         out, bound = {}, set()
@@ -409,6 +410,8 @@ def exposed_reads(body, skip):
                           if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
             if id(st) not in skip and isinstance(st, ast.Assign) and all(isinstance(t, ast.Name) for t in st.targets):
                 bound.update(t.id for t in st.targets)
+            elif id(st) in skip:  # (a skipped statement rebinds its targets: a later read sees it, not what came before)
+                bound -= {n.id for n in ast.walk(st) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
         return out
 
     return walk(body)
