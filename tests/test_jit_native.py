@@ -132,6 +132,21 @@ def test_scalar_code_compiles_natively_with_the_uncompiled_numbers(f, args, wrt)
     agree(f, args, wrt)
 
 
+def nested_unpack(x, y, n):
+    for _ in range(n):
+        x, y = y * 0.5 + math.sin(x), x
+    a, (b, c) = x, (y, x * y)
+    return a * b + c
+
+
+def test_tuples_held_in_names_compile_where_numba_refuses():
+    """numba cannot type zeros_like of a tuple (the adjoint of `(b, c) = (y, x * y)`): jit=True
+    refused this code; the native backend holds the tuple's items in names of their own."""
+    g = dt.grad(nested_unpack, wrt=(0, 1), jit=True)
+    np.testing.assert_allclose(g(0.3, 0.4, 5), dt.grad(nested_unpack, wrt=(0, 1))(0.3, 0.4, 5), rtol=1e-13)
+    assert is_native(g)
+
+
 def test_a_stack_longer_than_the_probe_grows():
     g = agree(chain, (0.3, 5))  # (the probe saw 5 steps)
     assert g(0.3, 5000) == by_numba(dt.grad, chain, 0, (0.3, 5000))

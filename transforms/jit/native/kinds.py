@@ -145,11 +145,13 @@ class Kinds:
         if len(st.targets) != 1:
             raise NotScalar("chained assignment")
         target, kind = st.targets[0], self.expr(st.value)
-        if kind == SHAPE:
-            raise NotScalar("a shape held in a name")
+        if isinstance(target, ast.Tuple) or isinstance(st.value, ast.Name) and isinstance(target, ast.Name) \
+                and isinstance(self.names.get(st.value.id), Tup):
+            kind = self.whole(st.value)  # (a, b = t unpacks a tuple name; t2 = t, a copy, is refused below)
         if isinstance(target, ast.Name):
-            if isinstance(kind, Tup):
-                raise NotScalar(f"a tuple held in `{target.id}`")
+            if isinstance(kind, Tup) and not self.holds_tuple(kind, st.value, target.id):
+                raise NotScalar(f"a tuple held in `{target.id}` from other than a tuple display, "
+                                "zeros_like or add_at to itself")
             if kind is not None:
                 if isinstance(kind, Buffer) and not self.makes_buffer(st.value, target.id):
                     raise NotScalar(f"a stack assigned to `{target.id}` from another name")
@@ -244,7 +246,7 @@ class Kinds:
     def st_Return(self, st):
         if st.value is None:
             raise NotScalar("a return without a value")
-        kind = self.expr(st.value)
+        kind = self.whole(st.value)
         if kind is None:
             return
         if isinstance(kind, Buffer) or self.result is not None and kind != self.result:
@@ -271,8 +273,32 @@ class Kinds:
 
     def ex_Name(self, node):
         if node.id in self.locals:
-            return self.names.get(node.id)
+            kind = self.names.get(node.id)
+            if isinstance(kind, Tup):  # (read whole only where `whole` allows: values, not aliases)
+                raise NotScalar(f"the tuple `{node.id}` read whole")
+            return kind
         return constant_kind(global_value(node.id, self.namespace))
+
+    def whole(self, node):
+        """The kind of `node`, a tuple name too: where the values are read (unpacked, indexed,
+        returned), never a second name for the same (maybe mutable) tuple."""
+        if isinstance(node, ast.Name) and node.id in self.locals:
+            return self.names.get(node.id)
+        return self.expr(node)
+
+    @staticmethod
+    def holds_tuple(kind, value, name):
+        """Whether `name = value` may hold the tuple `kind`: scalars in it, from a tuple display,
+        zeros_like(...) or add_at(name, ...) (the adjoint of a tuple: an array Python adds into)."""
+        if any(not isinstance(k, Tup) and k not in SCALARS for k in kind.items):
+            return False
+        if isinstance(value, ast.Tuple):
+            return True
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
+            if value.func.id == "zeros_like":
+                return True
+            return value.func.id == "add_at" and isinstance(value.args[0], ast.Name) and value.args[0].id == name
+        return False
 
     def ex_Attribute(self, node):
         if isinstance(node.value, ast.Name) and (node.attr in MATH_CONSTANTS and self.is_module(node.value.id, "math")
@@ -333,6 +359,8 @@ class Kinds:
         return PENDING_LIST
 
     def ex_Subscript(self, node):
+        if isinstance(node.value, ast.Name) and isinstance(self.names.get(node.value.id), Tup):
+            return self.whole(node.value).items[self.tuple_index(node)]
         buffer = self.subscripted(node)
         if buffer is None:
             return None
@@ -342,6 +370,8 @@ class Kinds:
         if node.keywords and not self.is_empty(node):
             raise NotScalar("a call with keywords")
         func, args = node.func, node.args
+        if isinstance(func, ast.Name) and func.id in ("zeros_like", "add_at") and self.is_helper(func.id):
+            return self.tuple_helper(func.id, args)
         kinds = [self.expr(a) for a in args]
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
             owner, attr = func.value.id, func.attr
@@ -437,6 +467,14 @@ class Kinds:
         return isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "grow" \
             and isinstance(value.args[0], ast.Name) and value.args[0].id == name
 
+    def tuple_index(self, node):
+        """The item a constant index `t[k]` of a tuple name reads."""
+        size = len(self.names[node.value.id].items)
+        index = node.slice
+        if not (isinstance(index, ast.Constant) and type(index.value) is int and -size <= index.value < size):
+            raise NotScalar("a tuple indexed by other than a constant in range")
+        return index.value % size
+
     def subscripted(self, node):
         """The array Buffer `node` (a subscript) indexes, or None where not known yet."""
         if not isinstance(node.value, ast.Name):
@@ -467,6 +505,26 @@ class Kinds:
         """Whether `kind` stores into `buffer`'s slot as NumPy would store it, exactly."""
         item = buffer.items[self.slot(buffer, target)]
         return kind == item or item == "f" and kind in ("i", "b") or item == "i" and kind == "b"
+
+    def tuple_helper(self, name, args):
+        """zeros_like(t): an array of zeros (a tuple of them, here) like the tuple of floats t;
+        add_at(b, k, g): b with g added at the constant index k."""
+        if not args or not isinstance(args[0], (ast.Name, ast.Tuple)):
+            raise NotScalar(f"{name} of other than a tuple")
+        kind = self.whole(args[0])
+        if kind is None:
+            return None
+        if not isinstance(kind, Tup) or any(k != "f" for k in kind.items):
+            raise NotScalar(f"{name} of other than a tuple of floats")
+        if name == "add_at":
+            if len(args) != 3 or not isinstance(args[0], ast.Name):
+                raise NotScalar("add_at of other than a name")
+            self.tuple_index(ast.Subscript(value=args[0], slice=args[1]))
+            if self.expr(args[2]) not in SCALARS + (None,):
+                raise NotScalar("add_at of a non-scalar")
+        elif len(args) != 1:
+            raise NotScalar("zeros_like with a dtype")
+        return kind
 
     def is_scalar_check(self, call):
         """Whether `call` is `check_scalar_output(x, name)` of a scalar x (which passes)."""

@@ -19,7 +19,7 @@ functions call the C library's, as CPython does: the numbers are the uncompiled 
 import ast
 import struct
 
-from .kinds import HELPERS, MATH1, NUMPY1, NUMPY2, SCALARS, Buffer, Tup, arithmetic, constant_kind, global_value
+from .kinds import HELPERS, MATH1, NUMPY1, NUMPY2, SCALARS, SHAPE, Buffer, Tup, arithmetic, constant_kind, global_value
 
 TYPES = {"f": "double", "i": "i64", "b": "i1"}
 EXACT = 2 ** 53  # ints a double holds exactly
@@ -65,11 +65,17 @@ class Lowering:
         self.loops = []  # (label to continue at, label to break to)
         self.libm = set()
         self.buffers = sorted(n for n, k in kinds.names.items() if isinstance(k, Buffer))
-        self.scalars = sorted(n for n, k in kinds.names.items() if k in SCALARS)
+        self.scalars = sorted(n for n, k in kinds.names.items() if not isinstance(k, Buffer))
+        # each scalar a slot; a tuple name one per item (flattened); a shape () none
+        self.leaves = {n: [(n if k in SCALARS else f"{n}.{j}", leaf) for j, leaf in enumerate(flatten(k))]
+                       for n, k in kinds.names.items() if not isinstance(k, Buffer) and k != SHAPE}
+        self.leaves.update({n: [] for n, k in kinds.names.items() if k == SHAPE})
         params = [a.arg for a in fn.args.args]
         signature = ", ".join(f"{'double' if kinds.names[p] == 'f' else 'i64'} %\"a.{p}\"" for p in params)
         for name in self.scalars:
-            self.entry.append(f'%"v.{name}" = alloca {TYPES[kinds.names[name]]}')
+            for slot, kind in self.leaves[name]:
+                self.entry.append(f'%"v.{slot}" = alloca {TYPES[kind]}')
+                self.entry.append(f'store {TYPES[kind]} {literal(kind, 0)}, ptr %"v.{slot}"')  # (no undefined value)
             self.entry.append(f'%"d.{name}" = alloca i1')
         for name in self.buffers:
             self.entry += [f'%"p.{name}" = alloca ptr', f'%"c.{name}" = alloca i64', f'%"n.{name}" = alloca i64',
@@ -77,8 +83,6 @@ class Lowering:
         self.entry += ["%err = alloca i1", "store i1 false, ptr %err"]
         for name in self.scalars + self.buffers:
             self.entry.append(f'store i1 false, ptr %"d.{name}"')
-        for name in self.scalars:  # (a name read unassigned fails, and reads no undefined value)
-            self.entry.append(f'store {TYPES[kinds.names[name]]} {literal(kinds.names[name], 0)}, ptr %"v.{name}"')
         for name in self.buffers:
             self.entry.append(f'store ptr null, ptr %"p.{name}"')
         for p in params:
@@ -250,9 +254,9 @@ class Lowering:
         self.jump(self.loops[-1][0])
 
     def store(self, name, value):
-        kind = self.kinds.names[name]
-        reg = self.to_f(value) if kind == "f" else self.to_i(value) if kind == "i" else value[1]
-        self.emit(f'store {TYPES[kind]} {reg}, ptr %"v.{name}"')
+        for (slot, kind), leaf in zip(self.leaves[name], self.flat(value)):
+            reg = self.to_f(leaf) if kind == "f" else self.to_i(leaf) if kind == "i" else leaf[1]
+            self.emit(f'store {TYPES[kind]} {reg}, ptr %"v.{slot}"')
         self.emit(f'store i1 true, ptr %"d.{name}"')
 
     def st_Assign(self, st):
@@ -474,8 +478,16 @@ class Lowering:
 
     def load(self, name):
         self.check_defined(name)  # (UnboundLocalError)
-        kind = self.kinds.names[name]
-        return (kind, self.op(f'load {TYPES[kind]}, ptr %"v.{name}"'))
+        leaves = iter(self.leaves[name])
+
+        def build(kind):
+            if isinstance(kind, Tup):
+                return ("tuple", [build(item) for item in kind.items])
+            if kind == SHAPE:
+                return (SHAPE, None)
+            slot, kind = next(leaves)
+            return (kind, self.op(f'load {TYPES[kind]}, ptr %"v.{slot}"'))
+        return build(self.kinds.names[name])
 
     def ex_Name(self, node):
         if node.id in self.kinds.locals:
@@ -587,6 +599,8 @@ class Lowering:
 
     def ex_Subscript(self, node):
         name = node.value.id
+        if isinstance(self.kinds.names[name], Tup):
+            return self.load(name)[1][self.kinds.tuple_index(node)]
         buffer = self.kinds.names[name]
         row, k = self.index(buffer, node)
         return self.read(self.address(name, row, k), buffer.items[k])
@@ -596,11 +610,22 @@ class Lowering:
         if isinstance(func, ast.Attribute):
             if func.attr == "pop":
                 return self.pop(func.value.id)
+            if func.attr == "shape":
+                return (SHAPE, None)
             name = func.attr if self.kinds.is_module(func.value.id, "math") else {**NUMPY1, **NUMPY2}[func.attr]
             return ("f", self.libm_call(name, [self.to_f(self.expr(a)) for a in node.args]))
         name = func.id
         if name == "unbroadcast":  # (of a scalar to the shape (): the scalar)
             return self.expr(node.args[0])
+        if name == "shape_of":
+            return (SHAPE, None)
+        if name == "zeros_like":  # (of a tuple of floats: zeros)
+            return ("tuple", [("f", "0.0") for _ in self.kinds.whole(node.args[0]).items])
+        if name == "add_at":  # (b[k] += g on the tuple's array)
+            items = list(self.load(node.args[0].id)[1])
+            k = self.kinds.tuple_index(ast.Subscript(value=node.args[0], slice=node.args[1]))
+            items[k] = self.binop(ast.Add(), items[k], self.expr(node.args[2]))
+            return ("tuple", items)
         if name == "len":
             buffer = node.args[0].id
             self.check_defined(buffer)
