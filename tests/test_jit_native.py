@@ -147,6 +147,22 @@ def test_tuples_held_in_names_compile_where_numba_refuses():
     assert is_native(g)
 
 
+def loop_variable_after(x, n):
+    for i in range(n):
+        x = x * 1.5 + i
+    return x * i
+
+
+def test_a_name_a_path_leaves_unassigned_raises_as_python():
+    g, plain = dt.grad(loop_variable_after, jit=True), dt.grad(loop_variable_after)
+    assert g(0.5, 3) == plain(0.5, 3)
+    assert is_native(g)
+    with pytest.raises(UnboundLocalError):  # (no iteration: i was never assigned)
+        plain(0.5, 0)
+    with pytest.raises(UnboundLocalError):
+        g(0.5, 0)
+
+
 def test_a_stack_longer_than_the_probe_grows():
     g = agree(chain, (0.3, 5))  # (the probe saw 5 steps)
     assert g(0.3, 5000) == by_numba(dt.grad, chain, 0, (0.3, 5000))

@@ -63,6 +63,7 @@ class Lowering:
         self.counter = 0
         self.open = True
         self.loops = []  # (label to continue at, label to break to)
+        self.defined = {a.arg for a in fn.args.args}  # names every path to here assigns
         self.libm = set()
         self.buffers = sorted(n for n, k in kinds.names.items() if isinstance(k, Buffer))
         self.scalars = sorted(n for n, k in kinds.names.items() if not isinstance(k, Buffer))
@@ -258,6 +259,7 @@ class Lowering:
             reg = self.to_f(leaf) if kind == "f" else self.to_i(leaf) if kind == "i" else leaf[1]
             self.emit(f'store {TYPES[kind]} {reg}, ptr %"v.{slot}"')
         self.emit(f'store i1 true, ptr %"d.{name}"')
+        self.defined.add(name)
 
     def st_Assign(self, st):
         target, value = st.targets[0], st.value
@@ -283,12 +285,16 @@ class Lowering:
             return
         yes, no, end = self.label("then"), self.label("else"), self.label("endif")
         self.branch(self.truth(self.expr(st.test)), yes, no)
+        before, through = set(self.defined), []  # (what each branch that falls through defines)
         self.start(yes)
         self.block(st.body)
+        through += [self.defined] if self.open else []
         self.jump(end)
         self.lines.append(f"{no}:")
-        self.open = True
+        self.open, self.defined = True, set(before)
         self.block(st.orelse)
+        through += [self.defined] if self.open else []
+        self.defined = set.intersection(*through) if through else before
         self.start(end)
 
     def st_While(self, st):
@@ -299,7 +305,9 @@ class Lowering:
         self.lines.append(f"{body}:")
         self.open = True
         self.loops.append((head, end))
+        before = set(self.defined)
         self.block(st.body)
+        self.defined = before  # (the body may not run)
         self.loops.pop()
         self.jump(head)
         self.lines.append(f"{end}:")
@@ -324,9 +332,11 @@ class Lowering:
         self.branch(more, body, end)
         self.lines.append(f"{body}:")
         self.open = True
+        before = set(self.defined)
         self.store(st.target.id, ("i", i))
         self.loops.append((latch, end))
         self.block(st.body)
+        self.defined = before  # (the body may not run)
         self.loops.pop()
         self.start(latch)
         i = self.op(f"load i64, ptr {counter}")
@@ -386,6 +396,7 @@ class Lowering:
         if not isinstance(value, ast.Call) or not isinstance(value.func, ast.Name):
             self.emit(f'store i64 0, ptr %"n.{name}"')
         self.emit(f'store i1 true, ptr %"d.{name}"')
+        self.defined.add(name)
 
     def allocate(self, capacity, width, old):
         """realloc(old, capacity slots of `width` 8-byte items, at least one), failing on null."""
@@ -397,7 +408,9 @@ class Lowering:
 
     def check_defined(self, name):
         """Fail where `name` is read before it is assigned (UnboundLocalError); at once for a
-        stack (its pointer is null)."""
+        stack (its pointer is null). No check where every path here assigns it (`defined`)."""
+        if name in self.defined:
+            return
         flag = self.op(f'load i1, ptr %"d.{name}"')
         unset = self.op(f"xor i1 {flag}, true")
         (self.fail_now if isinstance(self.kinds.names[name], Buffer) else self.fail_if)(unset)
