@@ -34,6 +34,7 @@ import types
 
 import dualtape.transforms as dt
 from dualtape.transforms.jit.disk_cache import ENV as CACHE_ENV
+from dualtape.transforms.jit.native import ENV as NATIVE_ENV
 
 try:
     from . import peers
@@ -71,13 +72,34 @@ def _fresh(f):
     return types.FunctionType(f.__code__, f.__globals__, f.__name__, f.__defaults__)
 
 
-def _jit_impl(name, f, wrt, args, fresh=False, note=""):
+class _Env:
+    """Environment variables set for the duration of a `with` block."""
+
+    def __init__(self, **values):
+        self.values, self.previous = values, {}
+
+    def __enter__(self):
+        for key, value in self.values.items():
+            self.previous[key] = os.environ.get(key)
+            os.environ[key] = value
+
+    def __exit__(self, *exc):
+        for key, value in self.previous.items():
+            if value is None:
+                del os.environ[key]
+            else:
+                os.environ[key] = value
+
+
+def _jit_impl(name, f, wrt, args, fresh=False, note="", native=True):
     """The Impl of dualtape's compiled gradient. Unless `fresh`, make() compiles it (the first
-    call: transform, probe, numba) and writes that time into the note; the timed calls run
-    the compiled code. fresh="cold": every call compiles (the disk cache off); fresh="cached":
-    every call loads what numba compiled for an earlier call from the disk cache (a cache
-    folder of its own, filled by make()), as a later run of the same script does."""
+    call: transform, probe, compilation) and writes that time into the note; the timed calls
+    run the compiled code. fresh="cold": every call compiles (numba's disk cache off);
+    fresh="cached": every call loads what numba compiled for an earlier call from the disk
+    cache (a cache folder of its own, filled by make()), as a later run of the same script
+    does. native=False sends the scalar code to numba instead of the native backend."""
     impl = Impl(name, DUALTAPE, None, note=note)
+    backend = {} if native else {NATIVE_ENV: "0"}
 
     def make():
         import numba  # noqa: F401  (ImportError: reported as not installed)
@@ -87,22 +109,16 @@ def _jit_impl(name, f, wrt, args, fresh=False, note=""):
                 atexit.register(shutil.rmtree, folder, ignore_errors=True)
 
             def run():
-                previous = os.environ.get(CACHE_ENV)
-                os.environ[CACHE_ENV] = folder
-                try:
+                with _Env(**{CACHE_ENV: folder}, **backend):
                     return dt.grad(_fresh(f), wrt=wrt, jit=True)(*args)
-                finally:
-                    if previous is None:
-                        del os.environ[CACHE_ENV]
-                    else:
-                        os.environ[CACHE_ENV] = previous
             run()  # (compiles and, when cached, fills the cache)
             return run
         start = time.perf_counter()
-        g = dt.grad(f, wrt=wrt, jit=True)
-        g(*args)
+        g = dt.grad(_fresh(f), wrt=wrt, jit=True)
+        with _Env(**backend):
+            g(*args)
         impl.note = (note + "; " if note else "") + (
-            f"transform + probe + numba compile + first call {1e3 * (time.perf_counter() - start):,.0f} ms "
+            f"transform + probe + compile + first call {1e3 * (time.perf_counter() - start):,.0f} ms "
             "(not in the time)")
         return lambda: g(*args)
     impl.make = make
@@ -172,7 +188,8 @@ def cases(quick):
     steps = 5 if quick else STEPS
     chain_args = (X0, steps)
     rk4_args = RK4_ARGS + (steps,)
-    jit_note = "numba"
+    jit_note = "native: LLVM compiles the scalar code (transforms/jit/native)"
+    numba_note = "numba (DUALTAPE_JIT_NATIVE=0)"
     return [
         Case(f"Scalar chain, {steps} steps (Python float), gradient: compiled", rtol=1e-10, atol=1e-12,
              description="x = sin(x)·1.0001 + 0.01·x·x with math.sin; d x_final / d x0.",
@@ -181,6 +198,8 @@ def cases(quick):
                     Impl("hand-written adjoint, numba.njit", FLOOR, _numba_floor("chain", chain_args),
                          note="not checked: a second floor"),
                     _jit_impl("dualtape.transforms.grad(jit=True)", chain, 0, chain_args, note=jit_note),
+                    _jit_impl("dualtape.transforms.grad(jit=True), numba", chain, 0, chain_args, note=numba_note,
+                              native=False),
                     Impl("dualtape.transforms.grad (uncompiled)", DUALTAPE, _uncompiled(chain, 0, chain_args)),
                     Impl("JAX jit(grad), Python loop", "jax.jit", _jax_chain(steps, False),
                          note="unrolled at trace"),
@@ -194,30 +213,37 @@ def cases(quick):
                          note="not checked: a second floor"),
                     _jit_impl("dualtape.transforms.grad(jit=True)", pendulum, (0, 1), rk4_args,
                               note=jit_note),
+                    _jit_impl("dualtape.transforms.grad(jit=True), numba", pendulum, (0, 1), rk4_args,
+                              note=numba_note, native=False),
                     Impl("dualtape.transforms.grad (uncompiled)", DUALTAPE,
                          _uncompiled(pendulum, (0, 1), rk4_args)),
                     Impl("JAX jit(grad)", "jax.jit", _jax_rk4(steps), note="lax.fori_loop")]),
         Case(f"Compile time: a fresh transform and its first call ({steps} steps)", rtol=1e-9, atol=1e-12,
              description="Each call makes the gradient of a fresh copy of f and calls it once: dualtape "
-                         "transforms the source, runs it once uncompiled (the probe) and compiles with numba "
-                         "(cold), or loads numba's code from its disk cache (cached); JAX traces, lowers and "
-                         "compiles with XLA (its persistent cache off, as by default). The time is the compile "
-                         "time.",
+                         "transforms the source, runs it once uncompiled (the probe) and compiles it: the "
+                         "native backend writes LLVM IR and compiles it with llvmlite (no cache); with "
+                         "DUALTAPE_JIT_NATIVE=0, numba compiles (cold), or loads its code from its disk cache "
+                         "(cached); JAX traces, lowers and compiles with XLA (its persistent cache off, as by "
+                         "default). The time is the compile time.",
              impls=[Impl("hand-written adjoint (Python floats), RK4", FLOOR,
                          lambda: lambda: pendulum_adjoint_by_hand(*rk4_args)),
                     _jit_impl("dualtape jit=True, RK4", pendulum, (0, 1), rk4_args, fresh="cold",
-                              note="the disk cache off: numba compiles"),
-                    _jit_impl("dualtape jit=True, RK4, cached", pendulum, (0, 1), rk4_args, fresh="cached",
-                              note="numba's code from the disk cache (a later run of the script)"),
+                              note="native: LLVM compiles the scalar code"),
+                    _jit_impl("dualtape jit=True, RK4, numba", pendulum, (0, 1), rk4_args, fresh="cold",
+                              note="numba compiles (DUALTAPE_JIT_NATIVE=0, the disk cache off)", native=False),
+                    _jit_impl("dualtape jit=True, RK4, numba, cached", pendulum, (0, 1), rk4_args, fresh="cached",
+                              note="numba's code from its disk cache (a later run of the script)", native=False),
                     Impl("JAX jit(grad), RK4", "jax.jit", _jax_rk4(steps, fresh=True))]),
         Case(f"Compile time: scalar chain ({steps} steps)", rtol=1e-10, atol=1e-12,
              description="As above, for the scalar chain (JAX: the Python loop unrolled, and fori_loop).",
              impls=[Impl("hand-written adjoint (Python floats), chain", FLOOR,
                          lambda: lambda: chain_adjoint_by_hand(*chain_args)),
                     _jit_impl("dualtape jit=True, chain", chain, 0, chain_args, fresh="cold",
-                              note="the disk cache off: numba compiles"),
-                    _jit_impl("dualtape jit=True, chain, cached", chain, 0, chain_args, fresh="cached",
-                              note="numba's code from the disk cache (a later run of the script)"),
+                              note="native: LLVM compiles the scalar code"),
+                    _jit_impl("dualtape jit=True, chain, numba", chain, 0, chain_args, fresh="cold",
+                              note="numba compiles (DUALTAPE_JIT_NATIVE=0, the disk cache off)", native=False),
+                    _jit_impl("dualtape jit=True, chain, numba, cached", chain, 0, chain_args, fresh="cached",
+                              note="numba's code from its disk cache (a later run of the script)", native=False),
                     Impl("JAX jit(grad), chain, Python loop", "jax.jit", _jax_chain(steps, False, fresh=True)),
                     Impl("JAX jit(grad), chain, fori_loop", "jax.jit", _jax_chain(steps, True, fresh=True))]),
     ]

@@ -90,7 +90,7 @@ def cases(quick):
         description="Scalar float64 code; the generated adjoint runs on `math.sin`, the runtime modes on `np.sin`.",
         impls=[Impl("hand-written adjoint (Python floats)", FLOOR, lambda: lambda: pendulum_adjoint_by_hand(*args, steps)),
                Impl("dualtape.transforms.grad (generated)", DUALTAPE, source),
-               Impl("dualtape.transforms.grad(jit=True)", DUALTAPE, compiled, note="numba; compile time: wl_jit.py"),
+               Impl("dualtape.transforms.grad(jit=True)", DUALTAPE, compiled, note="native (transforms/jit/native); compile time: wl_jit.py"),
                Impl("GradientTape", DUALTAPE, tape),
                Impl("dualtape.grad (functional)", DUALTAPE, functional)]
         + peer_impls(torch_grad, ag_grad, jax_grad,
