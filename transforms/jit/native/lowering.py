@@ -10,10 +10,11 @@ float that are not both exact in a double, or return nothing. The caller then ru
 uncompiled code, which does what Python does: the compiled code never answers there.
 
 Every name lives in a stack slot (`alloca`) that LLVM's mem2reg turns into registers, with a
-flag saying whether it was assigned (a read of an unassigned name fails; the flags LLVM can
-prove set fold away). Stacks are C buffers of 8-byte slots (malloc, realloc, freed on every
-exit). Floats follow IEEE arithmetic without fast-math, as Python and numba do, and math's
-functions call the C library's, as CPython does: the numbers are the uncompiled code's.
+flag saying whether it was assigned: a read where some path leaves the name unassigned checks
+it (Python's UnboundLocalError); where every path assigns it, nothing is checked. Stacks are
+C buffers of 8-byte slots (malloc, realloc, freed on every exit). Floats follow IEEE arithmetic
+without fast-math, as Python and numba do, and math's functions call the C library's, as
+CPython does: the numbers are the uncompiled code's.
 """
 
 import ast
@@ -66,51 +67,64 @@ class Lowering:
         self.defined = {a.arg for a in fn.args.args}  # names every path to here assigns
         self.libm = set()
         self.buffers = sorted(n for n, k in kinds.names.items() if isinstance(k, Buffer))
-        self.scalars = sorted(n for n, k in kinds.names.items() if not isinstance(k, Buffer))
-        # each scalar a slot; a tuple name one per item (flattened); a shape () none
-        self.leaves = {n: [(n if k in SCALARS else f"{n}.{j}", leaf) for j, leaf in enumerate(flatten(k))]
-                       for n, k in kinds.names.items() if not isinstance(k, Buffer) and k != SHAPE}
-        self.leaves.update({n: [] for n, k in kinds.names.items() if k == SHAPE})
+        self.values = sorted(n for n, k in kinds.names.items() if not isinstance(k, Buffer))
+        # a scalar name has one slot, a tuple name one per item (flattened), a shape () none
+        self.leaves = {n: [] if k == SHAPE else [(n if k in SCALARS else f"{n}.{j}", leaf)
+                                                 for j, leaf in enumerate(flatten(k))]
+                       for n, k in kinds.names.items() if not isinstance(k, Buffer)}
         params = [a.arg for a in fn.args.args]
-        signature = ", ".join(f"{'double' if kinds.names[p] == 'f' else 'i64'} %\"a.{p}\"" for p in params)
-        for name in self.scalars:
-            for slot, kind in self.leaves[name]:
-                self.entry.append(f'%"v.{slot}" = alloca {TYPES[kind]}')
-                self.entry.append(f'store {TYPES[kind]} {literal(kind, 0)}, ptr %"v.{slot}"')  # (no undefined value)
-            self.entry.append(f'%"d.{name}" = alloca i1')
-        for name in self.buffers:
-            self.entry += [f'%"p.{name}" = alloca ptr', f'%"c.{name}" = alloca i64', f'%"n.{name}" = alloca i64',
-                           f'%"d.{name}" = alloca i1']
-        self.entry += ["%err = alloca i1", "store i1 false, ptr %err"]
-        for name in self.scalars + self.buffers:
-            self.entry.append(f'store i1 false, ptr %"d.{name}"')
-        for name in self.buffers:
-            self.entry.append(f'store ptr null, ptr %"p.{name}"')
-        for p in params:
-            value = f'%"a.{p}"'
-            if kinds.names[p] == "b":
-                value = self.op(f'icmp ne i64 {value}, 0', into=self.entry)
-            self.entry.append(f'store {TYPES[kinds.names[p]]} {value}, ptr %"v.{p}"')
-            self.entry.append(f'store i1 true, ptr %"d.{p}"')
+        self.allocate_names(params)
         self.outputs = self.slots(flatten(kinds.result))
         self.block(fn.body)
         self.jump("error")  # (falling off the end returns None: the uncompiled code says so)
-        exits = []
-        for label, status in (("done", 0), ("error", 1)):
-            exits.append(f"{label}:")
-            for name in self.buffers:
-                exits += [f'  %"{label}.{name}" = load ptr, ptr %"p.{name}"', f'  call void @free(ptr %"{label}.{name}")']
-            exits.append(f"  ret i32 {status}")
         body = "\n".join(["entry:"] + ["  " + x for x in self.entry] + ["  br label %start", "start:"]
-                         + self.lines + exits)
-        declarations = [f"declare double @{name}({', '.join(['double'] * (1 if name in MATH1 else 2))}) #0"
-                        for name in sorted(self.libm)]
-        declarations += ["declare ptr @malloc(i64)", "declare ptr @realloc(ptr, i64)", "declare void @free(ptr)",
-                         "declare double @llvm.fabs.f64(double)", "declare i64 @llvm.abs.i64(i64, i1)", "declare double @llvm.copysign.f64(double, double)"]
-        declarations += [f"declare {{i64, i1}} @llvm.{op}.with.overflow.i64(i64, i64)" for op in CHECKED.values()]
-        declarations.append("attributes #0 = { nounwind willreturn memory(none) }")  # (errno unread: sin and cos of one x are one sincos)
-        self.text = "\n".join(declarations) + (f"\n\ndefine i32 @\"{fn.name}\"({signature}{', ' if params else ''}"
-                                               f"ptr %outf, ptr %outi) {{\n{body}\n}}\n")
+                         + self.lines + self.exits())
+        signature = ", ".join([f"{'double' if kinds.names[p] == 'f' else 'i64'} %\"a.{p}\"" for p in params]
+                              + ["ptr %outf", "ptr %outi"])
+        self.text = self.declarations() + f"\n\ndefine i32 @\"{fn.name}\"({signature}) {{\n{body}\n}}\n"
+
+    def allocate_names(self, params):
+        """The entry block: a slot and an assigned flag per name (slots zeroed: no undefined
+        value is ever read), a null pointer per stack, the error flag, the parameters stored."""
+        for name in self.values:
+            for slot, kind in self.leaves[name]:
+                self.entry += [f'%"v.{slot}" = alloca {TYPES[kind]}',
+                               f'store {TYPES[kind]} {literal(kind, 0)}, ptr %"v.{slot}"']
+            self.entry += [f'%"d.{name}" = alloca i1', f'store i1 false, ptr %"d.{name}"']
+        for name in self.buffers:
+            self.entry += [f'%"p.{name}" = alloca ptr', f'%"c.{name}" = alloca i64', f'%"n.{name}" = alloca i64',
+                           f'%"d.{name}" = alloca i1', f'store i1 false, ptr %"d.{name}"',
+                           f'store ptr null, ptr %"p.{name}"']
+        self.entry += ["%err = alloca i1", "store i1 false, ptr %err"]
+        for p in params:
+            value = f'%"a.{p}"'
+            if self.kinds.names[p] == "b":
+                value = self.op(f'icmp ne i64 {value}, 0', into=self.entry)
+            self.entry += [f'store {TYPES[self.kinds.names[p]]} {value}, ptr %"v.{p}"',
+                           f'store i1 true, ptr %"d.{p}"']
+
+    def exits(self):
+        """The blocks `done` (status 0) and `error` (status 1): each frees every stack."""
+        lines = []
+        for label, status in (("done", 0), ("error", 1)):
+            lines.append(f"{label}:")
+            for name in self.buffers:
+                lines += [f'  %"{label}.{name}" = load ptr, ptr %"p.{name}"',
+                          f'  call void @free(ptr %"{label}.{name}")']
+            lines.append(f"  ret i32 {status}")
+        return lines
+
+    def declarations(self):
+        """The C library's functions called (#0: they read and write no memory, errno unread, so
+        LLVM merges the sin and cos of one x into one sincos), malloc's family, intrinsics."""
+        lines = [f"declare double @{name}({', '.join(['double'] * (1 if name in MATH1 else 2))}) #0"
+                 for name in sorted(self.libm)]
+        lines += ["declare ptr @malloc(i64)", "declare ptr @realloc(ptr, i64)", "declare void @free(ptr)",
+                  "declare double @llvm.fabs.f64(double)", "declare i64 @llvm.abs.i64(i64, i1)",
+                  "declare double @llvm.copysign.f64(double, double)"]
+        lines += [f"declare {{i64, i1}} @llvm.{op}.with.overflow.i64(i64, i64)" for op in CHECKED.values()]
+        lines.append("attributes #0 = { nounwind willreturn memory(none) }")
+        return "\n".join(lines)
 
     @staticmethod
     def slots(kinds):
@@ -222,13 +236,11 @@ class Lowering:
     def nonfinite_from_finite(self, result, args):
         """i1: `result` is nan where no argument is, or infinite where every argument is finite."""
         is_nan = self.op(f"fcmp uno double {result}, 0.0")
-        is_inf = self.op(f"fcmp oeq double {self.op(f'call double @llvm.fabs.f64(double {result})')}, "
-                         f"0x7FF0000000000000")
+        is_inf = self.op(f"fcmp oeq double {self.op(f'call double @llvm.fabs.f64(double {result})')}, {INF}")
         any_nan, all_finite = "false", "true"
         for a in args:
             any_nan = self.op(f"or i1 {any_nan}, {self.op(f'fcmp uno double {a}, 0.0')}")
-            finite = self.op(f"fcmp one double {self.op(f'call double @llvm.fabs.f64(double {a})')}, "
-                             f"0x7FF0000000000000")
+            finite = self.op(f"fcmp one double {self.op(f'call double @llvm.fabs.f64(double {a})')}, {INF}")
             all_finite = self.op(f"and i1 {all_finite}, {finite}")
         bad_nan = self.op(f"and i1 {is_nan}, {self.op(f'xor i1 {any_nan}, true')}")
         return self.op(f"or i1 {bad_nan}, {self.op(f'and i1 {is_inf}, {all_finite}')}")
@@ -532,8 +544,12 @@ class Lowering:
             self.fail_if(self.op(f"fcmp oeq double {b}, 0.0"))  # (ZeroDivisionError)
             return ("f", self.op(f"fdiv double {a}, {b}"))
         # (**: 0.0 ** negative is ZeroDivisionError, a negative ** a fraction is complex)
-        self.fail_if(self.op(f"and i1 {self.op(f'fcmp oeq double {a}, 0.0')}, {self.op(f'fcmp olt double {b}, 0.0')}"))
+        self.fail_if(self.zero_to_negative(a, b))
         return ("f", self.libm_call("pow", [a, b]))
+
+    def zero_to_negative(self, a, b):
+        """i1: a == 0 and b < 0 (0.0 ** -1 raises in Python, and is inf in NumPy)."""
+        return self.op(f"and i1 {self.op(f'fcmp oeq double {a}, 0.0')}, {self.op(f'fcmp olt double {b}, 0.0')}")
 
     def int_op(self, op, a, b):
         if type(op) in CHECKED:
@@ -692,7 +708,7 @@ class Lowering:
         else:
             two = self.op(f"icmp eq i64 {self.to_i(y)}, 2")
             less = self.to_f(("i", self.checked("ssub", self.to_i(y), "1")))
-        self.fail_if(self.op(f"and i1 {self.op(f'fcmp oeq double {x[1]}, 0.0')}, {self.op(f'fcmp olt double {less}, 0.0')}"))
+        self.fail_if(self.zero_to_negative(x[1], less))
         power = self.libm_call("pow", [x[1], less])
         factor = self.op(f"select i1 {two}, double {x[1]}, double {power}")
         return ("f", self.op(f"fmul double {self.to_f(y)}, {factor}"))
