@@ -163,6 +163,26 @@ def test_a_name_a_path_leaves_unassigned_raises_as_python():
         g(0.5, 0)
 
 
+def early_returns(x, n):
+    if n > x:
+        return x * 2.0
+    for i in range(n):
+        x = math.sin(x) + 0.1 * i
+        if x > 0.9:
+            return x * x
+    return x * 3.0
+
+
+@pytest.mark.parametrize("args", [(0.5, 3), (5.0, 3), (0.95, 1), (0.1, 0), (2.0, 1), (1.2, 2)])
+def test_early_returns_compile_where_numba_refuses(args):
+    """The generated code keeps the value returned in a name that is None until a return runs
+    (`_retval`), and pushes it: numba cannot type that (jit=True refused such f). Natively a
+    name holds None or a float; read as a number where it is None, the uncompiled code runs."""
+    g = dt.grad(early_returns, jit=True)
+    np.testing.assert_allclose(g(*args), dt.grad(early_returns)(*args), rtol=1e-13)
+    assert is_native(g)
+
+
 def test_a_stack_longer_than_the_probe_grows():
     g = agree(chain, (0.3, 5))  # (the probe saw 5 steps)
     assert g(0.3, 5000) == by_numba(dt.grad, chain, 0, (0.3, 5000))

@@ -15,6 +15,10 @@ from dataclasses import dataclass
 import numpy as np
 
 SCALARS = ("f", "i", "b")
+# None, and a name that holds None or a float (the generated code's `_retval = None` before a
+# return assigns it): "n" and "o". Read as a number, an "o" must hold a float (else the
+# uncompiled code runs: Python's TypeError); copied, pushed, popped or returned it stays one.
+OPTIONAL = ("n", "o")
 INT_LIMIT = 2 ** 63
 
 # math's functions that call the C library's function of the same name, as CPython does: an
@@ -96,13 +100,32 @@ def arithmetic(op, left, right):
     raise NotScalar(f"the operator {type(op).__name__} on {left} and {right}")
 
 
+def joined(old, kind):
+    """The kind of a name that holds `old` and `kind` (None and a float: "o"), or None."""
+    if old == kind:
+        return old
+    if {old, kind} <= {"n", "f", "o"}:
+        return "o"
+    if isinstance(old, Tup) and isinstance(kind, Tup) and len(old.items) == len(kind.items):
+        items = tuple(joined(a, b) for a, b in zip(old.items, kind.items))
+        return None if None in items else Tup(items)
+    if isinstance(old, Buffer) and isinstance(kind, Buffer) and (old.rows, old.is_list) == (kind.rows, kind.is_list) \
+            and len(old.items) == len(kind.items):
+        items = tuple(joined(a, b) for a, b in zip(old.items, kind.items))
+        return None if None in items else Buffer(items, old.rows, old.is_list)
+    return None
+
+
 def join(kinds, name, kind):
-    """Record that `name` holds `kind`; a second, different kind leaves the code to numba."""
+    """Record that `name` holds `kind`; a second kind it cannot join leaves the code to numba."""
     old = kinds.get(name)
     if old is None or old == PENDING_LIST and isinstance(kind, Buffer) and kind.is_list:
         kinds[name] = kind
     elif kind != old and kind != PENDING_LIST:
-        raise NotScalar(f"`{name}` holds a {old} and a {kind}")
+        both = joined(old, kind)
+        if both is None:
+            raise NotScalar(f"`{name}` holds a {old} and a {kind}")
+        kinds[name] = both
 
 
 class Kinds:
@@ -146,7 +169,7 @@ class Kinds:
             raise NotScalar("chained assignment")
         target, kind = st.targets[0], self.expr(st.value)
         if isinstance(target, ast.Tuple) or isinstance(st.value, ast.Name) and isinstance(target, ast.Name) \
-                and isinstance(self.names.get(st.value.id), Tup):
+                and (isinstance(self.names.get(st.value.id), Tup) or self.names.get(st.value.id) in OPTIONAL):
             kind = self.whole(st.value)  # (a, b = t unpacks a tuple name; t2 = t, a copy, is refused below)
         if isinstance(target, ast.Name):
             if isinstance(kind, Tup) and not self.holds_tuple(kind, st.value, target.id):
@@ -163,7 +186,7 @@ class Kinds:
             if kind is None:
                 return
             if not isinstance(kind, Tup) or len(kind.items) != len(names) \
-                    or any(k not in SCALARS for k in kind.items):
+                    or any(k not in SCALARS + OPTIONAL for k in kind.items):
                 raise NotScalar("a tuple unpacked from other than a tuple of scalars")
             for name, k in zip(names, kind.items):
                 join(self.names, name, k)
@@ -230,15 +253,15 @@ class Kinds:
                 and value.func.attr == "append" and isinstance(value.func.value, ast.Name)
                 and len(value.args) == 1 and not value.keywords):
             raise NotScalar("an expression statement other than list.append")
-        name, kind = value.func.value.id, self.expr(value.args[0])
+        name, kind = value.func.value.id, self.optional(value.args[0])
         old = self.names.get(name)
         if old is not None and not (isinstance(old, Buffer) and old.is_list):
             raise NotScalar(f"append to `{name}`, which is not a list")
         if kind is None:
             return
-        if isinstance(kind, Tup) and all(k in SCALARS for k in kind.items):
+        if isinstance(kind, Tup) and all(k in SCALARS + OPTIONAL for k in kind.items):
             join(self.names, name, Buffer(kind.items, True, True))
-        elif kind in SCALARS:
+        elif kind in SCALARS + OPTIONAL:
             join(self.names, name, Buffer((kind,), False, True))
         else:
             raise NotScalar("a list of other than scalars or tuples of scalars")
@@ -249,9 +272,11 @@ class Kinds:
         kind = self.whole(st.value)
         if kind is None:
             return
-        if isinstance(kind, Buffer) or self.result is not None and kind != self.result:
+        if isinstance(kind, Buffer) or kind in OPTIONAL:
+            raise NotScalar("a return of a stack or of None")
+        if self.result is not None and joined(self.result, kind) is None:
             raise NotScalar("returns of different kinds")
-        self.result = kind
+        self.result = kind if self.result is None else joined(self.result, kind)
 
     # -- expressions -----------------------------------------------------------------------------
     def truth(self, node):
@@ -266,6 +291,8 @@ class Kinds:
         return handler(node)
 
     def ex_Constant(self, node):
+        if node.value is None:
+            return "n"
         kind = constant_kind(node.value)
         if kind is None or type(node.value) not in (bool, int, float):
             raise NotScalar(f"the constant {node.value!r}")
@@ -276,8 +303,15 @@ class Kinds:
             kind = self.names.get(node.id)
             if isinstance(kind, Tup):  # (read whole only where `whole` allows: values, not aliases)
                 raise NotScalar(f"the tuple `{node.id}` read whole")
-            return kind
+            return "f" if kind in OPTIONAL else kind  # (read as a number: lowering checks it is one)
         return constant_kind(global_value(node.id, self.namespace))
+
+    def optional(self, node):
+        """The kind of `node`, "n" or "o" for a name that holds None or may (copied, pushed,
+        popped: not read as a number)."""
+        if isinstance(node, ast.Name) and self.names.get(node.id) in OPTIONAL:
+            return self.names[node.id]
+        return self.expr(node)
 
     def whole(self, node):
         """The kind of `node`, a tuple name too: where the values are read (unpacked, indexed,
@@ -348,7 +382,7 @@ class Kinds:
         return body
 
     def ex_Tuple(self, node):
-        kinds = [self.expr(e) for e in node.elts]
+        kinds = [self.optional(e) for e in node.elts]
         if any(isinstance(k, Buffer) for k in kinds):
             raise NotScalar("a tuple holding a stack")
         return None if None in kinds else Tup(tuple(kinds))
@@ -403,6 +437,8 @@ class Kinds:
             raise NotScalar(f"a call of `{name}`")
         if None in kinds:
             return None
+        if name == "shape_of" and self.is_helper(name) and len(args) == 1 and self.whole(args[0]) in OPTIONAL:
+            return SHAPE  # (np.shape(None) is () too)
         if name in ("shape_of", "unbroadcast") and self.is_helper(name) and kinds and kinds[0] in SCALARS:
             if name == "shape_of" and len(args) == 1:
                 return SHAPE
@@ -507,13 +543,15 @@ class Kinds:
         return kind == item or item == "f" and kind in ("i", "b") or item == "i" and kind == "b"
 
     def tuple_helper(self, name, args):
-        """zeros_like(t): an array of zeros (a tuple of them, here) like the tuple of floats t;
-        add_at(b, k, g): b with g added at the constant index k."""
-        if not args or not isinstance(args[0], (ast.Name, ast.Tuple)):
+        """zeros_like(t): an array of zeros (a tuple of them, here) like the tuple of floats t,
+        0.0 for a number or None; add_at(b, k, g): b with g added at the constant index k."""
+        if not args or not isinstance(args[0], (ast.Name, ast.Tuple, ast.Constant)):
             raise NotScalar(f"{name} of other than a tuple")
         kind = self.whole(args[0])
         if kind is None:
             return None
+        if name == "zeros_like" and len(args) == 1 and kind in ("f", "n", "o"):
+            return "f"
         if not isinstance(kind, Tup) or any(k != "f" for k in kind.items):
             raise NotScalar(f"{name} of other than a tuple of floats")
         if name == "add_at":

@@ -20,7 +20,7 @@ CPython does: the numbers are the uncompiled code's.
 import ast
 import struct
 
-from .kinds import HELPERS, MATH1, NUMPY1, NUMPY2, SCALARS, SHAPE, Buffer, Tup, arithmetic, constant_kind, global_value
+from .kinds import HELPERS, MATH1, NUMPY1, NUMPY2, OPTIONAL, SCALARS, SHAPE, Buffer, Tup, arithmetic, constant_kind, global_value
 
 TYPES = {"f": "double", "i": "i64", "b": "i1"}
 EXACT = 2 ** 53  # ints a double holds exactly
@@ -50,8 +50,18 @@ def literal(kind, value):
 
 
 def flatten(kind):
-    """The scalar kinds of a returned value, in order (a Tup's items depth first)."""
-    return [k for item in kind.items for k in flatten(item)] if isinstance(kind, Tup) else [kind]
+    """The kinds of the slots that hold a value of `kind`, in order (a Tup's items depth first;
+    None or a float: the float and a bool saying None; None: nothing)."""
+    if isinstance(kind, Tup):
+        return [k for item in kind.items for k in flatten(item)]
+    return {"o": ["f", "b"], "n": []}.get(kind, [kind])
+
+
+def returned(kind):
+    """The kinds of the scalars a value of `kind` returns (None or a float: a float, checked)."""
+    if isinstance(kind, Tup):
+        return [k for item in kind.items for k in returned(item)]
+    return ["f" if kind in OPTIONAL else kind]
 
 
 class Lowering:
@@ -72,9 +82,11 @@ class Lowering:
         self.leaves = {n: [] if k == SHAPE else [(n if k in SCALARS else f"{n}.{j}", leaf)
                                                  for j, leaf in enumerate(flatten(k))]
                        for n, k in kinds.names.items() if not isinstance(k, Buffer)}
+        # a stack's element: the slots of each item (None or a float takes two, None none)
+        self.offsets = {n: self.item_slots(k.items) for n, k in kinds.names.items() if isinstance(k, Buffer)}
         params = [a.arg for a in fn.args.args]
         self.allocate_names(params)
-        self.outputs = self.slots(flatten(kinds.result))
+        self.outputs = self.slots(returned(kinds.result))
         self.block(fn.body)
         self.jump("error")  # (falling off the end returns None: the uncompiled code says so)
         body = "\n".join(["entry:"] + ["  " + x for x in self.entry] + ["  br label %start", "start:"]
@@ -266,8 +278,47 @@ class Lowering:
     def st_Continue(self, st):
         self.jump(self.loops[-1][0])
 
+    @staticmethod
+    def item_slots(items):
+        """[(first slot, slot kinds)] of each item of a stack's element."""
+        out, first = [], 0
+        for item in items:
+            out.append((first, flatten(item)))
+            first += len(flatten(item))
+        return out
+
+    def coerce(self, value, kind):
+        """The slot values that hold `value` as a `kind` (flatten's order)."""
+        if isinstance(kind, Tup):
+            return [leaf for item, k in zip(value[1], kind.items) for leaf in self.coerce(item, k)]
+        if kind == "n":
+            return []
+        if kind == "o":
+            if value[0] == "o":
+                return [("f", value[1][0]), ("b", value[1][1])]
+            if value[0] == "n":
+                return [("f", "0.0"), ("b", "true")]
+            return [("f", self.to_f(value)), ("b", "false")]
+        return [value]
+
+    def plain(self, value):
+        """A number read from None or a float: failing where it is None (Python's TypeError)."""
+        if value[0] == "o":
+            self.fail_if(value[1][1])
+            return ("f", value[1][0])
+        if value[0] == "n":
+            self.fail_if("true")
+            return ("f", "0.0")
+        return value
+
+    def optional(self, node):
+        """`node`'s value, None or a float kept as one (copied, pushed, popped)."""
+        if isinstance(node, ast.Name) and self.kinds.names.get(node.id) in OPTIONAL:
+            return self.load(node.id)
+        return self.expr(node)
+
     def store(self, name, value):
-        for (slot, kind), leaf in zip(self.leaves[name], self.flat(value)):
+        for (slot, kind), leaf in zip(self.leaves[name], self.coerce(value, self.kinds.names[name])):
             reg = self.to_f(leaf) if kind == "f" else self.to_i(leaf) if kind == "i" else leaf[1]
             self.emit(f'store {TYPES[kind]} {reg}, ptr %"v.{slot}"')
         self.emit(f'store i1 true, ptr %"d.{name}"')
@@ -278,7 +329,7 @@ class Lowering:
         if isinstance(target, ast.Name) and isinstance(self.kinds.names[target.id], Buffer):
             self.make_buffer(target.id, value)
         elif isinstance(target, ast.Name):
-            self.store(target.id, self.expr(value))
+            self.store(target.id, self.optional(value))
         elif isinstance(target, ast.Tuple):
             values = self.expr(value)[1]  # (every value first, then the names: a, b = b, a)
             for t, v in zip(target.elts, values):
@@ -359,7 +410,7 @@ class Lowering:
         self.open = True
 
     def st_Return(self, st):
-        values = self.flat(self.expr(st.value))
+        values = [self.plain(v) for v in self.flat(self.expr(st.value))]
         for (slot_kind, where, index), value in zip(self.outputs, values):
             reg = self.to_f(value) if slot_kind == "f" else self.to_i(value)
             ty = "double" if slot_kind == "f" else "i64"
@@ -377,11 +428,25 @@ class Lowering:
         call = st.value
         if isinstance(call, ast.Constant) or self.kinds.is_scalar_check(call):
             return
-        self.append(call.func.value.id, self.expr(call.args[0]))
+        self.append(call.func.value.id, self.optional(call.args[0]))
 
     # -- stacks ----------------------------------------------------------------------------------
     def width(self, name):
-        return len(self.kinds.names[name].items)
+        """The 8-byte slots of one element of stack `name`."""
+        return sum(len(kinds) for _, kinds in self.offsets[name])
+
+    def write_item(self, name, row, k, kind, value):
+        """Item k of row `row` of stack `name` (of `kind`) set to `value`."""
+        first, kinds = self.offsets[name][k]
+        for j, (leaf_kind, leaf) in enumerate(zip(kinds, self.coerce(value, kind))):
+            self.write(self.address(name, row, first + j), leaf_kind, leaf)
+
+    def read_item(self, name, row, k, kind):
+        first, kinds = self.offsets[name][k]
+        leaves = [self.read(self.address(name, row, first + j), leaf_kind) for j, leaf_kind in enumerate(kinds)]
+        if kind == "o":
+            return ("o", (leaves[0][1], leaves[1][1]))
+        return ("n", None) if kind == "n" else leaves[0]
 
     def make_buffer(self, name, value):
         """`S = np.empty(n)`, `S = []` or `S = grow(S)`."""
@@ -460,7 +525,7 @@ class Lowering:
         name = target.value.id
         buffer = self.kinds.names[name]
         row, k = self.index(buffer, target)
-        self.write(self.address(name, row, k), buffer.items[k], value)
+        self.write_item(name, row, k, buffer.items[k], value)
 
     def append(self, name, value):
         buffer = self.kinds.names[name]
@@ -480,7 +545,7 @@ class Lowering:
         self.emit(f'store i64 {self.op(f"add i64 {length}, 1")}, ptr %"n.{name}"')
         values = value[1] if buffer.rows else [value]
         for k, (kind, item) in enumerate(zip(buffer.items, values)):
-            self.write(self.address(name, length, k), kind, item)
+            self.write_item(name, length, k, kind, item)
 
     def pop(self, name):
         buffer = self.kinds.names[name]
@@ -488,7 +553,7 @@ class Lowering:
         length = self.op(f'load i64, ptr %"n.{name}"')
         self.fail_now(self.op(f"icmp eq i64 {length}, 0"))  # (pop from an empty list: IndexError)
         last = self.op(f"sub i64 {length}, 1")
-        values = [self.read(self.address(name, last, k), kind) for k, kind in enumerate(buffer.items)]
+        values = [self.read_item(name, last, k, kind) for k, kind in enumerate(buffer.items)]
         self.emit(f'store i64 {last}, ptr %"n.{name}"')
         return ("tuple", values) if buffer.rows else values[0]
 
@@ -498,6 +563,8 @@ class Lowering:
         return getattr(self, "ex_" + type(node).__name__)(node)
 
     def ex_Constant(self, node):
+        if node.value is None:
+            return ("n", None)
         kind = constant_kind(node.value)
         return (kind, literal(kind, node.value))
 
@@ -508,15 +575,18 @@ class Lowering:
         def build(kind):
             if isinstance(kind, Tup):
                 return ("tuple", [build(item) for item in kind.items])
-            if kind == SHAPE:
-                return (SHAPE, None)
+            if kind in (SHAPE, "n"):
+                return (kind, None)
+            if kind == "o":
+                (value, _), (none, _) = next(leaves), next(leaves)
+                return ("o", (self.op(f'load double, ptr %"v.{value}"'), self.op(f'load i1, ptr %"v.{none}"')))
             slot, kind = next(leaves)
             return (kind, self.op(f'load {TYPES[kind]}, ptr %"v.{slot}"'))
         return build(self.kinds.names[name])
 
     def ex_Name(self, node):
         if node.id in self.kinds.locals:
-            return self.load(node.id)
+            return self.plain(self.load(node.id))  # (a number: kinds.py reads None or a float as one)
         value = global_value(node.id, self.namespace)
         kind = constant_kind(value)
         return (kind, literal(kind, value))
@@ -525,7 +595,7 @@ class Lowering:
         return ("f", double(getattr(self.namespace[node.value.id], node.attr)))
 
     def ex_Tuple(self, node):
-        return ("tuple", [self.expr(e) for e in node.elts])
+        return ("tuple", [self.optional(e) for e in node.elts])
 
     def ex_BinOp(self, node):
         return self.binop(node.op, self.expr(node.left), self.expr(node.right))
@@ -648,8 +718,9 @@ class Lowering:
             return self.expr(node.args[0])
         if name == "shape_of":
             return (SHAPE, None)
-        if name == "zeros_like":  # (of a tuple of floats: zeros)
-            return ("tuple", [("f", "0.0") for _ in self.kinds.whole(node.args[0]).items])
+        if name == "zeros_like":  # (of a tuple of floats: zeros; of a number or None: 0.0)
+            kind = self.kinds.whole(node.args[0])
+            return ("tuple", [("f", "0.0") for _ in kind.items]) if isinstance(kind, Tup) else ("f", "0.0")
         if name == "add_at":  # (b[k] += g on the tuple's array)
             items = list(self.load(node.args[0].id)[1])
             k = self.kinds.tuple_index(ast.Subscript(value=node.args[0], slice=node.args[1]))
