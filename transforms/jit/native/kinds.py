@@ -269,7 +269,7 @@ class Kinds:
     def st_Return(self, st):
         if st.value is None:
             raise NotScalar("a return without a value")
-        kind = self.whole(st.value)
+        kind = self.expr(st.value)  # (a tuple name is refused: zeros_like's is an array in Python)
         if kind is None:
             return
         if isinstance(kind, Buffer) or kind in OPTIONAL:
