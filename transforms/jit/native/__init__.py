@@ -14,8 +14,8 @@ import warnings
 
 import numpy as np
 
-from .kinds import Kinds, NotScalar, constant_kind
-from .lowering import Lowering
+from .kinds import NotScalar, Program, constant_kind
+from .lowering import Lowering, declarations, returned
 from .boxing import API, DECLARATIONS, wrapper
 from .engine import builtin, machine_code
 
@@ -32,21 +32,26 @@ def arg_kind(value):
 
 def compiled(functions, name, namespace, args, rerun, helpers):
     """(the machine-code version of generated function `name` (an ast FunctionDef among
-    `functions`) for `args`, its LLVM IR), or None where the code is outside the scalar subset
-    (numba's). `rerun(*args)` runs the uncompiled code (where the compiled code stops)."""
-    if os.environ.get(ENV) == "0" or len(functions) != 1 or functions[0].name != name:
+    `functions`, which it may call, with the user's functions they call) for `args`, its LLVM
+    IR), or None where the code is outside the scalar subset (numba's). `rerun(*args)` runs
+    the uncompiled code (where the compiled code stops)."""
+    main = next((fn for fn in functions if fn.name == name), None)
+    if os.environ.get(ENV) == "0" or main is None:
         return None
     try:
-        kinds = Kinds(functions[0], [arg_kind(a) for a in args], namespace, helpers)
-        lowering = Lowering(functions[0], kinds, namespace)
+        program = Program(functions, namespace, helpers)
+        kinds = program.kinds(main, [arg_kind(a) for a in args], namespace)
+        kinds.symbol = name  # (the callees' are name.k)
+        lowered = [Lowering(made) for made in program.made.values()]
     except NotScalar:
         return None
-    arg_kinds = [kinds.names[a.arg] for a in functions[0].args.args]
-    text = lowering.text + "\n" + DECLARATIONS + "\n" + wrapper(f"{name}.py", name, arg_kinds, kinds.result,
-                                                                lowering.outputs)
+    libm = set().union(*(lowering.libm for lowering in lowered))
+    arg_kinds = [kinds.names[a.arg] for a in main.args.args]
+    outputs = Lowering.slots(returned(kinds.result))
+    text = "\n".join([declarations(libm), DECLARATIONS] + [lowering.text for lowering in lowered]
+                     + [wrapper(f"{name}.py", kinds.symbol, arg_kinds, kinds.result, outputs)])
     try:
-        address, engine = machine_code(text, f"{name}.py", sorted(lowering.libm) + ["malloc", "realloc", "free"]
-                                       + list(API))
+        address, engine = machine_code(text, f"{name}.py", sorted(libm) + ["malloc", "realloc", "free"] + list(API))
     except Exception as exc:  # noqa: BLE001  (LLVM refused the IR: a bug of lowering.py, not the user's)
         warnings.warn(f"dualtape's native jit backend could not compile {name} ({type(exc).__name__}: "
                       f"{str(exc)[:300]}); numba compiles it instead. Please report this.", RuntimeWarning,

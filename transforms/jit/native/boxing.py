@@ -67,7 +67,7 @@ def wrapper(name, inner, arg_kinds, result, outputs):
         _, where, index = next(slots)
         ty = "double" if where == "outf" else "i64"
         value = op(f"load {ty}, ptr {op(f'getelementptr {ty}, ptr %{where}, i64 {index}')}")
-        maker = {"i": "PyLong_FromLongLong", "b": "PyBool_FromLong"}.get(kind, "PyFloat_FromDouble")  # (None or a float: a float)
+        maker = {"i": "PyLong_FromLongLong", "b": "PyBool_FromLong"}.get(kind, "PyFloat_FromDouble")
         return op(f"call ptr @{maker}({ty} {value})")
     lines.append(f"  ret ptr {box(result)}")
     lines += ["slow:", "  %again = call ptr @PyObject_Vectorcall(ptr %self, ptr %args, i64 %nargs, ptr null)",

@@ -10,6 +10,8 @@ call but the few below, leave the code to numba (`NotScalar`, with what it met).
 
 import ast
 import builtins
+import inspect
+import textwrap
 from dataclasses import dataclass
 
 import numpy as np
@@ -128,12 +130,60 @@ def join(kinds, name, kind):
         kinds[name] = both
 
 
+class Program:
+    """The functions one native module holds: the generated ones (by name) and the user's that
+    they call (read from their source), each with its Kinds per tuple of argument kinds."""
+
+    def __init__(self, functions, namespace, helpers):
+        self.generated = {fn.name: fn for fn in functions}
+        self.namespace, self.helpers = namespace, helpers
+        self.made, self.busy, self.sources = {}, set(), {}
+
+    def kinds(self, fn, arg_kinds, namespace):
+        """The Kinds of `fn` for `arg_kinds` (made once; `symbol` names its LLVM function)."""
+        key = (id(fn), tuple(arg_kinds))
+        if key in self.made:
+            return self.made[key]
+        if key in self.busy:
+            raise NotScalar(f"a recursive call of {fn.name}")
+        self.busy.add(key)
+        made = Kinds(fn, arg_kinds, namespace, self)
+        self.busy.discard(key)
+        made.symbol = f"{fn.name}.{len(self.made)}"
+        self.made[key] = made
+        return made
+
+    def callee(self, name, namespace):
+        """(FunctionDef, its globals, its defaults as values) of a function the code may call
+        natively: a generated one, or a plain function of the user's; else None."""
+        if name in self.generated and namespace is self.namespace:
+            fn = self.generated[name]
+            return fn, namespace, None
+        value = namespace.get(name)
+        if not inspect.isfunction(value) or value.__closure__ or value.__kwdefaults__ \
+                or value.__module__ is None or value.__module__.startswith(("dualtape", "numpy", "numba")):
+            return None
+        if value not in self.sources:
+            try:
+                tree = ast.parse(textwrap.dedent(inspect.getsource(value)))
+            except (OSError, TypeError, SyntaxError):
+                return None
+            fn = tree.body[0] if len(tree.body) == 1 else None
+            self.sources[value] = fn if isinstance(fn, ast.FunctionDef) and not fn.decorator_list \
+                and fn.name == value.__name__ else None
+        fn = self.sources[value]
+        return None if fn is None else (fn, value.__globals__, value.__defaults__ or ())
+
+
 class Kinds:
     """Infer the kind of every name of `fn` (an ast FunctionDef) for arguments of `arg_kinds`:
-    `self.names` name -> kind, `self.result` the kind returned (a scalar or a Tup)."""
+    `self.names` name -> kind, `self.result` the kind returned (a scalar or a Tup),
+    `self.calls` the functions it calls natively (a call node's id -> (Kinds, argument nodes))."""
 
-    def __init__(self, fn, arg_kinds, namespace, helpers):
-        self.namespace, self.helpers = namespace, helpers
+    def __init__(self, fn, arg_kinds, namespace, program):
+        self.fn, self.namespace, self.program = fn, namespace, program
+        self.helpers = program.helpers
+        self.calls = {}
         if fn.args.kwonlyargs or fn.args.vararg or fn.args.kwarg or fn.args.posonlyargs:
             raise NotScalar("keyword-only or star parameters")
         self.names = dict(zip([a.arg for a in fn.args.args], arg_kinds))
@@ -401,9 +451,12 @@ class Kinds:
         return buffer.items[self.slot(buffer, node)]
 
     def ex_Call(self, node):
+        func, args = node.func, node.args
+        if isinstance(func, ast.Name) and func.id not in self.locals and not self.is_helper(func.id) \
+                and not self.is_builtin(func.id):
+            return self.call(node)
         if node.keywords and not self.is_empty(node):
             raise NotScalar("a call with keywords")
-        func, args = node.func, node.args
         if isinstance(func, ast.Name) and func.id in ("zeros_like", "add_at") and self.is_helper(func.id):
             return self.tuple_helper(func.id, args)
         kinds = [self.expr(a) for a in args]
@@ -541,6 +594,36 @@ class Kinds:
         """Whether `kind` stores into `buffer`'s slot as NumPy would store it, exactly."""
         item = buffer.items[self.slot(buffer, target)]
         return kind == item or item == "f" and kind in ("i", "b") or item == "i" and kind == "b"
+
+    def call(self, node):
+        """The kind a call of a generated or user function returns (its Kinds for these
+        argument kinds, kept in `self.calls` for lowering.py)."""
+        found = self.program.callee(node.func.id, self.namespace)
+        if found is None:
+            raise NotScalar(f"a call of `{node.func.id}`")
+        fn, namespace, defaults = found
+        params = [a.arg for a in fn.args.args]
+        bound = dict(zip(params, node.args))
+        for keyword in node.keywords:
+            if keyword.arg not in params or keyword.arg in bound:
+                raise NotScalar(f"a call of `{node.func.id}` with other keywords")
+            bound[keyword.arg] = keyword.value
+        if len(node.args) > len(params) or any(isinstance(a, ast.Starred) for a in node.args):
+            raise NotScalar(f"a call of `{node.func.id}` with other arguments")
+        values = fn.args.defaults if defaults is None else [ast.Constant(value=v) for v in defaults]
+        for param, default in zip(params[len(params) - len(values):], values):
+            bound.setdefault(param, default)
+        if set(bound) != set(params):
+            raise NotScalar(f"a call of `{node.func.id}` without all its arguments")
+        nodes = [bound[p] for p in params]
+        kinds = [self.expr(a) for a in nodes]
+        if None in kinds:
+            return None
+        if any(k not in SCALARS for k in kinds):
+            raise NotScalar(f"a call of `{node.func.id}` with other than numbers")
+        callee = self.program.kinds(fn, kinds, namespace)
+        self.calls[id(node)] = (callee, nodes)
+        return callee.result
 
     def tuple_helper(self, name, args):
         """zeros_like(t): an array of zeros (a tuple of them, here) like the tuple of floats t,

@@ -20,7 +20,8 @@ CPython does: the numbers are the uncompiled code's.
 import ast
 import struct
 
-from .kinds import HELPERS, MATH1, NUMPY1, NUMPY2, OPTIONAL, SCALARS, SHAPE, Buffer, Tup, arithmetic, constant_kind, global_value
+from .kinds import (HELPERS, MATH1, NUMPY1, NUMPY2, OPTIONAL, SCALARS, SHAPE, Buffer, Tup, arithmetic,
+                    constant_kind, global_value)
 
 TYPES = {"f": "double", "i": "i64", "b": "i1"}
 EXACT = 2 ** 53  # ints a double holds exactly
@@ -64,12 +65,27 @@ def returned(kind):
     return ["f" if kind in OPTIONAL else kind]
 
 
-class Lowering:
-    """The IR text of `fn` (an ast FunctionDef) with the kinds `kinds` (a kinds.Kinds):
-    `self.text`, and `self.libm` the C library's functions it calls."""
+def declarations(libm):
+    """The C library's functions called (#0: they read and write no memory, errno unread, so
+    LLVM merges the sin and cos of one x into one sincos), malloc's family, intrinsics."""
+    lines = [f"declare double @{name}({', '.join(['double'] * (1 if name in MATH1 else 2))}) #0"
+             for name in sorted(libm)]
+    lines += ["declare ptr @malloc(i64)", "declare ptr @realloc(ptr, i64)", "declare void @free(ptr)",
+              "declare double @llvm.fabs.f64(double)", "declare i64 @llvm.abs.i64(i64, i1)",
+              "declare double @llvm.copysign.f64(double, double)"]
+    lines += [f"declare {{i64, i1}} @llvm.{op}.with.overflow.i64(i64, i64)" for op in CHECKED.values()]
+    lines.append("attributes #0 = { nounwind willreturn memory(none) }")
+    return "\n".join(lines)
 
-    def __init__(self, fn, kinds, namespace):
-        self.kinds, self.namespace = kinds, namespace
+
+class Lowering:
+    """The IR of one function (`kinds.fn`, an ast FunctionDef, with the kinds `kinds`, a
+    kinds.Kinds): `self.text` its definition, named `kinds.symbol`; `self.libm` the C
+    library's functions it calls (`declarations` declares them for the module)."""
+
+    def __init__(self, kinds):
+        fn = kinds.fn
+        self.kinds, self.namespace = kinds, kinds.namespace
         self.lines, self.entry = [], []
         self.counter = 0
         self.open = True
@@ -93,7 +109,7 @@ class Lowering:
                          + self.lines + self.exits())
         signature = ", ".join([f"{'double' if kinds.names[p] == 'f' else 'i64'} %\"a.{p}\"" for p in params]
                               + ["ptr %outf", "ptr %outi"])
-        self.text = self.declarations() + f"\n\ndefine i32 @\"{fn.name}\"({signature}) {{\n{body}\n}}\n"
+        self.text = f"define i32 @\"{kinds.symbol}\"({signature}) {{\n{body}\n}}\n"
 
     def allocate_names(self, params):
         """The entry block: a slot and an assigned flag per name (slots zeroed: no undefined
@@ -125,18 +141,6 @@ class Lowering:
                           f'  call void @free(ptr %"{label}.{name}")']
             lines.append(f"  ret i32 {status}")
         return lines
-
-    def declarations(self):
-        """The C library's functions called (#0: they read and write no memory, errno unread, so
-        LLVM merges the sin and cos of one x into one sincos), malloc's family, intrinsics."""
-        lines = [f"declare double @{name}({', '.join(['double'] * (1 if name in MATH1 else 2))}) #0"
-                 for name in sorted(self.libm)]
-        lines += ["declare ptr @malloc(i64)", "declare ptr @realloc(ptr, i64)", "declare void @free(ptr)",
-                  "declare double @llvm.fabs.f64(double)", "declare i64 @llvm.abs.i64(i64, i1)",
-                  "declare double @llvm.copysign.f64(double, double)"]
-        lines += [f"declare {{i64, i1}} @llvm.{op}.with.overflow.i64(i64, i64)" for op in CHECKED.values()]
-        lines.append("attributes #0 = { nounwind willreturn memory(none) }")
-        return "\n".join(lines)
 
     @staticmethod
     def slots(kinds):
@@ -706,6 +710,8 @@ class Lowering:
 
     def ex_Call(self, node):
         func = node.func
+        if id(node) in self.kinds.calls:
+            return self.call(*self.kinds.calls[id(node)])
         if isinstance(func, ast.Attribute):
             if func.attr == "pop":
                 return self.pop(func.value.id)
@@ -752,6 +758,30 @@ class Lowering:
             ty = TYPES[current[0]]
             current = (current[0], self.op(f"select i1 {take}, {ty} {item[1]}, {ty} {current[1]}"))
         return current
+
+    def call(self, callee, nodes):
+        """A call of another function of the module (callee, a Kinds, its argument nodes): its
+        outputs in slots of this frame; its failure is this function's, at once."""
+        args = []
+        for node, param in zip(nodes, callee.fn.args.args):
+            kind, value = self.expr(node)
+            args.append(f"double {value}" if kind == "f" else f"i64 {self.to_i((kind, value))}")
+        outputs = self.slots(returned(callee.result))
+        outf, outi = self.fresh("cf"), self.fresh("ci")
+        n_f = sum(1 for _, where, _ in outputs if where == "outf")
+        self.entry += [f"{outf} = alloca double, i64 {max(n_f, 1)}",
+                       f"{outi} = alloca i64, i64 {max(len(outputs) - n_f, 1)}"]
+        status = self.op(f"call i32 @\"{callee.symbol}\"({', '.join(args + [f'ptr {outf}', f'ptr {outi}'])})")
+        self.fail_now(self.op(f"icmp ne i32 {status}, 0"))
+        slots = iter(outputs)
+
+        def build(kind):
+            if isinstance(kind, Tup):
+                return ("tuple", [build(item) for item in kind.items])
+            slot_kind, where, index = next(slots)
+            pointer = self.op(f"getelementptr i64, ptr {outf if where == 'outf' else outi}, i64 {index}")
+            return self.read(pointer, slot_kind)
+        return build(callee.result)
 
     # -- runtime helpers on scalars (lib/core/rulekit) ------------------------------------------------
     def helper_step(self, x):
