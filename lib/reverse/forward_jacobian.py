@@ -13,9 +13,12 @@ target are only
 
 the per-example jacobian of every value is `scale[b, f] * basis[f, j]` (the source's is
 ones times the identity) until a matmul meets a non-trivial scale. That matmul's result
-is one GEMM, `scale @ (w[f, g] * basis[f, j])`: the first layer's product and its
+is one GEMM, `(w[f, g] * basis[f, j])^T @ scale^T`: the first layer's product and its
 elementwise passes over (batch, n_in, F) values never happen. From there on the jacobians
-are dense (batch, F, n_in) arrays, already in batch_jacobian's layout.
+are dense (F, n_in, batch) arrays, the batch axis last (batch_jacobian returns them as a
+(batch, F, n_in) view): each later matmul is one GEMM `w^T @ (F, n_in * batch)`, not one
+per example, and each diagonal scale `slope[b, f]` (transposed once) runs along
+contiguous batch rows.
 
 `batch_jacobian` returns None here whenever anything else is met (another op on the
 path, a gradient override or custom gradient, a recording tape, other dtypes): the
@@ -86,8 +89,9 @@ def jacobian(tape, target, source, max_elements):
 
 
 def _sweeps(tape, target, source, batch, n_in, max_elements):
-    """The (batch or 1, F_out, n_in) jacobians, in sweeps of directions bounded by
-    max_elements; None when the records are not all steps this module knows."""
+    """The (batch or 1, F_out, n_in) jacobians (a view of batch-last ones), in sweeps of
+    directions bounded by max_elements; None when the records are not all steps this
+    module knows."""
     dtype = source._value.dtype
     steps = _plan(tape._entries, source._id, target._id, batch, dtype)
     if steps is None:
@@ -98,7 +102,8 @@ def _sweeps(tape, target, source, batch, n_in, max_elements):
     pieces = [_sweep(steps, source._id, target._id, rows,
                      _Factored(None, _identity_columns(n_in, start, min(chunk, n_in - start), dtype), start))
               for start in range(0, n_in, chunk)]
-    return pieces[0] if len(pieces) == 1 else np.concatenate(pieces, axis=-1)
+    jac = pieces[0] if len(pieces) == 1 else np.concatenate(pieces, axis=1)
+    return jac.transpose(2, 0, 1)
 
 
 def _plan(entries, source_id, target_id, batch, dtype):
@@ -193,7 +198,7 @@ def _slope(op, i, values, ans, static, rows):
 
 
 def _sweep(steps, source_id, target_id, batch, seed):
-    """The target's (batch, F_out, k) jacobians from the source's, `seed` (k directions)."""
+    """The target's (F_out, k, batch) jacobians from the source's, `seed` (k directions)."""
     reps = {source_id: seed}
     for out_id, in_ids, step, reused, _ in steps:
         if step.__class__ is list:
@@ -219,15 +224,21 @@ def _elementwise(reps, slopes, reused, batch):
             total = total + (ones if scale is None else scale)
         return _Factored(total, basis, reps[0].start)
     if not reused:
-        return reps[0] if slopes[0] is None else np.multiply(reps[0], slopes[0][:, :, None], out=reps[0])
+        return reps[0] if slopes[0] is None else np.multiply(reps[0], _rows(slopes[0]), out=reps[0])
     total = None
     for rep, slope in zip(reps, slopes):
         dense = _dense(rep, batch)
-        part = dense if slope is None else dense * slope[:, :, None]
+        part = dense if slope is None else dense * _rows(slope)
         total = part if total is None else total + part
     if total is reps[0]:
         return total.copy()  # (the input is read again: a later step may scale this one in place)
     return total
+
+
+def _rows(slope):
+    """A (batch, F) diagonal as (F, 1, batch), contiguous batch rows to scale (F, k, batch)
+    jacobians with (a strided one costs more than this copy of it)."""
+    return np.ascontiguousarray(slope.T)[:, None, :]
 
 
 def _times(scale, slope):
@@ -242,20 +253,22 @@ def _matmul(rep, step, batch):
     w, side, whole = step
     if whole:
         return _matmul_whole(rep, w, side)
-    if rep.__class__ is not _Factored:
-        return np.matmul(w.T, rep)  # (batch, F, k) -> (batch, G, k)
     f, g = w.shape
+    if rep.__class__ is not _Factored:  # (F, k, batch) -> (G, k, batch): one GEMM
+        k = rep.shape[1]
+        return (w.T @ rep.reshape(f, k * batch)).reshape(g, k, batch)
     k = rep.basis.shape[1]
     if rep.scale is None:  # the same for every example (contiguous, for einsum's loop below)
         if rep.start is not None:  # w^T times identity columns: those columns of w^T
             return _Factored(None, np.ascontiguousarray(w.T[:, rep.start:rep.start + k]))
         return _Factored(None, w.T @ rep.basis)
+    # sum_f w[f, g] basis[f, j] scale[b, f]: one GEMM, with the smaller of the operands
+    # w[f, g] basis[f, j] (einsum's loop for them is ~2x faster than broadcasting's
+    # 32-element ones) or basis[f, j] scale[b, f], the (batch-last) dense jacobians
     if g <= batch:
-        # sum_f scale[b, f] w[f, g] basis[f, j]: one GEMM with the (f, (g, j)) products
-        # (einsum's loop for them is ~2x faster than broadcasting's 32-element ones)
         products = np.einsum("fg,fj->fgj", w, rep.basis)
-        return (rep.scale @ products.reshape(f, g * k)).reshape(batch, g, k)
-    return np.matmul(w.T, rep.scale[:, :, None] * rep.basis)
+        return (products.reshape(f, g * k).T @ rep.scale.T).reshape(g, k, batch)
+    return (w.T @ _dense(rep, batch).reshape(f, k * batch)).reshape(g, k, batch)
 
 
 def _matmul_whole(rep, w, side):
@@ -267,16 +280,16 @@ def _matmul_whole(rep, w, side):
         if rep.start is not None:  # the source's identity columns: those columns of m
             return _Factored(None, np.ascontiguousarray(m[:, rep.start:rep.start + k]))
         return _Factored(None, m @ rep.basis)
-    return (m @ _dense(rep, 1)[0])[None]
+    return (m @ _dense(rep, 1)[:, :, 0])[:, :, None]
 
 
 def _dense(rep, batch):
-    """The (batch, F, k) jacobians a representation stands for."""
+    """The (F, k, batch) jacobians a representation stands for."""
     if rep.__class__ is not _Factored:
         return rep
     if rep.scale is None:
-        return np.broadcast_to(rep.basis, (batch,) + rep.basis.shape).copy()
-    return rep.scale[:, :, None] * rep.basis
+        return np.broadcast_to(rep.basis[:, :, None], rep.basis.shape + (batch,)).copy()
+    return rep.basis[:, :, None] * _rows(rep.scale)
 
 
 def _identity_columns(n, start, k, dtype):
