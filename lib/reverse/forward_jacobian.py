@@ -97,13 +97,17 @@ def _sweeps(tape, target, source, batch, n_in, max_elements):
     if steps is None:
         return None
     rows = batch or 1
-    widest = max([n_in] + [step[4] for step in steps])
+    widest = n_in
+    for step in steps:
+        if step[4] > widest:
+            widest = step[4]
     chunk = max(1, max_elements // (rows * widest))
+    if chunk >= n_in:  # (the common case: one sweep)
+        return _sweep(steps, source._id, target._id, rows, _Factored(None, _constant(np.eye, n_in, dtype), 0)).transpose(2, 0, 1)
     pieces = [_sweep(steps, source._id, target._id, rows,
                      _Factored(None, _identity_columns(n_in, start, min(chunk, n_in - start), dtype), start))
               for start in range(0, n_in, chunk)]
-    jac = pieces[0] if len(pieces) == 1 else np.concatenate(pieces, axis=1)
-    return jac.transpose(2, 0, 1)
+    return np.concatenate(pieces, axis=1).transpose(2, 0, 1)
 
 
 def _plan(entries, source_id, target_id, batch, dtype):
@@ -124,18 +128,28 @@ def _plan(entries, source_id, target_id, batch, dtype):
             needed.update(entry[1])
             on_path.append(entry)
     reached = {source_id}
-    reads = {}
+    read = set()  # ids read by a step
+    reread = set()  # ids read by two steps, or twice by one
     path = []
     for entry in reversed(on_path):
-        op, in_ids, values, out_id, ans, static = entry
-        inputs = [i for i, tid in enumerate(in_ids) if tid in reached]
-        if not inputs:
-            continue
+        in_ids = entry[1]
+        if len(in_ids) == 1:  # (the common unary op: no list to build)
+            if in_ids[0] not in reached:
+                continue
+            inputs = _FIRST
+        else:
+            inputs = [i for i, tid in enumerate(in_ids) if tid in reached]
+            if not inputs:
+                continue
+        op, _, values, out_id, ans, _ = entry
         if not _supported(op, inputs, values, ans, batch, dtype):
             return None
         reached.add(out_id)
         for i in inputs:
-            reads[in_ids[i]] = reads.get(in_ids[i], 0) + 1
+            tid = in_ids[i]
+            if tid in read:
+                reread.add(tid)
+            read.add(tid)
         path.append((entry, inputs))
     if target_id not in reached:
         return None
@@ -144,14 +158,18 @@ def _plan(entries, source_id, target_id, batch, dtype):
     for (op, in_ids, values, out_id, ans, static), inputs in path:
         if op.elementwise:
             step = [_slope(op, i, values, ans, static, rows) for i in inputs]
-            if any(slope is False for slope in step):
-                return None  # no gradient flows: unconnected paths are the reverse sweep's business
+            for slope in step:
+                if slope is False:
+                    return None  # no gradient flows: unconnected paths are the reverse sweep's business
         else:
             side = inputs[0]
             step = (values[1 - side], side, batch is None)
         ids = [in_ids[i] for i in inputs]
-        steps.append((out_id, ids, step, len(ids) > 1 or reads[ids[0]] > 1, ans.size // rows))
+        steps.append((out_id, ids, step, len(ids) > 1 or ids[0] in reread, ans.size // rows))
     return steps
+
+
+_FIRST = [0]  # the inputs from the source of a unary op (read, never changed)
 
 
 def _supported(op, inputs, values, ans, batch, dtype):
@@ -201,37 +219,46 @@ def _sweep(steps, source_id, target_id, batch, seed):
     """The target's (F_out, k, batch) jacobians from the source's, `seed` (k directions)."""
     reps = {source_id: seed}
     for out_id, in_ids, step, reused, _ in steps:
-        if step.__class__ is list:
-            reps[out_id] = _elementwise([reps[tid] for tid in in_ids], step, reused, batch)
-        else:
+        if step.__class__ is not list:
             reps[out_id] = _matmul(reps[in_ids[0]], step, batch)
+        elif len(in_ids) == 1:
+            reps[out_id] = _scaled(reps[in_ids[0]], step[0], reused)
+        else:
+            reps[out_id] = _elementwise([reps[tid] for tid in in_ids], step, batch)
     return _dense(reps[target_id], batch)
 
 
-def _elementwise(reps, slopes, reused, batch):
-    """The output's jacobians: each input's times its diagonal, summed over the inputs.
-    reused: False when the one input's jacobians are read by no other step (a dense one,
-    this sweep's own array, is then scaled in place)."""
+def _scaled(rep, slope, reused):
+    """The jacobians of an op with one input from the source, `rep`, times its diagonal.
+    reused: False when `rep` is read by no other step (a dense one, this sweep's own array,
+    is then scaled in place)."""
+    if rep.__class__ is _Factored:
+        if slope is None:
+            return rep  # (its arrays are never written into)
+        return _Factored(slope if rep.scale is None else rep.scale * slope, rep.basis, rep.start)
+    if reused:
+        return rep.copy() if slope is None else rep * _rows(slope)
+    return rep if slope is None else np.multiply(rep, _rows(slope), out=rep)
+
+
+def _elementwise(reps, slopes, batch):
+    """The jacobians of an op with several inputs from the source: each input's times its
+    diagonal, summed over the inputs (a new array: the inputs' are read again)."""
     basis = reps[0].basis if reps[0].__class__ is _Factored else None
     if basis is not None and all(rep.__class__ is _Factored and rep.basis is basis for rep in reps):
-        # one basis (one input, or the branches of a residual connection): add the scales
-        scales = [_times(rep.scale, slope) for rep, slope in zip(reps, slopes)]
-        if len(scales) == 1:
-            return _Factored(scales[0], basis, reps[0].start)
+        # one basis (the branches of a residual connection): add the scales
         ones = _constant(np.ones, (batch, basis.shape[0]), basis.dtype)
-        total = ones if scales[0] is None else scales[0]
-        for scale in scales[1:]:
-            total = total + (ones if scale is None else scale)
+        total = None
+        for rep, slope in zip(reps, slopes):
+            scale = _times(rep.scale, slope)
+            scale = ones if scale is None else scale
+            total = scale if total is None else total + scale
         return _Factored(total, basis, reps[0].start)
-    if not reused:
-        return reps[0] if slopes[0] is None else np.multiply(reps[0], _rows(slopes[0]), out=reps[0])
     total = None
     for rep, slope in zip(reps, slopes):
         dense = _dense(rep, batch)
         part = dense if slope is None else dense * _rows(slope)
         total = part if total is None else total + part
-    if total is reps[0]:
-        return total.copy()  # (the input is read again: a later step may scale this one in place)
     return total
 
 

@@ -249,6 +249,10 @@ def tf_convention(gradient):
     (docs/numerics.md, "Complex numbers"); real gradients are the same in both."""
     if gradient is None:
         return gradient
+    if gradient.__class__ is _EagerTensor:  # the common case: an array's dtype says it
+        value = gradient._value
+        if value.__class__ is _ndarray and value.dtype.kind != "c":
+            return gradient
     if isinstance(gradient, IndexedSlices):  # (a gather's rows: conjugate the rows, keep the type)
         if not is_complex_value(gradient.values):
             return gradient
