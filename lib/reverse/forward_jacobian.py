@@ -133,10 +133,17 @@ def _plan(entries, source_id, target_id, batch, dtype):
     path = []
     for entry in reversed(on_path):
         in_ids = entry[1]
-        if len(in_ids) == 1:  # (the common unary op: no list to build)
+        if len(in_ids) == 1:  # (the common unary and binary ops: no list to build)
             if in_ids[0] not in reached:
                 continue
             inputs = _FIRST
+        elif len(in_ids) == 2:
+            if in_ids[0] in reached:
+                inputs = _BOTH if in_ids[1] in reached else _FIRST
+            elif in_ids[1] in reached:
+                inputs = _SECOND
+            else:
+                continue
         else:
             inputs = [i for i, tid in enumerate(in_ids) if tid in reached]
             if not inputs:
@@ -164,12 +171,16 @@ def _plan(entries, source_id, target_id, batch, dtype):
         else:
             side = inputs[0]
             step = (values[1 - side], side, batch is None)
-        ids = [in_ids[i] for i in inputs]
-        steps.append((out_id, ids, step, len(ids) > 1 or ids[0] in reread, ans.size // rows))
+        if len(inputs) == 1:
+            tid = in_ids[inputs[0]]
+            steps.append((out_id, [tid], step, tid in reread, ans.size // rows))
+        else:
+            steps.append((out_id, [in_ids[i] for i in inputs], step, True, ans.size // rows))
     return steps
 
 
-_FIRST = [0]  # the inputs from the source of a unary op (read, never changed)
+# which inputs come from the source, for the common records (read, never changed)
+_FIRST, _SECOND, _BOTH = [0], [1], [0, 1]
 
 
 def _supported(op, inputs, values, ans, batch, dtype):
@@ -179,8 +190,8 @@ def _supported(op, inputs, values, ans, batch, dtype):
     else (the reverse sweep runs instead): an elementwise input broadcast against the others
     (its jacobian is no diagonal), w @ x (it mixes the examples), ..."""
     if (op.custom_vjp is not None or op.opaque or op.name in GRADIENT_OVERRIDES
-            or ans.__class__ is not _ndarray or ans.dtype != dtype
-            or (ans.shape[:1] != (batch,) if batch is not None else not ans.ndim)):
+            or ans.__class__ is not _ndarray or ans.dtype != dtype or not ans.ndim
+            or batch is not None and ans.shape[0] != batch):
         return False
     for v in values:
         if v.__class__ is not _ndarray and v.__class__ not in _SCALARS:
