@@ -147,7 +147,7 @@ def record_op(tapes, op, in_ids, values, out, ans, static):
         if saved is None:
             if not op.complex and (kind == "c" or _complex_among(values)):
                 refuse_complex_op(op, values, ans, "a GradientTape watches an input")
-            saved = _private(values, in_ids)
+            saved = _private(values, in_ids) if None in in_ids else values  # (all tensors: read-only)
         watched.add(out_id)
         tape._entries.append((op, in_ids, saved, out_id, ans, static))
 
