@@ -13,12 +13,12 @@ target are only
 
 the per-example jacobian of every value is `scale[b, f] * basis[f, j]` (the source's is
 ones times the identity) until a matmul meets a non-trivial scale. That matmul's result
-is one GEMM, `(w[f, g] * basis[f, j])^T @ scale^T`: the first layer's product and its
+is one GEMM, `(basis[f, j] * w[f, g])^T @ scale^T`: the first layer's product and its
 elementwise passes over (batch, n_in, F) values never happen. From there on the jacobians
-are dense (F, n_in, batch) arrays, the batch axis last (batch_jacobian returns them as a
-(batch, F, n_in) view): each later matmul is one GEMM `w^T @ (F, n_in * batch)`, not one
-per example, and each diagonal scale `slope[b, f]` (transposed once) runs along
-contiguous batch rows.
+are dense (n_in, F, batch) arrays, direction first and batch last (batch_jacobian returns
+them as a (batch, F, n_in) view): each later matmul is a GEMM `w^T @ (F, batch)` per
+direction, not one per example, and each diagonal scale `slope[b, f]` (transposed once)
+is one pass over whole contiguous (F, batch) planes.
 
 `batch_jacobian` returns None here whenever anything else is met (another op on the
 path, a gradient override or custom gradient, a recording tape, other dtypes): the
@@ -103,11 +103,11 @@ def _sweeps(tape, target, source, batch, n_in, max_elements):
             widest = step[4]
     chunk = max(1, max_elements // (rows * widest))
     if chunk >= n_in:  # (the common case: one sweep)
-        return _sweep(steps, source._id, target._id, rows, _Factored(None, _constant(np.eye, n_in, dtype), 0)).transpose(2, 0, 1)
+        return _sweep(steps, source._id, target._id, rows, _Factored(None, _constant(np.eye, n_in, dtype), 0)).transpose(2, 1, 0)
     pieces = [_sweep(steps, source._id, target._id, rows,
                      _Factored(None, _identity_columns(n_in, start, min(chunk, n_in - start), dtype), start))
               for start in range(0, n_in, chunk)]
-    return np.concatenate(pieces, axis=1).transpose(2, 0, 1)
+    return np.concatenate(pieces, axis=0).transpose(2, 1, 0)
 
 
 def _plan(entries, source_id, target_id, batch, dtype):
@@ -227,7 +227,7 @@ def _slope(op, i, values, ans, static, rows):
 
 
 def _sweep(steps, source_id, target_id, batch, seed):
-    """The target's (F_out, k, batch) jacobians from the source's, `seed` (k directions)."""
+    """The target's (k, F_out, batch) jacobians from the source's, `seed` (k directions)."""
     reps = {source_id: seed}
     for out_id, in_ids, step, reused, _ in steps:
         if step.__class__ is not list:
@@ -274,9 +274,9 @@ def _elementwise(reps, slopes, batch):
 
 
 def _rows(slope):
-    """A (batch, F) diagonal as (F, 1, batch), contiguous batch rows to scale (F, k, batch)
-    jacobians with (a strided one costs more than this copy of it)."""
-    return np.ascontiguousarray(slope.T)[:, None, :]
+    """A (batch, F) diagonal as (F, batch), contiguous, to scale (k, F, batch) jacobians
+    with: one pass over whole planes (a strided one costs more than this copy of it)."""
+    return np.ascontiguousarray(slope.T)
 
 
 def _times(scale, slope):
@@ -292,21 +292,20 @@ def _matmul(rep, step, batch):
     if whole:
         return _matmul_whole(rep, w, side)
     f, g = w.shape
-    if rep.__class__ is not _Factored:  # (F, k, batch) -> (G, k, batch): one GEMM
-        k = rep.shape[1]
-        return (w.T @ rep.reshape(f, k * batch)).reshape(g, k, batch)
+    if rep.__class__ is not _Factored:  # (k, F, batch) -> (k, G, batch): a GEMM per direction
+        return np.matmul(w.T, rep)
     k = rep.basis.shape[1]
     if rep.scale is None:  # the same for every example (contiguous, for einsum's loop below)
         if rep.start is not None:  # w^T times identity columns: those columns of w^T
             return _Factored(None, np.ascontiguousarray(w.T[:, rep.start:rep.start + k]))
         return _Factored(None, w.T @ rep.basis)
-    # sum_f w[f, g] basis[f, j] scale[b, f]: one GEMM, with the smaller of the operands
-    # w[f, g] basis[f, j] (einsum's loop for them is ~2x faster than broadcasting's
-    # 32-element ones) or basis[f, j] scale[b, f], the (batch-last) dense jacobians
+    # sum_f basis[f, j] w[f, g] scale[b, f]: one GEMM with the products basis[f, j] w[f, g]
+    # (einsum's loop for them is ~2x faster than broadcasting's 32-element ones), or, when
+    # the batch is the smaller side, the GEMMs of w^T and the dense basis[f, j] scale[b, f]
     if g <= batch:
-        products = np.einsum("fg,fj->fgj", w, rep.basis)
-        return (products.reshape(f, g * k).T @ rep.scale.T).reshape(g, k, batch)
-    return (w.T @ _dense(rep, batch).reshape(f, k * batch)).reshape(g, k, batch)
+        products = np.einsum("fj,fg->fjg", rep.basis, w)
+        return (products.reshape(f, k * g).T @ rep.scale.T).reshape(k, g, batch)
+    return np.matmul(w.T, _dense(rep, batch))
 
 
 def _matmul_whole(rep, w, side):
@@ -318,16 +317,17 @@ def _matmul_whole(rep, w, side):
         if rep.start is not None:  # the source's identity columns: those columns of m
             return _Factored(None, np.ascontiguousarray(m[:, rep.start:rep.start + k]))
         return _Factored(None, m @ rep.basis)
-    return (m @ _dense(rep, 1)[:, :, 0])[:, :, None]
+    return (_dense(rep, 1)[:, :, 0] @ m.T)[:, :, None]
 
 
 def _dense(rep, batch):
-    """The (F, k, batch) jacobians a representation stands for."""
+    """The (k, F, batch) jacobians a representation stands for (from a factored one, a view
+    of (F, k, batch) values: the basis rows are read in order)."""
     if rep.__class__ is not _Factored:
         return rep
     if rep.scale is None:
-        return np.broadcast_to(rep.basis[:, :, None], rep.basis.shape + (batch,)).copy()
-    return rep.basis[:, :, None] * _rows(rep.scale)
+        return np.broadcast_to(rep.basis[:, :, None], rep.basis.shape + (batch,)).copy().transpose(1, 0, 2)
+    return (rep.basis[:, :, None] * _rows(rep.scale)[:, None, :]).transpose(1, 0, 2)
 
 
 def _identity_columns(n, start, k, dtype):
