@@ -295,9 +295,9 @@ def _matmul(rep, step, batch):
     if rep.__class__ is not _Factored:  # (k, F, batch) -> (k, G, batch): a GEMM per direction
         return np.matmul(w.T, rep)
     k = rep.basis.shape[1]
-    if rep.scale is None:  # the same for every example (contiguous, for einsum's loop below)
-        if rep.start is not None:  # w^T times identity columns: those columns of w^T
-            return _Factored(None, np.ascontiguousarray(w.T[:, rep.start:rep.start + k]))
+    if rep.scale is None:  # the same for every example
+        if rep.start is not None:  # w^T times identity columns: those columns of w^T (a view:
+            return _Factored(None, w.T[:, rep.start:rep.start + k])  # einsum's loop runs along w)
         return _Factored(None, w.T @ rep.basis)
     # sum_f basis[f, j] w[f, g] scale[b, f]: one GEMM with the products basis[f, j] w[f, g]
     # (einsum's loop for them is ~2x faster than broadcasting's 32-element ones), or, when
