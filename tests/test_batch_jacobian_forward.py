@@ -237,6 +237,62 @@ def test_a_dense_jacobian_read_twice_is_not_scaled_in_place(sweeps):
     assert sweeps == [True]
 
 
+def test_an_identity_step_hands_on_a_copy_of_a_dense_jacobian_read_again(sweeps):
+    """(d + b2) hands d's dense jacobians on; d is read again, so the tanh after the Add
+    (which scales its input's jacobians in place when no other step reads them) must
+    scale a copy."""
+    (w1, b1), (w2, b2) = layers((3, 4, 5), np.float64, seed=11)
+
+    def f(v):
+        d = tf.matmul(tf.tanh(tf.matmul(v, w1) + b1), w2)
+        return tf.tanh(d + b2) + d * 0.5
+    x = np.random.default_rng(12).standard_normal((3, 3))
+    np.testing.assert_allclose(batch_jacobian(f, x).numpy(), per_example_differences(f, x), rtol=1e-6, atol=1e-8)
+    assert sweeps == [True]
+
+
+@pytest.mark.parametrize("batch", [3, 40])
+def test_batch_last_dense_jacobians_in_deep_float32_chains(batch, sweeps, monkeypatch):
+    """Four layers, float32: the first matmul takes the identity's columns, the second the
+    products' GEMM (batch >= G) or the dense one (batch < G), the later ones one GEMM over
+    the batch-last (F, k, batch) jacobians. The (batch, outs, ins) result is float32 (no
+    float64 inside) and equals the reverse sweep's, and the finite differences in float64."""
+    sizes = (5, 8, 6, 7, 9)
+    rng = np.random.default_rng(13)
+    x64 = rng.standard_normal((batch, sizes[0]))
+    f64 = mlp(layers(sizes, np.float64, seed=14), [ELU, TANH, SOFTPLUS, ELU])
+    jac64 = batch_jacobian(f64, x64)
+    np.testing.assert_allclose(jac64.numpy(), per_example_differences(f64, x64), rtol=1e-6, atol=1e-8)
+    f32 = mlp(layers(sizes, np.float32, seed=14), [ELU, TANH, SOFTPLUS, ELU])
+    fast = batch_jacobian(f32, x64.astype(np.float32))
+    assert fast.dtype == tf.float32 and fast.numpy().dtype == np.float32
+    assert fast.numpy().shape == (batch, sizes[-1], sizes[0])
+    assert sweeps == [True, True]
+    reverse_only(monkeypatch)
+    slow = batch_jacobian(f32, x64.astype(np.float32))
+    np.testing.assert_allclose(fast.numpy(), slow.numpy(), rtol=4e-6, atol=1e-6)
+    np.testing.assert_allclose(fast.numpy(), jac64.numpy(), rtol=2e-4, atol=1e-5)
+
+
+def test_chunked_batch_last_pieces_join_on_the_directions(sweeps, monkeypatch):
+    """Directions in sweeps of 2 (the last one of 1) with dense jacobians after a second
+    matmul: the pieces join on their direction axis, and a higher-rank target keeps its
+    shape."""
+    params = layers((5, 4, 6), np.float32, seed=15)
+    x = np.random.default_rng(16).standard_normal((3, 5)).astype(np.float32)
+
+    def f(v):
+        return tf.reshape(mlp(params, [TANH, ELU])(v), (3, 2, 3))
+    whole = batch_jacobian(lambda v: mlp(params, [TANH, ELU])(v), x).numpy()
+    monkeypatch.setattr("dualtape.reverse.jacobians.CHUNK_ELEMENTS", 3 * 6 * 2)
+    chunked = batch_jacobian(lambda v: mlp(params, [TANH, ELU])(v), x).numpy()
+    np.testing.assert_allclose(chunked, whole, rtol=1e-6, atol=1e-7)
+    assert chunked.dtype == np.float32
+    shaped = batch_jacobian(f, x)  # (a reshape: not an op this sweep knows)
+    np.testing.assert_allclose(shaped.numpy(), whole.reshape(3, 2, 3, 5), rtol=4e-6, atol=1e-6)
+    assert sweeps == [True, True, False]
+
+
 # -- tape.jacobian of one source: the same sweep with no batch axis -----------------------------
 
 @pytest.fixture

@@ -144,19 +144,33 @@ def record_op(tapes, op, in_ids, values, out, ans, static):
                 break
         else:
             continue
-        if not op.complex and (kind == "c" or any_complex(values)):
-            refuse_complex_op(op, values, ans, "a GradientTape watches an input")
         if saved is None:
-            saved = values
-            for v, tid in zip(values, in_ids):  # a tensor's value is read-only already
-                if tid is None and v.__class__ is _ndarray and v.flags.writeable:
-                    # A plain ndarray argument belongs to the user, who may write into it
-                    # later: keep a private copy so the backward pass sees the value used.
-                    saved = [w.copy() if w.__class__ is _ndarray and w.flags.writeable else w
-                             for w in values]
-                    break
+            if not op.complex and (kind == "c" or _complex_among(values)):
+                refuse_complex_op(op, values, ans, "a GradientTape watches an input")
+            saved = _private(values, in_ids) if None in in_ids else values  # (all tensors: read-only)
         watched.add(out_id)
         tape._entries.append((op, in_ids, saved, out_id, ans, static))
+
+
+def _complex_among(values):
+    """any_complex(values), with the common float arrays checked here."""
+    for v in values:
+        if v.__class__ is _ndarray:
+            if v.dtype.kind == "c":
+                return True
+        elif v.__class__ is not float and any_complex((v,)):
+            return True
+    return False
+
+
+def _private(values, in_ids):
+    """The values to record: a plain ndarray argument belongs to the user, who may write
+    into it later, so a writeable one is copied (the backward pass then sees the value
+    used); a tensor's value is read-only already."""
+    for v, tid in zip(values, in_ids):
+        if tid is None and v.__class__ is _ndarray and v.flags.writeable:
+            return [w.copy() if w.__class__ is _ndarray and w.flags.writeable else w for w in values]
+    return values
 
 
 def _watches_any(tapes, in_ids):

@@ -13,9 +13,12 @@ target are only
 
 the per-example jacobian of every value is `scale[b, f] * basis[f, j]` (the source's is
 ones times the identity) until a matmul meets a non-trivial scale. That matmul's result
-is one GEMM, `scale @ (w[f, g] * basis[f, j])`: the first layer's product and its
+is one GEMM, `(basis[f, j] * w[f, g])^T @ scale^T`: the first layer's product and its
 elementwise passes over (batch, n_in, F) values never happen. From there on the jacobians
-are dense (batch, F, n_in) arrays, already in batch_jacobian's layout.
+are dense (n_in, F, batch) arrays, direction first and batch last (batch_jacobian returns
+them as a (batch, F, n_in) view): each later matmul is a GEMM `w^T @ (F, batch)` per
+direction, not one per example, and each diagonal scale `slope[b, f]` (transposed once)
+is one pass over whole contiguous (F, batch) planes.
 
 `batch_jacobian` returns None here whenever anything else is met (another op on the
 path, a gradient override or custom gradient, a recording tape, other dtypes): the
@@ -86,19 +89,25 @@ def jacobian(tape, target, source, max_elements):
 
 
 def _sweeps(tape, target, source, batch, n_in, max_elements):
-    """The (batch or 1, F_out, n_in) jacobians, in sweeps of directions bounded by
-    max_elements; None when the records are not all steps this module knows."""
+    """The (batch or 1, F_out, n_in) jacobians (a view of batch-last ones), in sweeps of
+    directions bounded by max_elements; None when the records are not all steps this
+    module knows."""
     dtype = source._value.dtype
     steps = _plan(tape._entries, source._id, target._id, batch, dtype)
     if steps is None:
         return None
     rows = batch or 1
-    widest = max([n_in] + [step[4] for step in steps])
+    widest = n_in
+    for step in steps:
+        if step[4] > widest:
+            widest = step[4]
     chunk = max(1, max_elements // (rows * widest))
+    if chunk >= n_in:  # (the common case: one sweep)
+        return _sweep(steps, source._id, target._id, rows, _Factored(None, _constant(np.eye, n_in, dtype), 0)).transpose(2, 1, 0)
     pieces = [_sweep(steps, source._id, target._id, rows,
                      _Factored(None, _identity_columns(n_in, start, min(chunk, n_in - start), dtype), start))
               for start in range(0, n_in, chunk)]
-    return pieces[0] if len(pieces) == 1 else np.concatenate(pieces, axis=-1)
+    return np.concatenate(pieces, axis=0).transpose(2, 1, 0)
 
 
 def _plan(entries, source_id, target_id, batch, dtype):
@@ -119,18 +128,35 @@ def _plan(entries, source_id, target_id, batch, dtype):
             needed.update(entry[1])
             on_path.append(entry)
     reached = {source_id}
-    reads = {}
+    read = set()  # ids read by a step
+    reread = set()  # ids read by two steps, or twice by one
     path = []
     for entry in reversed(on_path):
-        op, in_ids, values, out_id, ans, static = entry
-        inputs = [i for i, tid in enumerate(in_ids) if tid in reached]
-        if not inputs:
-            continue
+        in_ids = entry[1]
+        if len(in_ids) == 1:  # (the common unary and binary ops: no list to build)
+            if in_ids[0] not in reached:
+                continue
+            inputs = _FIRST
+        elif len(in_ids) == 2:
+            if in_ids[0] in reached:
+                inputs = _BOTH if in_ids[1] in reached else _FIRST
+            elif in_ids[1] in reached:
+                inputs = _SECOND
+            else:
+                continue
+        else:
+            inputs = [i for i, tid in enumerate(in_ids) if tid in reached]
+            if not inputs:
+                continue
+        op, _, values, out_id, ans, _ = entry
         if not _supported(op, inputs, values, ans, batch, dtype):
             return None
         reached.add(out_id)
         for i in inputs:
-            reads[in_ids[i]] = reads.get(in_ids[i], 0) + 1
+            tid = in_ids[i]
+            if tid in read:
+                reread.add(tid)
+            read.add(tid)
         path.append((entry, inputs))
     if target_id not in reached:
         return None
@@ -139,14 +165,22 @@ def _plan(entries, source_id, target_id, batch, dtype):
     for (op, in_ids, values, out_id, ans, static), inputs in path:
         if op.elementwise:
             step = [_slope(op, i, values, ans, static, rows) for i in inputs]
-            if any(slope is False for slope in step):
-                return None  # no gradient flows: unconnected paths are the reverse sweep's business
+            for slope in step:
+                if slope is False:
+                    return None  # no gradient flows: unconnected paths are the reverse sweep's business
         else:
             side = inputs[0]
             step = (values[1 - side], side, batch is None)
-        ids = [in_ids[i] for i in inputs]
-        steps.append((out_id, ids, step, len(ids) > 1 or reads[ids[0]] > 1, ans.size // rows))
+        if len(inputs) == 1:
+            tid = in_ids[inputs[0]]
+            steps.append((out_id, [tid], step, tid in reread, ans.size // rows))
+        else:
+            steps.append((out_id, [in_ids[i] for i in inputs], step, True, ans.size // rows))
     return steps
+
+
+# which inputs come from the source, for the common records (read, never changed)
+_FIRST, _SECOND, _BOTH = [0], [1], [0, 1]
 
 
 def _supported(op, inputs, values, ans, batch, dtype):
@@ -156,8 +190,8 @@ def _supported(op, inputs, values, ans, batch, dtype):
     else (the reverse sweep runs instead): an elementwise input broadcast against the others
     (its jacobian is no diagonal), w @ x (it mixes the examples), ..."""
     if (op.custom_vjp is not None or op.opaque or op.name in GRADIENT_OVERRIDES
-            or ans.__class__ is not _ndarray or ans.dtype != dtype
-            or (ans.shape[:1] != (batch,) if batch is not None else not ans.ndim)):
+            or ans.__class__ is not _ndarray or ans.dtype != dtype or not ans.ndim
+            or batch is not None and ans.shape[0] != batch):
         return False
     for v in values:
         if v.__class__ is not _ndarray and v.__class__ not in _SCALARS:
@@ -193,41 +227,56 @@ def _slope(op, i, values, ans, static, rows):
 
 
 def _sweep(steps, source_id, target_id, batch, seed):
-    """The target's (batch, F_out, k) jacobians from the source's, `seed` (k directions)."""
+    """The target's (k, F_out, batch) jacobians from the source's, `seed` (k directions)."""
     reps = {source_id: seed}
     for out_id, in_ids, step, reused, _ in steps:
-        if step.__class__ is list:
-            reps[out_id] = _elementwise([reps[tid] for tid in in_ids], step, reused, batch)
-        else:
+        if step.__class__ is not list:
             reps[out_id] = _matmul(reps[in_ids[0]], step, batch)
+        elif len(in_ids) == 1:
+            reps[out_id] = _scaled(reps[in_ids[0]], step[0], reused)
+        else:
+            reps[out_id] = _elementwise([reps[tid] for tid in in_ids], step, batch)
     return _dense(reps[target_id], batch)
 
 
-def _elementwise(reps, slopes, reused, batch):
-    """The output's jacobians: each input's times its diagonal, summed over the inputs.
-    reused: False when the one input's jacobians are read by no other step (a dense one,
-    this sweep's own array, is then scaled in place)."""
+def _scaled(rep, slope, reused):
+    """The jacobians of an op with one input from the source, `rep`, times its diagonal.
+    reused: False when `rep` is read by no other step (a dense one, this sweep's own array,
+    is then scaled in place)."""
+    if rep.__class__ is _Factored:
+        if slope is None:
+            return rep  # (its arrays are never written into)
+        return _Factored(slope if rep.scale is None else rep.scale * slope, rep.basis, rep.start)
+    if reused:
+        return rep.copy() if slope is None else rep * _rows(slope)
+    return rep if slope is None else np.multiply(rep, _rows(slope), out=rep)
+
+
+def _elementwise(reps, slopes, batch):
+    """The jacobians of an op with several inputs from the source: each input's times its
+    diagonal, summed over the inputs (a new array: the inputs' are read again)."""
     basis = reps[0].basis if reps[0].__class__ is _Factored else None
     if basis is not None and all(rep.__class__ is _Factored and rep.basis is basis for rep in reps):
-        # one basis (one input, or the branches of a residual connection): add the scales
-        scales = [_times(rep.scale, slope) for rep, slope in zip(reps, slopes)]
-        if len(scales) == 1:
-            return _Factored(scales[0], basis, reps[0].start)
+        # one basis (the branches of a residual connection): add the scales
         ones = _constant(np.ones, (batch, basis.shape[0]), basis.dtype)
-        total = ones if scales[0] is None else scales[0]
-        for scale in scales[1:]:
-            total = total + (ones if scale is None else scale)
+        total = None
+        for rep, slope in zip(reps, slopes):
+            scale = _times(rep.scale, slope)
+            scale = ones if scale is None else scale
+            total = scale if total is None else total + scale
         return _Factored(total, basis, reps[0].start)
-    if not reused:
-        return reps[0] if slopes[0] is None else np.multiply(reps[0], slopes[0][:, :, None], out=reps[0])
     total = None
     for rep, slope in zip(reps, slopes):
         dense = _dense(rep, batch)
-        part = dense if slope is None else dense * slope[:, :, None]
+        part = dense if slope is None else dense * _rows(slope)
         total = part if total is None else total + part
-    if total is reps[0]:
-        return total.copy()  # (the input is read again: a later step may scale this one in place)
     return total
+
+
+def _rows(slope):
+    """A (batch, F) diagonal as (F, batch), contiguous, to scale (k, F, batch) jacobians
+    with: one pass over whole planes (a strided one costs more than this copy of it)."""
+    return np.ascontiguousarray(slope.T)
 
 
 def _times(scale, slope):
@@ -242,20 +291,21 @@ def _matmul(rep, step, batch):
     w, side, whole = step
     if whole:
         return _matmul_whole(rep, w, side)
-    if rep.__class__ is not _Factored:
-        return np.matmul(w.T, rep)  # (batch, F, k) -> (batch, G, k)
     f, g = w.shape
+    if rep.__class__ is not _Factored:  # (k, F, batch) -> (k, G, batch): a GEMM per direction
+        return np.matmul(w.T, rep)
     k = rep.basis.shape[1]
-    if rep.scale is None:  # the same for every example (contiguous, for einsum's loop below)
-        if rep.start is not None:  # w^T times identity columns: those columns of w^T
-            return _Factored(None, np.ascontiguousarray(w.T[:, rep.start:rep.start + k]))
+    if rep.scale is None:  # the same for every example
+        if rep.start is not None:  # w^T times identity columns: those columns of w^T (a view:
+            return _Factored(None, w.T[:, rep.start:rep.start + k])  # einsum's loop runs along w)
         return _Factored(None, w.T @ rep.basis)
+    # sum_f basis[f, j] w[f, g] scale[b, f]: one GEMM with the products basis[f, j] w[f, g]
+    # (einsum's loop for them is ~2x faster than broadcasting's 32-element ones), or, when
+    # the batch is the smaller side, the GEMMs of w^T and the dense basis[f, j] scale[b, f]
     if g <= batch:
-        # sum_f scale[b, f] w[f, g] basis[f, j]: one GEMM with the (f, (g, j)) products
-        # (einsum's loop for them is ~2x faster than broadcasting's 32-element ones)
-        products = np.einsum("fg,fj->fgj", w, rep.basis)
-        return (rep.scale @ products.reshape(f, g * k)).reshape(batch, g, k)
-    return np.matmul(w.T, rep.scale[:, :, None] * rep.basis)
+        products = np.einsum("fj,fg->fjg", rep.basis, w)
+        return (products.reshape(f, k * g).T @ rep.scale.T).reshape(k, g, batch)
+    return np.matmul(w.T, _dense(rep, batch))
 
 
 def _matmul_whole(rep, w, side):
@@ -267,16 +317,17 @@ def _matmul_whole(rep, w, side):
         if rep.start is not None:  # the source's identity columns: those columns of m
             return _Factored(None, np.ascontiguousarray(m[:, rep.start:rep.start + k]))
         return _Factored(None, m @ rep.basis)
-    return (m @ _dense(rep, 1)[0])[None]
+    return (_dense(rep, 1)[:, :, 0] @ m.T)[:, :, None]
 
 
 def _dense(rep, batch):
-    """The (batch, F, k) jacobians a representation stands for."""
+    """The (k, F, batch) jacobians a representation stands for (from a factored one, a view
+    of (F, k, batch) values: the basis rows are read in order)."""
     if rep.__class__ is not _Factored:
         return rep
     if rep.scale is None:
-        return np.broadcast_to(rep.basis, (batch,) + rep.basis.shape).copy()
-    return rep.scale[:, :, None] * rep.basis
+        return np.broadcast_to(rep.basis[:, :, None], rep.basis.shape + (batch,)).copy().transpose(1, 0, 2)
+    return (rep.basis[:, :, None] * _rows(rep.scale)[:, None, :]).transpose(1, 0, 2)
 
 
 def _identity_columns(n, start, k, dtype):

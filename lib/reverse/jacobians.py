@@ -147,12 +147,19 @@ def tape_jacobian(tape, target, sources, zero_unconnected, use_pfor):
 
 def _check_batch_shapes(target, source):
     """TF's checks: rank >= 2 for both, and equal first dimensions (nothing more)."""
-    for t in (target, source):
-        if len(t.shape) < 2:
-            raise ValueError(f"Shape {t.shape} must have rank at least 2")
-    if target.shape[0] != source.shape[0]:
-        raise ValueError(f"Need first dimension of target shape ({target.shape}) and source "
-                         f"shape ({source.shape}) to match.")  # TF's text: "((7, 6))"
+    target_shape, source_shape = _shape(target), _shape(source)
+    for shape in (target_shape, source_shape):
+        if len(shape) < 2:
+            raise ValueError(f"Shape {shape} must have rank at least 2")
+    if target_shape[0] != source_shape[0]:
+        raise ValueError(f"Need first dimension of target shape ({target_shape}) and source "
+                         f"shape ({source_shape}) to match.")  # TF's text: "((7, 6))"
+
+
+def _shape(tensor):
+    """tensor.shape as a tuple (which prints as a TensorShape does), an array's own."""
+    value = tensor._value
+    return value.shape if value.__class__ is np.ndarray else tuple(tensor.shape)
 
 
 def tape_batch_jacobian(tape, target, source, zero_unconnected, use_pfor):

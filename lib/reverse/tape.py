@@ -91,6 +91,11 @@ class GradientTape:
 
     def watch(self, tensor):
         """Ensure `tensor` (or every tensor in a nested structure) is traced by this tape."""
+        if tensor.__class__ is _EagerTensor:  # the common case: one float array tensor
+            value = tensor._value
+            if value.__class__ is _ndarray and value.dtype.kind == "f":
+                self._watched.add(tensor._id)
+                return
         for t in flat_leaves(tensor):
             if not isinstance(t, Tensor):
                 raise ValueError(f"[GradientTape.watch] can only watch tensors and variables, "
@@ -249,6 +254,10 @@ def tf_convention(gradient):
     (docs/numerics.md, "Complex numbers"); real gradients are the same in both."""
     if gradient is None:
         return gradient
+    if gradient.__class__ is _EagerTensor:  # the common case: an array's dtype says it
+        value = gradient._value
+        if value.__class__ is _ndarray and value.dtype.kind != "c":
+            return gradient
     if isinstance(gradient, IndexedSlices):  # (a gather's rows: conjugate the rows, keep the type)
         if not is_complex_value(gradient.values):
             return gradient

@@ -21,6 +21,8 @@ def _coerce(tensor, other, op_name):
     """`other` ready to combine with `tensor` under TF's rules (NumPy's under the functional
     API: `_numpy_rules`), or NotImplemented."""
     kind = type(other)
+    if kind is _ndarray and other.dtype is getattr(tensor._value, "dtype", None):
+        return other  # the hot path of an array operand (a bias): nothing to convert
     if kind is float or kind is int:  # the hot path: a Python number takes the tensor's dtype
         if kind is float and _np_dtype(tensor).kind in "iu" and not _numpy_rules(tensor, other):
             raise TypeError(f"Cannot convert {other!r} to EagerTensor of dtype "
