@@ -40,6 +40,8 @@ NUMPY_CONSTANTS = ("pi", "e", "inf", "nan")
 DTYPES = {"float64": "f", "int64": "i", "bool_": "b"}
 # runtime helpers on scalars (lowering.py computes them): name -> (arguments, the one that must
 # be a float, the kind returned)
+# runtime helpers that, on numbers (and the shape ()), return their first argument (shape_of: ())
+IDENTITIES = {"shape_of": 1, "unbroadcast": 2, "broadcast_tangent": 2, "saved": 1}
 HELPERS = {"step": (1, 0, "b"), "abs_cotangent": (3, 1, "f"), "abs_tangent": (3, 1, "f"), "power_slope": (2, 0, "f")}
 
 
@@ -492,11 +494,9 @@ class Kinds:
             return None
         if name == "shape_of" and self.is_helper(name) and len(args) == 1 and self.whole(args[0]) in OPTIONAL:
             return SHAPE  # (np.shape(None) is () too)
-        if name in ("shape_of", "unbroadcast") and self.is_helper(name) and kinds and kinds[0] in SCALARS:
-            if name == "shape_of" and len(args) == 1:
-                return SHAPE
-            if name == "unbroadcast" and len(args) == 2 and kinds[1] == SHAPE:
-                return kinds[0]
+        if name in IDENTITIES and self.is_helper(name) and len(args) == IDENTITIES[name] \
+                and all(k in SCALARS + (SHAPE,) for k in kinds) and kinds[0] in SCALARS:
+            return SHAPE if name == "shape_of" else kinds[0]
         if name in HELPERS and self.is_helper(name) and len(args) == HELPERS[name][0] \
                 and all(k in SCALARS for k in kinds) and kinds[HELPERS[name][1]] == "f":
             return HELPERS[name][2]

@@ -20,7 +20,7 @@ CPython does: the numbers are the uncompiled code's.
 import ast
 import struct
 
-from .kinds import (HELPERS, MATH1, NUMPY1, NUMPY2, OPTIONAL, SCALARS, SHAPE, Buffer, Tup, arithmetic,
+from .kinds import (HELPERS, IDENTITIES, MATH1, NUMPY1, NUMPY2, OPTIONAL, SCALARS, SHAPE, Buffer, Tup, arithmetic,
                     constant_kind, global_value)
 
 TYPES = {"f": "double", "i": "i64", "b": "i1"}
@@ -720,10 +720,10 @@ class Lowering:
             name = func.attr if self.kinds.is_module(func.value.id, "math") else {**NUMPY1, **NUMPY2}[func.attr]
             return ("f", self.libm_call(name, [self.to_f(self.expr(a)) for a in node.args]))
         name = func.id
-        if name == "unbroadcast":  # (of a scalar to the shape (): the scalar)
-            return self.expr(node.args[0])
         if name == "shape_of":
             return (SHAPE, None)
+        if name in IDENTITIES:  # (unbroadcast, broadcast_tangent, saved of a number: the number)
+            return self.expr(node.args[0])
         if name == "zeros_like":  # (of a tuple of floats: zeros; of a number or None: 0.0)
             kind = self.kinds.whole(node.args[0])
             return ("tuple", [("f", "0.0") for _ in kind.items]) if isinstance(kind, Tup) else ("f", "0.0")
