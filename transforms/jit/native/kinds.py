@@ -1,11 +1,13 @@
 """What each name holds in the scalar subset the native backend compiles: the kinds, inferred
 once per specialization from the arguments' types.
 
-A scalar is "f" (a float64), "i" (an int64) or "b" (a bool). A stack is a `Buffer`: a NumPy
-array made by `np.empty` (jit/stacks.py's typed stacks, grown by `grow`) or a Python list
-built by `append` and read back by `pop`. Each name holds one kind for the whole function: a
-name that is an int and then a float, a tuple held in a name, an array of any other kind, any
-call but the few below, leave the code to numba (`NotScalar`, with what it met).
+A scalar is "f" (a float64), "i" (an int64) or "b" (a bool); a `Tup` a tuple of kinds; "o" a
+name that holds None or a float, "n" None. A stack is a `Buffer`: a NumPy array made by
+`np.empty` (jit/stacks.py's typed stacks, grown by `grow`) or a Python list built by `append`
+and read back by `pop`. Each name holds one kind for the whole function (None and a float join
+to "o"). A name that is an int and then a float, an array of any other kind, a call of anything
+but math's and NumPy's functions on numbers, a few runtime helpers and plain functions (a
+`Program` reads their source), leave the code to numba (`NotScalar`, with what it met).
 """
 
 import ast
@@ -38,10 +40,10 @@ NUMPY1 = {"sin": "sin", "cos": "cos", "tan": "tan", "arcsin": "asin", "arccos": 
 NUMPY2 = {"arctan2": "atan2", "power": "pow", "copysign": "copysign"}
 NUMPY_CONSTANTS = ("pi", "e", "inf", "nan")
 DTYPES = {"float64": "f", "int64": "i", "bool_": "b"}
-# runtime helpers on scalars (lowering.py computes them): name -> (arguments, the one that must
-# be a float, the kind returned)
 # runtime helpers that, on numbers (and the shape ()), return their first argument (shape_of: ())
 IDENTITIES = {"shape_of": 1, "unbroadcast": 2, "broadcast_tangent": 2, "saved": 1}
+# runtime helpers on scalars (lowering.py computes them): name -> (arguments, the one that must
+# be a float, the kind returned)
 HELPERS = {"step": (1, 0, "b"), "abs_cotangent": (3, 1, "f"), "abs_tangent": (3, 1, "f"), "power_slope": (2, 0, "f")}
 
 
