@@ -14,8 +14,10 @@ import warnings
 
 import numpy as np
 
-from .kinds import NotScalar, Program, constant_kind
-from .lowering import Lowering, declarations, returned
+from .kind_rules import NotScalar, constant_kind
+from .program import Program
+from .emitter import declarations, returned
+from .lowering import Lowering
 from .boxing import API, DECLARATIONS, wrapper
 from .engine import builtin, machine_code
 

@@ -7,7 +7,7 @@ number of arguments, the wrapper calls `self`, the uncompiled code, with the sam
 one C call in, one out, instead of ctypes' conversions (microseconds a call).
 """
 
-from .kinds import Tup
+from .kind_rules import Tup
 
 API = ("PyFloat_AsDouble", "PyLong_AsLongLongAndOverflow", "PyObject_IsTrue", "PyFloat_FromDouble",
        "PyLong_FromLongLong", "PyBool_FromLong", "PyTuple_Pack", "Py_DecRef", "PyObject_Vectorcall")
