@@ -182,3 +182,18 @@ def test_code_numba_refuses_once_fused_compiles_as_it_was():
     with pytest.warns(RuntimeWarning, match="(?s)heterogeneous list.*so jit=True: running the uncompiled"):
         got = dt.jvp(_ragged, jit=True)(xs, t)
     close(got, dt.jvp(_ragged)(xs, t))
+
+
+def test_a_twin_value_no_array_stores_is_not_computed_in_the_loop():
+    """Nothing reads s (the kernel stores no array for it): its vectorizable sin
+    and the range check of its argument go (jit/dead_code.py); c's cos and check stay."""
+    source = """
+    def f(x, b):
+        s = np.sin(x)
+        c = b * np.cos(x)
+        return c
+    """
+    out = fused(source, {"x": ARRAY, "b": ARRAY, "s": ARRAY, "c": ARRAY})
+    kernel = out[1].split("if not _fz_ok")[0]
+    assert "_fz_sin(" not in kernel and "_fz_cos(" in kernel
+    assert kernel.count("_fz_ok &=") == 1

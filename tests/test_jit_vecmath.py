@@ -108,3 +108,23 @@ def test_only_array_arguments_get_the_twins():
     assert "np.sin(s + 1.0)" in fast and "_fz_sin(_fz_a0)" in fast and "_fz_cos(_fz_a1)" in fast
     assert "_fz_ok &= abs(_fz_a0) < 1647099.0" in fast and "_fz_ok &= abs(_fz_a1) < 1647099.0" in fast
     assert "_fz_" + "sin" not in slow and "np.cos(x[_fz_i] * s)" in slow
+
+
+@numba.njit
+def _apply_sincos(x, s, c):
+    for i in range(x.shape[0]):
+        s[i], c[i] = vecmath.vsincos(x[i])
+
+
+def test_sincos_gives_the_values_of_sin_and_cos():
+    """One reduction for both (a forward loop saving cos beside sin: jit/saved_twins.py)."""
+    rng = np.random.default_rng(11)
+    x = np.concatenate([rng.uniform(-vecmath.LIMIT, vecmath.LIMIT, 20_000), rng.uniform(-10.0, 10.0, 20_000),
+                        np.arange(-64, 65) * (math.pi / 4), [0.0, -0.0, 5e-324, -vecmath.LIMIT]])
+    s, c, s1, c1 = (np.empty_like(x) for _ in range(4))
+    _apply_sincos(x, s, c)
+    _apply_sin(x, s1)
+    _apply_cos(x, c1)
+    np.testing.assert_array_equal(s, s1)
+    np.testing.assert_array_equal(c, c1)
+    assert np.signbit(s[np.flatnonzero(x == 0.0)]).tolist() == np.signbit(x[x == 0.0]).tolist()

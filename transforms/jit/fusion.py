@@ -42,6 +42,9 @@ import numpy as np
 from ..ir.code import is_comment
 from ..optimize.function import BLOCKS, arguments
 from ..templates.quote import code_expr, code_stmt, code_stmts
+from .recycle import Site, recycle
+from .saved_twins import save_twins
+from .dead_code import drop_dead
 
 UFUNCS = frozenset({"sin", "cos", "tan", "exp", "log", "sqrt", "tanh", "sinh", "cosh", "arctan", "arcsin",
                     "arccos", "arcsinh", "expm1", "log1p", "negative", "square", "abs", "absolute",
@@ -225,6 +228,8 @@ class _Fuser:
         self.fn, self.kinds, self.counter = fn, kinds, counter
         self.in_place = _writes_in_place(fn, kinds)
         self.kernels = []
+        self.sites = []  # (jit/recycle.py: each fused result, where it may reuse a dead array)
+        self.calls = []  # (jit/saved_twins.py: each kernel call statement, and its kernel)
 
     def block(self, body):
         """The statement list with its runs fused (recursing into nested blocks)."""
@@ -342,18 +347,21 @@ class _Fuser:
         kernel_body = [loop(body)]
         if fast is not None:  # (the twins' loop, then the loop as it was where an argument is out of their range)
             checks = [code_stmt("_fz_ok &= abs(A) < L", A=name, L=vecmath_limit()) for name in checked]
-            kernel_body = [code_stmt("_fz_ok = True"), loop(fast + checks),
+            kernel_body = [code_stmt("_fz_ok = True"), drop_dead(loop(fast + checks)),
                            code_stmt("if not _fz_ok:\n    pass")]
             kernel_body[-1].body = [loop(body)]
         params = inputs + [g for g in guard if g not in inputs] + scalars + outs
         self.kernels.append(_function(kernel, params, kernel_body))
         call = code_stmt("K()", K=kernel)
         call.value.args = [ast.Name(id=p, ctx=ast.Load()) for p in params]
+        self.calls.append((call, self.kernels[-1]))
         rows = getattr(self.fn, "rows", {}) if ndim == 1 else {}  # (jit/stacks.py: room in a rows stack)
-        fused = ([code_stmt("O = np.empty(A.shape)", O=out, A=first) if name not in rows else
+        allocs = [code_stmt("O = np.empty(A.shape)", O=out, A=first) if name not in rows else
                   lend_row(rows[name], out, code_expr("A.shape[0]", A=first)) for name, out in zip(live, outs)]
-                 + [call]
-                 + [code_stmt("N = O", N=name, O=out) for name, out in zip(live, outs)])
+        rebinds = [code_stmt("N = O", N=name, O=out) for name, out in zip(live, outs)]
+        self.sites += [Site(name, ndim, alloc, rebind, name in rows, name in inputs)
+                       for name, alloc, rebind in zip(live, allocs, rebinds)]
+        fused = allocs + [call] + rebinds
         tests = [code_expr("A.shape == B.shape", A=g, B=first) for g in guard[1:]]
         if not tests:  # (one array: nothing to guard)
             return comments + fused
@@ -430,6 +438,8 @@ def fuse_functions(functions, kinds_by_function):
             continue
         fuser = _Fuser(fn, kinds, counter)
         fn.body = fuser.block(fn.body)
+        recycle(fn, fuser.sites, UFUNCS)
+        save_twins(fn, fuser.calls, fuser.kernels, fuser.in_place)
         out.append(fn)
         kernels.extend(fuser.kernels)
     for fn in out + kernels:

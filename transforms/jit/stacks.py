@@ -345,7 +345,7 @@ class TypedStacks(Positional):
         if kind[0] == "rows":
             if isinstance(value, ast.Name):
                 self.rows[value.id] = s
-            return code_stmts(ROWS_PUSH, V=value, S=s, **rows_names(s))
+            return tagged(code_stmts(ROWS_PUSH, V=value, S=s, **rows_names(s)), "rows_push", s)
         out = code_stmts("if TOP == len(S):\n    S = grow(S)", S=s, TOP=top)
         if kind[0] == "t" and isinstance(value, ast.Tuple):
             out += [code_stmt("S[TOP, J] = V", S=s, TOP=top, J=j, V=item) for j, item in enumerate(value.elts)]
@@ -363,7 +363,7 @@ class TypedStacks(Positional):
             if kind[0] == "list":
                 return code_stmt("T = S.pop()", T=target, S=s)
             if kind[0] == "rows":
-                return code_stmts(ROWS_POP, T=target, S=s, **rows_names(s))
+                return tagged(code_stmts(ROWS_POP, T=target, S=s, **rows_names(s)), "rows_pop", s)
             if kind[0] == "t":
                 items = ast.Tuple(elts=[code_expr("S[TOP, J]", S=s, TOP=top, J=j) for j in range(kind[1])],
                                   ctx=ast.Load())
@@ -381,7 +381,8 @@ class TypedStacks(Positional):
                     continue
                 if kind[0] == "rows":
                     cap = (2 * self.peak.get(k, 0) + 8) * (self.widths.get(k, 0) + 2)  # (room to lend)
-                    out += code_stmts(ROWS_NEW, S=f"_stack_{name}", CAP=cap, **rows_names(f"_stack_{name}"))
+                    out += tagged(code_stmts(ROWS_NEW, S=f"_stack_{name}", CAP=cap, **rows_names(f"_stack_{name}")),
+                                  "rows_new", f"_stack_{name}")
                     continue
                 alloc = code_expr(ALLOC[kind[0]], CAP=max(8, self.peak.get(k, 0)), K=kind[-1])
                 out += [code_stmt("S = A", S=f"_stack_{name}", A=alloc), code_stmt("TOP = 0", TOP=f"_top_{name}")]
@@ -390,6 +391,13 @@ class TypedStacks(Positional):
                 and node.value.value is None and node.targets[0].id in self.zero_of):
             return code_stmt("X = Z", X=node.targets[0].id, Z=self.zero_of[node.targets[0].id])
         return self.generic_visit(node)
+
+
+def tagged(statements, tag, stack):
+    """`statements` (a rows stack's push, pop or creation), the last one marked with `tag`: the
+    stack's name (jit/saved_twins.py finds them so)."""
+    setattr(statements[-1], tag, stack)
+    return statements
 
 
 def rows_names(stack):

@@ -10,6 +10,8 @@ __kernel_sin and __kernel_cos polynomials on the reduced pair. Within 1 ulp of t
 rounded value, as libm (tests/test_jit_vecmath.py compares them with math.sin and math.cos,
 near multiples of pi/2 too); -0.0 keeps its sign.
 
+`vsincos` gives both from one reduction (a forward loop that saves cos beside sin: jit/saved_twins.py).
+
 The reduction holds for |x| < LIMIT only: a kernel that calls them checks every argument
 (`abs(a) < LIMIT`, false for inf and nan too) and, where one fails, computes its loop again
 with np.sin and np.cos (jit/fusion.py).
@@ -74,6 +76,19 @@ def _kernel_cos(x, y):
 
 
 @njit
+def vsincos(x):
+    """(sin(x), cos(x)) for |x| < LIMIT, one reduction for both: the values of vsin and vcos."""
+    y0, y1, n = _reduce(x)
+    s = _kernel_sin(y0, y1)
+    c = _kernel_cos(y0, y1)
+    vs = c if n & 1 else s  # (one select per value: a conditional tuple would not vectorize)
+    vc = -s if n & 1 else c
+    vs = -vs if n & 2 else vs
+    vc = -vc if n & 2 else vc
+    return vs, vc
+
+
+@njit
 def vsin(x):
     """sin(x) for |x| < LIMIT (see the module docstring)."""
     y0, y1, n = _reduce(x)
@@ -93,4 +108,5 @@ def vcos(x):
     return -v if n & 2 else v
 
 
-KERNEL_GLOBALS = {"_fz_sin": vsin, "_fz_cos": vcos}  # the names fused kernels call them by (fusion.VECTOR)
+# the names fused kernels call them by (fusion.VECTOR; _fz_sincos: jit/saved_twins.py)
+KERNEL_GLOBALS = {"_fz_sin": vsin, "_fz_cos": vcos, "_fz_sincos": vsincos}

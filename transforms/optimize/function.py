@@ -114,6 +114,26 @@ def statements(body):
             yield from statements(inner)
 
 
+def splice(fn, replace, after=None):
+    """Rewrite every statement list of `fn` (except handlers' too): a statement whose id is in
+    `replace` becomes that list of statements, and the list `after[id]` follows one whose id is
+    there."""
+    after = after or {}
+
+    def block(body):
+        out = []
+        for st in body:
+            for field, inner in inner_blocks(st):
+                setattr(st, field, block(inner))
+            for handler in getattr(st, "handlers", ()):
+                handler.body = block(handler.body)
+            out.extend(replace.get(id(st), [st]))
+            out.extend(after.get(id(st), ()))
+        return out
+
+    fn.body = block(fn.body)
+
+
 def remove(fn, doomed):
     """Remove from every block of `fn` the statements whose ids are in `doomed`."""
     for block in list(blocks(fn)):
