@@ -158,6 +158,21 @@ def test_a_name_the_run_rebinds_is_live_after_it_though_bound_before():
     assert reads.get("b") == 1  # (d = b sees the run's b, not the first one)
 
 
+@pytest.mark.parametrize("source, writes", [
+    ("y = x * 2.0\nreturn y", False),
+    ("y = x * 2.0\ny[0] = 1.0\nreturn y", True),
+    ("y = x * 2.0\nnp.multiply(y, 0.5, out=y)\nreturn y", True),
+    ("y = x * 2.0\nnp.copyto(y, x)\nreturn y", True),
+    ("y = x * 2.0\ny.fill(0.0)\nreturn y", True),
+    ("b = zeros_like(x)\nb = add_at(b, 0, 1.0)\nreturn b", True),
+])
+def test_writes_into_arrays_through_calls_count_as_in_place(source, writes):
+    """Copies are not fused, and no cos is saved beside a stack, in a function that may write
+    into an array: through a call too (`out=`, np.copyto, a method, the runtime's add_at)."""
+    fn = ast.parse("def f(x):\n" + textwrap.indent(source, "    ")).body[0]
+    assert fusion.writes_in_place(fn, {"x": ARRAY, "y": ARRAY, "b": ARRAY}) == writes
+
+
 def _shrunk_hvp_program(x):  # (the random-program checker's: bx = _bx in a fused run was dropped)
     a1 = np.sin(np.log(1.0 + x * x))
     return 1.042 + np.sum(x) + np.sum(a1)

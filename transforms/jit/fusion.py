@@ -198,10 +198,14 @@ def _candidate(st, kinds, in_place):
     return kind[1] if ok and reads_array else None
 
 
-def _writes_in_place(fn, kinds):
-    """Whether `fn` writes into an array in place (a subscript store, `+=` on an array); the
-    preallocated stacks of jit/stacks.py (`_stack_*`) do not count: what they hold was copied in."""
+def writes_in_place(fn, kinds):
+    """Whether `fn` writes into an array in place (a subscript store, `+=` on an array, a call
+    that writes into an argument: `out=`, np.copyto, a method such as `.fill`, the runtime's
+    add_at and zero_slot); the preallocated stacks of jit/stacks.py (`_stack_*`) do not count:
+    what they hold was copied in."""
     for node in ast.walk(fn):
+        if isinstance(node, ast.Call) and (any(k.arg == "out" for k in node.keywords) or _writer(node.func)):
+            return True
         if isinstance(node, ast.AugAssign):
             target = node.target
             if not (isinstance(target, ast.Name) and (kinds.get(target.id) == "scalar"
@@ -217,6 +221,16 @@ def _writes_in_place(fn, kinds):
     return False
 
 
+def _writer(func):
+    """Whether a call of `func` writes into an array it is given."""
+    if isinstance(func, ast.Name):
+        return func.id in WRITING_HELPERS
+    return isinstance(func, ast.Attribute) and func.attr in WRITING_CALLS
+
+
+WRITING_HELPERS = ("add_at", "zero_slot")  # (transforms/runtime: b[index] += g, b[index] = 0)
+WRITING_CALLS = ("copyto", "put", "place", "putmask", "put_along_axis", "fill_diagonal", "fill", "sort", "resize",
+                 "itemset", "partition", "setfield")
 STACK_ARRAYS = ("_stack_",)  # jit/stacks.py's storage, and its counters
 STACK_COUNTERS = ("_top_", "_free_", "_end_", "_nover_", "_lent_", "_lentn_")
 
@@ -226,7 +240,7 @@ STACK_COUNTERS = ("_top_", "_free_", "_end_", "_nover_", "_lent_", "_lentn_")
 class _Fuser:
     def __init__(self, fn, kinds, counter):
         self.fn, self.kinds, self.counter = fn, kinds, counter
-        self.in_place = _writes_in_place(fn, kinds)
+        self.in_place = writes_in_place(fn, kinds)
         self.kernels = []
         self.sites = []  # (jit/recycle.py: each fused result, where it may reuse a dead array)
         self.calls = []  # (jit/saved_twins.py: each kernel call statement, and its kernel)
