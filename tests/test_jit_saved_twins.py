@@ -1,8 +1,8 @@
 """A fused forward loop that computes sin of the vector a rows stack just saved also writes its
 cos beside it, and the fused backward loop reads it there instead of computing it
 (transforms/jit/saved_twins.py): the same gradients as the uncompiled code, and the backward
-computes cos itself wherever the saved one may not be the popped vector's (overflowing stacks,
-a forward loop that did not run, vectors of another length)."""
+computes cos itself wherever the saved one may not be the popped vector's (a forward loop that
+did not run, vectors of another length)."""
 
 import numpy as np
 import pytest
@@ -74,8 +74,8 @@ def test_arguments_out_of_the_twins_range():
 
 
 def test_an_overflowing_stack_and_other_lengths():
-    """The probe sizes the stack for 3 steps: later calls overflow into the list (no saved cos),
-    and vectors of other lengths (one element: any stride) use the same compiled version."""
+    """The probe sizes the stack for 3 steps: a later call of 400 compiles larger buffers, and
+    vectors of other lengths (one element: any stride) use the same compiled version."""
     g = dt.grad(chain, jit=True)
     x = np.linspace(-1.0, 1.0, 10)
     close(g(x, 3), dt.grad(chain)(x, 3))

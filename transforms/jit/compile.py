@@ -36,7 +36,7 @@ from ..codegen.emit import run_module, source_of
 from ..runtime.names import RUNTIME_HELPERS
 from . import disk_cache, native
 from .reductions import compiled_reductions
-from .stacks import StackProbe, jit_functions, positional_functions, probe_functions
+from .stacks import RowsFull, StackProbe, jit_functions, positional_functions, probe_functions
 from .fusion import fuse_functions, is_kernel, may_hold_arrays, record_kinds
 from ..frontend.parse import TransformError
 from ..runtime import shape_of
@@ -98,6 +98,7 @@ class _Entry:
         self.signature = inspect.signature(self.python)
         self.source = None
         self.fn = self.uncompiled_fn = self.ir = None
+        self.room = 1  # (a factor of the rows stacks' buffers: doubled where one was full)
         self.compile_seconds = None
         self.fallback_reason = None
 
@@ -147,7 +148,7 @@ class _Entry:
             for key, depth in rec.peak.items():
                 peak[key] = max(peak.get(key, 0), depth)
         from . import runtime as jit_runtime
-        functions = compiled_reductions(jit_functions(generated, samples, peak))
+        functions = compiled_reductions(jit_functions(generated, samples, peak, self.room))
         made = native.compiled(functions, name, _namespace(self.module, jit_runtime.NAMES), args, self.rerun,
                                jit_runtime.NAMES)
         if made is not None:  # (scalar code: LLVM directly, numba's hundreds of milliseconds saved)
@@ -246,8 +247,24 @@ class _Entry:
         args = self.positional(args, kwargs)
         self.owner._last = self
         if self.fn is None:
-            return self.build(args)
-        return self.fn(*args)
+            return self.grown(args, 1)
+        try:
+            return self.fn(*args)
+        except RowsFull:
+            return self.grown(args)
+
+    def grown(self, args, factor=2):
+        """Build (probe, rewrite, compile) and call, with the rows stacks' buffers `factor`
+        times as large, again and again while one is full (RowsFull: a later call pushes more
+        than the probe did); the fast paths, which hold the old code, are emptied."""
+        self.room *= factor
+        self.owner._fast.clear()
+        self.owner._fast_tangent.clear()
+        while True:
+            try:
+                return self.build(args)
+            except RowsFull:
+                self.room *= 2
 
 
 def raised_compiling(exc):
@@ -451,7 +468,10 @@ class Jitted:
             hit = self._fast.get(_fast_key(args) if np.ndarray in key else key)
             if hit is not None:
                 self._last = hit[1]
-                return hit[0](*args, *hit[2])
+                try:
+                    return hit[0](*args, *hit[2])
+                except RowsFull:
+                    return hit[1].grown(args + hit[2])
             if self._fast_tangent:
                 key = _plain_key(args)
                 hit = self._fast_tangent.get(key) if key is not None else None
@@ -460,8 +480,12 @@ class Jitted:
                     self._last = entry
                     *primals, tangents = args
                     tangents = tangents if self.inner.wrt_is_tuple else (tangents,)
-                    value, tangent = entry.fn(*[primals[i] if where == "arg" else tangents[i] if where == "tangent"
-                                                else i for where, i in layout])
+                    positional = tuple(primals[i] if where == "arg" else tangents[i] if where == "tangent" else i
+                                       for where, i in layout)
+                    try:
+                        value, tangent = entry.fn(*positional)
+                    except RowsFull:
+                        value, tangent = entry.grown(positional)
                     return tangent if self.mode == "hvp" else (value, tangent)
         try:
             return self._call(args, kwargs)

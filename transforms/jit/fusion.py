@@ -232,7 +232,7 @@ WRITING_HELPERS = ("add_at", "zero_slot")  # (transforms/runtime: b[index] += g,
 WRITING_CALLS = ("copyto", "put", "place", "putmask", "put_along_axis", "fill_diagonal", "fill", "sort", "resize",
                  "itemset", "partition", "setfield")
 STACK_ARRAYS = ("_stack_",)  # jit/stacks.py's storage, and its counters
-STACK_COUNTERS = ("_top_", "_free_", "_end_", "_nover_", "_lent_", "_lentn_")
+STACK_COUNTERS = ("_top_", "_free_", "_end_", "_lent_", "_lentn_")
 
 
 # -- rewriting -------------------------------------------------------------------------------------

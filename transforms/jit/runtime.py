@@ -20,6 +20,8 @@ from numba.core.errors import TypingError
 from numba.extending import overload
 from numba.np.unsafe.ndarray import to_fixed_tuple
 
+from .stacks import RowsFull
+
 
 def _stub(name):
     def stub(*args):
@@ -578,3 +580,4 @@ NAMES = {name: globals()[name] for name in (
     "reduce_max", "reduce_min", "reduce_mean", "reduce_sum")}
 NAMES.update({stub.__name__: stub for stub in KEPT.values()})
 NAMES["zero_slot"] = zero_slot
+NAMES["RowsFull"] = RowsFull  # (raised where a rows stack is full: jit/stacks.py)

@@ -25,8 +25,8 @@ vector popped from that stack reads it there instead.
 Every check is on the arrays themselves, at run time: a loop uses the buffer for the vector
 whose memory is the stack entry's, whose values the cosines were computed from (entries are
 never written after their push: the stack's free space only goes up, and this is refused in
-functions that write into arrays in place). An entry pushed to the overflow list, or whose
-forward loop did not run (a shape guard that failed), has no mark: its backward loop computes
+functions that write into arrays in place). An entry whose forward loop did not run (a shape
+guard that failed) has no mark: its backward loop computes
 cos itself. The forward loop writes cos as its fallback pass (out-of-range arguments) computes
 it: np.cos there.
 """
@@ -43,7 +43,7 @@ PREFIX = "_fz_"
 TWINS = {"_fz_sin": "sin", "_fz_cos": "cos"}  # vecmath twins whose argument reduction vsincos shares
 SINCOS = "_fz_sincos"
 
-TOP_ENTRY = "NOVER == 0 and END >= N + 2 and S[END - 1] == N and (X.strides[0] == 8 or N < 2) " \
+TOP_ENTRY = "END >= N + 2 and S[END - 1] == N and (X.strides[0] == 8 or N < 2) " \
             "and X.ctypes.data == S.ctypes.data + 8 * (END - 2 - N)"
 POPPED_ENTRY = "AT >= 0 and N == AN and (X.strides[0] == 8 or N < 2) and X.ctypes.data == S.ctypes.data + 8 * AT"
 
@@ -90,7 +90,7 @@ def save_twins(fn, calls, kernels, in_place):
     pushed = {name: stack for name, stack in getattr(fn, "rows", {}).items() if stack in news}
     popped = {}
     for st in pops:
-        target = st.body[0].targets[0]
+        target = st.targets[0]
         if isinstance(target, ast.Name) and st.rows_pop in news:
             popped.setdefault(target.id, set()).add(st.rows_pop)
     after = _last_stack_operation(fn.body)
@@ -122,12 +122,11 @@ def save_twins(fn, calls, kernels, in_place):
             + code_stmts("AT = -1\nAN = 0", **_pop_names(stack))
     for st in pushes:
         extra[id(st)] = [_clear_mark(st.rows_push, twin) for twin in ("sin", "cos") if (st.rows_push, twin) in made]
-    for st in pops:
+    for st in pops:  # (where the entry popped was: after `x = S[...]`, before the end moves down)
         if any(st.rows_pop == stack for stack, _ in made):
             names = _pop_names(st.rows_pop)
-            st.body.append(code_stmt("AT = -1", **names))
-            st.orelse.insert(2, code_stmt("AT = E - 2 - _row_n", E=rows_names(st.rows_pop)["END"], **names))
-            st.orelse.insert(3, code_stmt("AN = _row_n", **names))
+            extra[id(st)] = [code_stmt("AT = E - 2 - _row_n", E=rows_names(st.rows_pop)["END"], **names),
+                             code_stmt("AN = _row_n", **names)]
     splice(fn, replace, extra)
 
 
@@ -157,7 +156,7 @@ def _pop_names(stack):
 
 def _clear_mark(stack, twin):
     names = rows_names(stack)
-    return code_stmt("if NOVER == 0:\n    B[END - 2] = 0.0", B=buffer(stack, twin), **names)
+    return code_stmt("B[END - 2] = 0.0", B=buffer(stack, twin), END=names["END"])
 
 
 def _variant(kernel, kernels, params):

@@ -153,19 +153,18 @@ ZERO = {"f": 0.0, "i": 0, "b": False}
 # push copies the vector to `_free_x`, then two numbers, the end of the entry below and the
 # vector's length; `_end_x` is the end of the top entry. A pop is a view of its vector.
 # `_free_x` never goes down, so no push overwrites a vector a pop handed out. A push that does
-# not fit goes to the list `_over_x`, and so does every later one (`_free_x` stays up): those
-# are the top `_nover_x` entries. (A list of arrays in numba costs a reference count per push
-# and pop, and so does a buffer reassigned in a loop when it grows: that is most of a short
-# vector's step.)
+# not fit raises RowsFull, and jit/compile.py compiles this specialization again with buffers
+# twice as large, and runs the call again (a list for the pushes that do not fit, as before,
+# cost a seventh of a short vector's step though no push ever went there).
 ROWS_PUSH = """
 _row_v = V
-if NOVER == 0 and LENT >= 0 and _row_v.shape[0] == LENTN and (_row_v.strides[0] == 8 or LENTN < 2) \\
+if LENT >= 0 and _row_v.shape[0] == LENTN and (_row_v.strides[0] == 8 or LENTN < 2) \\
         and _row_v.ctypes.data == S.ctypes.data + 8 * LENT:
     S[LENT + LENTN] = END
     S[LENT + LENTN + 1] = LENTN
     END = LENT + LENTN + 2
     LENT = -1
-elif NOVER == 0 and FREE + _row_v.shape[0] + 2 <= S.shape[0]:
+elif FREE + _row_v.shape[0] + 2 <= S.shape[0]:
     for _row_j in range(_row_v.shape[0]):
         S[FREE + _row_j] = _row_v[_row_j]
     FREE += _row_v.shape[0] + 2
@@ -173,22 +172,15 @@ elif NOVER == 0 and FREE + _row_v.shape[0] + 2 <= S.shape[0]:
     S[FREE - 1] = _row_v.shape[0]
     END = FREE
 else:
-    OVER.append(np.ascontiguousarray(_row_v))
-    NOVER += 1
+    raise RowsFull()
 """
 ROWS_POP = """
-if NOVER > 0:
-    T = OVER.pop()
-    NOVER -= 1
-else:
-    _row_n = int(S[END - 1])
-    T = S[END - 2 - _row_n:END - 2]
-    END = int(S[END - 2])
+_row_n = int(S[END - 1])
+T = S[END - 2 - _row_n:END - 2]
+END = int(S[END - 2])
 """
 ROWS_NEW = """
 S = np.empty(CAP)
-OVER = [np.empty(0) for _row_j in range(0)]
-NOVER = 0
 FREE = 0
 END = 0
 LENT = -1
@@ -199,7 +191,7 @@ LENTN = 0
 # where the push finds it and only writes those numbers (no copy, and no fresh array per step).
 # A push of anything else copies above it, so the room stays the lent vector's.
 ROWS_LEND = """
-if NOVER == 0 and FREE + N + 2 <= S.shape[0]:
+if FREE + N + 2 <= S.shape[0]:
     O = S[FREE:FREE + N]
     LENT = FREE
     LENTN = N
@@ -319,10 +311,11 @@ def only_deletes(body):
 class TypedStacks(Positional):
     """The rewrite of `jit_functions` (see the module docstring)."""
 
-    def __init__(self, names, kinds, peak, keep_blocks, widths=None):
+    def __init__(self, names, kinds, peak, keep_blocks, widths=None, pushes=None, room=1):
         super().__init__(ranges=True)
         self.names, self.kinds, self.peak, self.keep_blocks = names, kinds, peak, keep_blocks
         self.widths = widths or {}  # rows stacks: the longest vector the probe saw
+        self.pushes, self.room = pushes or {}, room  # rows stacks: how many pushes; a factor of room
         self.zero_of = {k[1]: ZERO[kind[0]] for k, kind in kinds.items() if kind[0] in ZERO}
 
     def storage(self, stack, value, push):
@@ -363,7 +356,7 @@ class TypedStacks(Positional):
             if kind[0] == "list":
                 return code_stmt("T = S.pop()", T=target, S=s)
             if kind[0] == "rows":
-                return tagged(code_stmts(ROWS_POP, T=target, S=s, **rows_names(s)), "rows_pop", s)
+                return tagged(code_stmts(ROWS_POP, T=target, S=s, **rows_names(s)), "rows_pop", s, at=1)
             if kind[0] == "t":
                 items = ast.Tuple(elts=[code_expr("S[TOP, J]", S=s, TOP=top, J=j) for j in range(kind[1])],
                                   ctx=ast.Load())
@@ -380,7 +373,9 @@ class TypedStacks(Positional):
                     out.append(code_stmt("S = []", S=f"_stack_{name}"))
                     continue
                 if kind[0] == "rows":
-                    cap = (2 * self.peak.get(k, 0) + 8) * (self.widths.get(k, 0) + 2)  # (room to lend)
+                    # (every push and every fused result lent room takes its own: the pushes of a
+                    # call, not its depth, twice for the lent rooms, times `room` after RowsFull)
+                    cap = (2 * self.pushes.get(k, 0) + 8) * (self.widths.get(k, 0) + 2) * self.room
                     out += tagged(code_stmts(ROWS_NEW, S=f"_stack_{name}", CAP=cap, **rows_names(f"_stack_{name}")),
                                   "rows_new", f"_stack_{name}")
                     continue
@@ -393,23 +388,29 @@ class TypedStacks(Positional):
         return self.generic_visit(node)
 
 
-def tagged(statements, tag, stack):
-    """`statements` (a rows stack's push, pop or creation), the last one marked with `tag`: the
-    stack's name (jit/saved_twins.py finds them so)."""
-    setattr(statements[-1], tag, stack)
+def tagged(statements, tag, stack, at=-1):
+    """`statements` (a rows stack's push, pop or creation), the one at `at` (a pop's `T = ...`)
+    marked with `tag`: the stack's name (jit/saved_twins.py finds them so)."""
+    setattr(statements[at], tag, stack)
     return statements
 
 
 def rows_names(stack):
     """The names of a rows stack's counters and overflow list (ROWS), from its buffer's name."""
     suffix = stack[len("_stack_"):]
-    return {"FREE": f"_free_{suffix}", "END": f"_end_{suffix}", "OVER": f"_over_{suffix}",
-            "NOVER": f"_nover_{suffix}", "LENT": f"_lent_{suffix}", "LENTN": f"_lentn_{suffix}"}
+    return {"FREE": f"_free_{suffix}", "END": f"_end_{suffix}", "LENT": f"_lent_{suffix}",
+            "LENTN": f"_lentn_{suffix}"}
 
 
-def jit_functions(functions, samples=None, peak=None):
+class RowsFull(Exception):
+    """A rows stack's buffer is full: compiled code raises it, and jit/compile.py compiles that
+    specialization again with `room` doubled (jit_functions) and runs the call again."""
+
+
+def jit_functions(functions, samples=None, peak=None, room=1):
     """The numba-compatible twins of a module's generated functions (see the module docstring).
-    `samples` / `peak`: what the probe saw on each stack (None: every stack a list)."""
+    `samples` / `peak`: what the probe saw on each stack (None: every stack a list); `room`:
+    a factor of the rows stacks' buffers (doubled each time one was full)."""
     samples, peak = samples or {}, peak or {}
     names = channels(functions)
     kinds = {k: stack_kind(samples.get(k, ())) for k in names}
@@ -417,7 +418,8 @@ def jit_functions(functions, samples=None, peak=None):
     keep_blocks = any(only_deletes(body) for st in statements(functions) for _, body in inner_blocks(st))
     keep_blocks = keep_blocks or any(only_deletes(h.body) for st in statements(functions)
                                      for h in getattr(st, "handlers", ()))
-    rewrite = TypedStacks(names, kinds, peak, keep_blocks, widths)
+    pushes = {k: len(samples[k]) for k in widths}
+    rewrite = TypedStacks(names, kinds, peak, keep_blocks, widths, pushes, room)
     out = []
     for fn in functions:
         rewrite.rows = {}
