@@ -257,9 +257,10 @@ class _Entry:
         """Build (probe, rewrite, compile) and call, with the rows stacks' buffers `factor`
         times as large, again and again while one is full (RowsFull: a later call pushes more
         than the probe did); the fast paths, which hold the old code, are emptied."""
-        self.room *= factor
-        self.owner._fast.clear()
-        self.owner._fast_tangent.clear()
+        if factor != 1:  # (a new build: the fast paths hold this entry's old code)
+            self.room *= factor
+            self.owner._fast.clear()
+            self.owner._fast_tangent.clear()
         while True:
             try:
                 return self.build(args)
