@@ -131,7 +131,7 @@ def test_a_helper_without_a_twin_is_named_with_every_other():
 
 
 def test_untwinned_helpers_are_named():
-    from dualtape.transforms.jit.compile import untwinned_helpers
+    from dualtape.transforms.jit.refusals import untwinned_helpers
     from dualtape.transforms.jit.runtime import NAMES
     tree = ast.parse("def f(x):\n    a = tie_share(x, x, 1, True) + untranspose(x, None) + undiff(x, 1, -1)\n"
                      "    return dnp.sigmoid(a) + unbroadcast(a, (2,)) + np.sum(a) + list_add_adjoint(a, a, a, 0)")

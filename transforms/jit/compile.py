@@ -8,9 +8,10 @@ of saved values and a few runtime helpers. numba compiles all of it once two thi
   specialises on the argument types (jit/runtime.py); the source calls the same names.
 
 Both rewrite the module's trees (jit/stacks.py); the result is rendered once and compiled.
-`re` here reads numba's error messages only, never generated code.
+Scalar code compiles natively instead (jit/native: LLVM directly, in milliseconds). What numba
+refuses is put in words by jit/refusals.py (the one module that reads its error messages).
 
-The result, `df.source`, is exactly the source numba compiled. One compiled version is kept
+The result, `df.source`, is exactly the source compiled. One compiled version is kept
 per combination of argument types (in memory). Where numba cannot compile a construct, a
 TransformError names it with the generated line and the user's line it comes from; with
 `jit="fallback"` the uncompiled generated code runs instead (`df.fallback_reason` says why).
@@ -21,7 +22,6 @@ or runs uncompiled, loudly."""
 import ast
 import copy
 import inspect
-import re
 import time
 import warnings
 
@@ -30,22 +30,21 @@ import numpy as np
 
 from ..ir import syntax
 from ..ir.analysis import value_kind
-from ..frontend.function_values import is_function_value, is_user_object, jit_lifted_calls
+from ..frontend.function_values import is_function_value, jit_lifted_calls
 from ..cache import Guard, cache_on, user_functions
 from ..codegen.emit import run_module, source_of
 from ..runtime.names import RUNTIME_HELPERS
 from . import disk_cache, native
 from .reductions import compiled_reductions
+from .refusals import plain_text, python_containers, raised_compiling, refusal, untwinned_helpers, untyped_helper
 from .stacks import RowsFull, StackProbe, jit_functions, positional_functions, probe_functions
 from .fusion import fuse_functions, is_kernel, may_hold_arrays, record_kinds
 from ..frontend.parse import TransformError
 from ..runtime import shape_of
-from ..runtime import lists as runtime_lists
 from ..calls.star_args import has_star_parameters
 from ..codegen.tracebacks import name_user_lines
 
 _FAST_TYPES = (float, int, bool, np.float64, np.int64)  # scalars: their type is the whole key
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
 INSTALL = "pip install 'dualtape[jit]'"
 
 
@@ -163,12 +162,12 @@ class _Entry:
             except Exception as exc:
                 if not self.compile_error(exc):
                     raise
-                error, text = self.owner.refusal(exc, self.source, self.filename), _ANSI.sub("", str(exc))
+                error = refusal(self.owner.api, self.owner.inner.f, exc, self.source, self.filename)
+                text = plain_text(exc)
                 continue
             self.compile_seconds = time.perf_counter() - start
             return result
-        helper = re.search(r"Untyped global name '(\w+)'", text)
-        if helper and helper.group(1) in RUNTIME_HELPERS:  # (numba names the first only: name them all)
+        if untyped_helper(text):  # (numba names the first only: name them all)
             error = TransformError(f"{error}\n  (every helper it calls without a compiled twin: "
                                    f"{', '.join(untwinned_helpers(functions, jit_runtime.NAMES))})")
         containers = python_containers(generated, args, self.namespace, text)
@@ -266,75 +265,6 @@ class _Entry:
                 return self.build(args)
             except RowsFull:
                 self.room *= 2
-
-
-def raised_compiling(exc):
-    """Whether `exc` came out of numba's compiler rather than the compiled code: an error in its
-    typing that numba does not wrap in a NumbaError (an AttributeError typing `np.sum(x,
-    dtype="float64")`, whose dtype is a string). It is a construct numba cannot compile."""
-    import traceback
-    return any("/numba/core/typing/" in frame.filename or "/numba/core/compiler" in frame.filename
-               for frame in traceback.extract_tb(exc.__traceback__))
-
-
-def python_containers(functions, args, namespace, error):
-    """What in this specialization numba cannot hold, described, or None: the Python containers
-    and dynamic typing the transformer accepts (lists built by list operations, dicts, function
-    values, `*args` helpers, a name that is a number and then an array, as `sum` over arrays
-    starts), which jit=True runs uncompiled, with a warning, rather than refuse. Any other construct numba rejects (`error`, its message) stays a refusal."""
-    unify = re.search(r"Cannot unify (.+?) and (.+?) for '([^']+)'", error)
-    if unify:
-        return f"`{unify.group(3).split('.')[0]}`, a {unify.group(1)} and then a {unify.group(2)}"
-    if re.search(r"\b(reflected )?list\((array|list|UniTuple|Tuple|reflected)", error):
-        return "a Python list of arrays"
-    for value in args:
-        if isinstance(value, dict) or is_function_value(value) or is_user_object(value):
-            return f"an argument of type {type(value).__name__}"
-        if isinstance(value, list) and any(isinstance(item, (np.ndarray, list, tuple, dict)) for item in value):
-            return "an argument that is a list of arrays"
-    from . import runtime as jit_runtime  # (imports numba)
-    list_helpers = {name for name, value in vars(runtime_lists).items() if inspect.isfunction(value)
-                    and value.__module__ == runtime_lists.__name__ and name not in jit_runtime.NAMES}
-    for fn in functions:
-        for node in syntax.walk(fn):
-            if isinstance(node, (ast.Dict, ast.DictComp)):
-                return "a dict"
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-                name = node.func.id
-                if name in list_helpers:
-                    return f"a Python list (runtime helper {name})"
-                value = namespace.get(name)
-                if inspect.isfunction(value) and not value.__module__.startswith(("dualtape", "numba")) \
-                        and has_star_parameters(value):  # (a user's helper)
-                    return f"a call of {name}, which has *args / **kwargs"
-    return None
-
-
-def untwinned_helpers(functions, twins):
-    """The runtime helpers (and dnp functions) the generated functions call that have no compiled
-    twin in `twins` (jit/runtime.py's NAMES), in order of first call; the list helpers are left to
-    `python_containers`. Where numba stops at one of them (it names the first only), the refusal
-    of jit=True (the warning of jit='fallback', which runs the uncompiled code) names them all.
-    Each has a twin, or is behind a construct numba cannot compile anyway (np.einsum, linear
-    algebra decompositions, FFTs, statistics): tests/test_jit_helpers.py holds the list."""
-    list_helpers = {name for name, value in vars(runtime_lists).items() if inspect.isfunction(value)}
-    missing = []
-    for fn in functions:
-        for node in syntax.walk(fn):
-            if not isinstance(node, ast.Call):
-                continue
-            func = node.func
-            if isinstance(func, ast.Name) and func.id in RUNTIME_HELPERS and func.id not in twins \
-                    and func.id not in list_helpers and callable(RUNTIME_HELPERS[func.id]) \
-                    and not inspect.ismodule(RUNTIME_HELPERS[func.id]):
-                name = func.id
-            elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "dnp":
-                name = f"dnp.{func.attr}"
-            else:
-                continue
-            if name not in missing:
-                missing.append(name)
-    return missing
 
 
 def _fast_type(value):
@@ -543,62 +473,6 @@ class Jitted:
                 "the output first (e.g. return np.sum(y)).")
         gradient = self.inner._structured(gradient, args, kwargs)
         return (gradient, value) if self.inner.preserve_result else gradient
-
-    # -- refusals ---------------------------------------------------------------------------------
-    def refusal(self, exc, source, filename):
-        """A TransformError naming what numba rejected, on which generated line, and the user's
-        line it comes from."""
-        text = _ANSI.sub("", str(exc))
-        construct = _construct(text)
-        helper = re.search(r"Untyped global name '(\w+)'", text)
-        if helper and helper.group(1) in RUNTIME_HELPERS:
-            construct += (f" ({helper.group(1)} is a helper of dualtape.transforms.runtime that has no compiled "
-                          "twin in transforms/jit/runtime.py)")
-        if "unbox heterogeneous list" in text:
-            construct += " (numba takes a list of arrays of one ndim and dtype only: pass a tuple)"
-        lines = source.splitlines()
-        where = ""
-        found = [int(n) for n in re.findall(re.escape(filename) + r'", line (\d+)', text)]
-        if found:
-            number = found[-1]
-            where = f"\n  generated line {number}: {lines[number - 1].strip()}"
-            user = _user_line(self.inner.f, lines, number)
-            if user:
-                where += f"\n  from {user}"
-        return TransformError(
-            f"[{self.api}] numba cannot compile the generated code of {self.inner.f.__name__}: {construct}{where}"
-            f"\n  Rewrite that construct (numba compiles floats, NumPy arrays, math and np functions, loops and "
-            "branches), pass jit='fallback' to run the uncompiled code there, or call without jit=True.")
-
-
-def _construct(text):
-    keep = []
-    for line in text.splitlines():
-        s = line.strip()
-        if not s or s.startswith(("Failed in", "During:", "File ", "<source", "^")) or s.startswith("- "):
-            continue
-        if s.startswith(("No implementation", "Untyped global", "Unknown attribute", "Use of unsupported",
-                         "Cannot", "Invalid use", "Unsupported", "NameError", "Rejected")) or not keep:
-            keep.append(s)
-        if len(keep) >= 2:
-            break
-    return " ".join(keep)[:400] or text[:400]
-
-
-def _user_line(f, lines, number):
-    """`file:line: code` of the user's statement the generated line `number` comes from: the
-    nearest `# <statement>` comment above it that is a line of f."""
-    try:
-        src, first = inspect.getsourcelines(f)
-    except (OSError, TypeError):
-        return None
-    stripped = [s.strip() for s in src]
-    for k in range(number - 1, -1, -1):
-        s = lines[k].strip()
-        if s.startswith("# ") and s[2:] in stripped and s[2:] not in ("forward", "backward"):
-            j = stripped.index(s[2:])
-            return f"{f.__code__.co_filename}:{first + j}: {s[2:]}"
-    return None
 
 
 def jitted(make, f, jit, verbose=False):
