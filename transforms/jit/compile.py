@@ -236,7 +236,7 @@ class _Entry:
         name = self.owner.inner.name
         self.fallback_reason = self.owner.fallback_reason = reason
         warnings.warn(f"{reason}\n  {why}: running the uncompiled generated code instead "
-                      "(the same numbers, at Python's speed).", RuntimeWarning, stacklevel=6)
+                      "(the same numbers, at Python's speed).", RuntimeWarning, stacklevel=7)
         self.fn, self.source = run_module(positional_functions(self.module.functions), name,
                                           _namespace(self.module, {}), f"fallback {name}")
         self.compile_seconds = time.perf_counter() - start
