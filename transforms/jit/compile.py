@@ -96,7 +96,7 @@ class _Entry:
         self.python = module.compile(owner.inner.name)
         self.signature = inspect.signature(self.python)
         self.source = None
-        self.fn = self.uncompiled_fn = self.ir = None
+        self.fn = self.uncompiled_fn = self.uncompiled_source = self.ir = None
         self.room = 1  # (a factor of the rows stacks' buffers: doubled where one was full)
         self.compile_seconds = None
         self.fallback_reason = None
@@ -179,13 +179,19 @@ class _Entry:
         return self.uncompiled(str(error) if containers is None else f"{error}\n  (it holds {containers})", why,
                                args, start)
 
+    def plain_code(self):
+        """(the uncompiled generated code's function, its source), taking positional arguments:
+        rendered once, for the native code's reruns and for the fallback."""
+        if self.uncompiled_fn is None:
+            name = self.owner.inner.name
+            self.uncompiled_fn, self.uncompiled_source = run_module(
+                positional_functions(self.module.functions), name, _namespace(self.module, {}), f"uncompiled {name}")
+        return self.uncompiled_fn, self.uncompiled_source
+
     def rerun(self, *args):
         """The uncompiled generated code's result for these (positional) arguments: where the
         native code stops, Python's own answer or error."""
-        if self.uncompiled_fn is None:
-            self.uncompiled_fn, _ = run_module(positional_functions(self.module.functions), self.owner.inner.name,
-                                               _namespace(self.module, {}), f"uncompiled {self.owner.inner.name}")
-        return self.uncompiled_fn(*args)
+        return self.plain_code()[0](*args)
 
     def compile_and_call(self, functions, args, cache=True):
         """Render `functions`, compile them with numba and call the result: (compiled, result).
@@ -233,12 +239,10 @@ class _Entry:
 
     def uncompiled(self, reason, why, args, start):
         """Run (and keep) the uncompiled generated code, warning with `reason` and `why`."""
-        name = self.owner.inner.name
         self.fallback_reason = self.owner.fallback_reason = reason
         warnings.warn(f"{reason}\n  {why}: running the uncompiled generated code instead "
                       "(the same numbers, at Python's speed).", RuntimeWarning, stacklevel=7)
-        self.fn, self.source = run_module(positional_functions(self.module.functions), name,
-                                          _namespace(self.module, {}), f"fallback {name}")
+        self.fn, self.source = self.plain_code()
         self.compile_seconds = time.perf_counter() - start
         return self.fn(*args)
 
