@@ -33,16 +33,12 @@ class StackCode:
 
     def make_buffer(self, name, value):
         """`S = np.empty(n)`, `S = []` or `S = grow(S)`."""
-        width = self.width(name)
-        pointer = self.op(f'load ptr, ptr %"p.{name}"')
         if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):  # grow: twice as long
             self.check_defined(name)
-            capacity = self.op(f'load i64, ptr %"c.{name}"')
-            self.fail_now(self.op(f"icmp ugt i64 {capacity}, {2 ** 40}"))
-            capacity = self.op(f"shl i64 {capacity}, 1")
-            fresh = self.allocate(capacity, width, pointer)
+            fresh, capacity = self.doubled(name, self.op(f'load i64, ptr %"c.{name}"'))
         else:
-            self.emit(f"call void @free(ptr {pointer})")
+            old = self.op(f'load ptr, ptr %"p.{name}"')
+            self.emit(f"call void @free(ptr {old})")
             if isinstance(value, ast.List):
                 capacity = str(LIST_START)
             else:
@@ -50,13 +46,19 @@ class StackCode:
                 capacity = self.to_i(self.expr(shape.elts[0] if isinstance(shape, ast.Tuple) else shape))
                 self.fail_now(self.op(f"icmp slt i64 {capacity}, 0"))
             self.emit(f'store ptr null, ptr %"p.{name}"')
-            fresh = self.allocate(capacity, width, "null")
+            fresh = self.allocate(capacity, self.width(name), "null")
         self.emit(f'store ptr {fresh}, ptr %"p.{name}"')
         self.emit(f'store i64 {capacity}, ptr %"c.{name}"')
         if not isinstance(value, ast.Call) or not isinstance(value.func, ast.Name):
             self.emit(f'store i64 0, ptr %"n.{name}"')
         self.emit(f'store i1 true, ptr %"d.{name}"')
         self.defined.add(name)
+
+    def doubled(self, name, capacity):
+        """(the pointer, the capacity) of stack `name`'s buffer reallocated twice as long."""
+        self.fail_now(self.op(f"icmp ugt i64 {capacity}, {2 ** 40}"))
+        bigger = self.op(f"shl i64 {capacity}, 1")
+        return self.allocate(bigger, self.width(name), self.op(f'load ptr, ptr %"p.{name}"')), bigger
 
     def allocate(self, capacity, width, old):
         """realloc(old, capacity slots of `width` 8-byte items, at least one), failing on null."""
@@ -119,9 +121,7 @@ class StackCode:
         self.branch(self.op(f"icmp eq i64 {length}, {capacity}"), grow, put)
         self.lines.append(f"{grow}:")
         self.open = True
-        self.fail_now(self.op(f"icmp ugt i64 {capacity}, {2 ** 40}"))
-        bigger = self.op(f"shl i64 {capacity}, 1")
-        fresh = self.allocate(bigger, self.width(name), self.op(f'load ptr, ptr %"p.{name}"'))
+        fresh, bigger = self.doubled(name, capacity)
         self.emit(f'store ptr {fresh}, ptr %"p.{name}"')
         self.emit(f'store i64 {bigger}, ptr %"c.{name}"')
         self.start(put)
