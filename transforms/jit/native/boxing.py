@@ -7,6 +7,7 @@ number of arguments, the wrapper calls `self`, the uncompiled code, with the sam
 one C call in, one out, instead of ctypes' conversions (microseconds a call).
 """
 
+from .emitter import output_allocas
 from .kind_rules import Tup
 
 API = ("PyFloat_AsDouble", "PyLong_AsLongLongAndOverflow", "PyObject_IsTrue", "PyFloat_FromDouble",
@@ -33,9 +34,8 @@ def wrapper(name, inner, arg_kinds, result, outputs):
         lines.append(f"  %w{counter[0]} = {text}")
         return f"%w{counter[0]}"
 
-    n_f = sum(1 for _, where, _ in outputs if where == "outf")
-    head = ["entry:", f"  %outf = alloca double, i64 {max(n_f, 1)}",
-            f"  %outi = alloca i64, i64 {max(len(outputs) - n_f, 1)}", "  %overflow = alloca i32",
+    head = ["entry:"] + ["  " + line for line in output_allocas(outputs, "%outf", "%outi")] + [
+            "  %overflow = alloca i32",
             f"  %arity = icmp ne i64 %nargs, {len(arg_kinds)}", "  br i1 %arity, label %slow, label %unbox",
             "unbox:"]
     values = []

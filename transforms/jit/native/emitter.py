@@ -54,6 +54,13 @@ def returned(kind):
     return ["f" if kind in OPTIONAL else kind]
 
 
+def output_allocas(outputs, outf, outi):
+    """The allocas of the slots a call's outputs (Lowering.slots) are written to: `outf` its
+    floats, `outi` its ints and bools (one each at least)."""
+    n_f = sum(1 for _, where, _ in outputs if where == "outf")
+    return [f"{outf} = alloca double, i64 {max(n_f, 1)}", f"{outi} = alloca i64, i64 {max(len(outputs) - n_f, 1)}"]
+
+
 def declarations(libm):
     """The C library's functions called (#0: they read and write no memory, errno unread, so
     LLVM merges the sin and cos of one x into one sincos), malloc's family, intrinsics."""

@@ -20,7 +20,7 @@ CPython does: the numbers are the uncompiled code's.
 import ast
 
 from .emitter import (CHECKED, COMPARE_F, COMPARE_I, FLOAT_OPS, INT_MIN, TYPES, Emitter, double, flatten, literal,
-                      returned)
+                      output_allocas, returned)
 from .kind_rules import (HELPERS, IDENTITIES, NUMPY1, NUMPY2, OPTIONAL, SCALARS, SHAPE, Buffer, Tup, arithmetic,
                          constant_kind, global_value)
 from .stack_code import StackCode
@@ -480,9 +480,7 @@ class Lowering(Emitter, StackCode):
             args.append(f"double {value}" if kind == "f" else f"i64 {self.to_i((kind, value))}")
         outputs = self.slots(returned(callee.result))
         outf, outi = self.fresh("cf"), self.fresh("ci")
-        n_f = sum(1 for _, where, _ in outputs if where == "outf")
-        self.entry += [f"{outf} = alloca double, i64 {max(n_f, 1)}",
-                       f"{outi} = alloca i64, i64 {max(len(outputs) - n_f, 1)}"]
+        self.entry += output_allocas(outputs, outf, outi)
         status = self.op(f"call i32 @\"{callee.symbol}\"({', '.join(args + [f'ptr {outf}', f'ptr {outi}'])})")
         self.fail_now(self.op(f"icmp ne i32 {status}, 0"))
         slots = iter(outputs)
