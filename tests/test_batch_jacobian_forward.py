@@ -255,7 +255,7 @@ def test_an_identity_step_hands_on_a_copy_of_a_dense_jacobian_read_again(sweeps)
 def test_batch_last_dense_jacobians_in_deep_float32_chains(batch, sweeps, monkeypatch):
     """Four layers, float32: the first matmul takes the identity's columns, the second the
     products' GEMM (batch >= G) or the dense one (batch < G), the later ones one GEMM over
-    the batch-last (F, k, batch) jacobians. The (batch, outs, ins) result is float32 (no
+    the (k, F, batch) jacobians, direction first. The (batch, outs, ins) result is float32 (no
     float64 inside) and equals the reverse sweep's, and the finite differences in float64."""
     sizes = (5, 8, 6, 7, 9)
     rng = np.random.default_rng(13)
